@@ -1,0 +1,162 @@
+//! The command line. Each subcommand is one file holding its clap arguments and a `run`
+//! that returns the process exit code; this module parses, sets up the thread pool, and turns
+//! every error into one line on stderr and a non-zero exit.
+
+mod list;
+mod solve;
+mod verify;
+
+use crate::error::{Error, Result};
+use clap::{Parser, Subcommand};
+
+/// The default limit N: Project Euler 310's bound.
+pub const DEFAULT_LIMIT: u64 = 100_000;
+
+/// Exit code for bad input (the same code clap uses for usage errors).
+pub const EXIT_USAGE: i32 = 2;
+/// Exit code when back-ends disagree or a check fails.
+pub const EXIT_CHECK_FAILED: i32 = 1;
+
+#[derive(Parser)]
+#[command(
+    name = "nimsquare",
+    version,
+    about = "Performance-research harness for impartial games: Grundy tables and xor-zero counts for Nim Square",
+    long_about = "Performance-research harness for impartial games.\n\n\
+        Nim Square: three heaps, a move removes a positive square from one heap. `solve` \
+        counts the losing positions 0 <= a <= b <= c <= N in two stages, a Grundy table and \
+        a count, each with several interchangeable back-ends (`list` shows them, `verify` \
+        checks them against each other and against brute force)."
+)]
+struct Cli {
+    /// Worker threads for the parallel back-ends (default: all cores).
+    #[arg(long, global = true, value_name = "T", value_parser = parse_threads)]
+    threads: Option<usize>,
+
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Count the losing positions for one limit and print the count.
+    Solve(solve::Args),
+    /// Run every table back-end against every count back-end and the controls.
+    Verify(verify::Args),
+    /// List the back-ends of each stage.
+    List(list::Args),
+}
+
+/// Parses the arguments, runs the subcommand, and returns the exit code.
+pub fn main() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => return clap_exit(err),
+    };
+    if let Some(threads) = cli.threads {
+        if let Err(e) = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build_global()
+        {
+            eprintln!("error: cannot start {threads} threads: {e}");
+            return EXIT_USAGE;
+        }
+    }
+    let result = match cli.command {
+        Command::Solve(args) => solve::run(args),
+        Command::Verify(args) => verify::run(args),
+        Command::List(args) => list::run(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e}");
+            match e {
+                Error::Disagreement(_) => EXIT_CHECK_FAILED,
+                _ => EXIT_USAGE,
+            }
+        }
+    }
+}
+
+/// Help and version go to stdout with status 0; every usage error becomes its first line
+/// on stderr with status 2 (clap's own rendering adds a usage block and a hint).
+fn clap_exit(err: clap::Error) -> i32 {
+    use clap::error::ErrorKind;
+    match err.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+            let _ = err.print();
+            0
+        }
+        _ => {
+            let text = err.to_string();
+            let line = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+            let line = line.strip_prefix("error: ").unwrap_or(line);
+            eprintln!("error: {line} (see --help)");
+            EXIT_USAGE
+        }
+    }
+}
+
+/// Parses a limit N: a non-negative integer, with `_` separators or `AeB` (e.g. `1e6`)
+/// allowed, at most [`crate::table::MAX_LIMIT`].
+pub fn parse_limit(text: &str) -> std::result::Result<u64, String> {
+    let clean: String = text.trim().chars().filter(|&c| c != '_').collect();
+    if clean.starts_with('-') {
+        return Err(format!("N must be a non-negative integer, got '{text}'"));
+    }
+    let value = if let Some((mantissa, exponent)) = clean.split_once(['e', 'E']) {
+        let m: u64 = mantissa.parse().map_err(|_| not_integer(text))?;
+        let e: u32 = exponent.parse().map_err(|_| not_integer(text))?;
+        10u64
+            .checked_pow(e)
+            .and_then(|p| p.checked_mul(m))
+            .ok_or_else(|| too_large(text))?
+    } else {
+        clean.parse::<u64>().map_err(|e| match e.kind() {
+            std::num::IntErrorKind::PosOverflow => too_large(text),
+            _ => not_integer(text),
+        })?
+    };
+    crate::table::check_limit(value).map_err(|e| e.to_string())?;
+    Ok(value)
+}
+
+fn not_integer(text: &str) -> String {
+    format!("N must be a non-negative integer like 100000 or 1e6, got '{text}'")
+}
+
+fn too_large(text: &str) -> String {
+    format!(
+        "{text} is above the supported maximum {} (values are stored as u16)",
+        crate::table::MAX_LIMIT
+    )
+}
+
+/// Parses a thread count: a positive integer.
+fn parse_threads(text: &str) -> std::result::Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Ok(0) => Err("--threads must be at least 1 (omit it to use all cores)".into()),
+        Ok(t) => Ok(t),
+        Err(_) => Err(format!("--threads takes a positive integer, got '{text}'")),
+    }
+}
+
+/// Parses a subtraction set for `--moves`.
+pub fn parse_moves(text: &str) -> std::result::Result<crate::moves::Moves, String> {
+    crate::moves::Moves::parse(text).map_err(|e| e.to_string())
+}
+
+/// Formats seconds for the text tables.
+pub(crate) fn fmt_seconds(s: f64) -> String {
+    if s < 1e-3 {
+        format!("{:.1} us", s * 1e6)
+    } else if s < 1.0 {
+        format!("{:.2} ms", s * 1e3)
+    } else {
+        format!("{s:.3} s")
+    }
+}
+
+/// Keeps `Result` in scope for the subcommand files.
+pub(crate) type CliResult = Result<i32>;

@@ -1,0 +1,62 @@
+//! `nimsquare solve`: one table back-end, one count back-end, one answer.
+
+use super::{parse_limit, parse_moves, CliResult, DEFAULT_LIMIT};
+use crate::moves::Moves;
+use crate::{count, table};
+use serde_json::json;
+use std::time::Instant;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The largest heap size N.
+    #[arg(long, short = 'n', value_name = "N", default_value_t = DEFAULT_LIMIT,
+          value_parser = parse_limit, allow_hyphen_values = true)]
+    limit: u64,
+    /// Table back-end (see `nimsquare list`).
+    #[arg(long, value_name = "NAME", default_value = "bitset")]
+    table: String,
+    /// Count back-end (see `nimsquare list`).
+    #[arg(long, value_name = "NAME", default_value = "sweep")]
+    count: String,
+    /// Subtraction set: `squares` or a comma-separated list like 1,3,4.
+    #[arg(long, value_name = "LIST", default_value = "squares", value_parser = parse_moves,
+          allow_hyphen_values = true)]
+    moves: Moves,
+    /// Print one JSON object instead of the bare count.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: Args) -> CliResult {
+    let table_entry = table::find(&args.table)?;
+    let count_entry = count::find(&args.count)?;
+    let limit = table::check_limit(args.limit)?;
+    let counter = (count_entry.make)();
+    let start = Instant::now();
+    let t = (table_entry.make)().build(&args.moves, limit);
+    let table_seconds = start.elapsed().as_secs_f64();
+    let start = Instant::now();
+    let answer = counter.count(&t, 3)?;
+    let count_seconds = start.elapsed().as_secs_f64();
+    if args.json {
+        let out = json!({
+            "limit": limit,
+            "moves": args.moves.label(),
+            "heaps": 3,
+            "table": table_entry.name,
+            "count": count_entry.name,
+            "answer": answer.to_string(),
+            "max_value": t.max_value(),
+            "max_value_first_at": t.max_value_first_at(),
+            "cold_positions": t.cold_count(),
+            "option_steps": args.moves.option_steps(limit).to_string(),
+            "threads": rayon::current_num_threads(),
+            "table_seconds": table_seconds,
+            "count_seconds": count_seconds,
+        });
+        println!("{out}");
+    } else {
+        println!("{answer}");
+    }
+    Ok(0)
+}

@@ -1,0 +1,93 @@
+//! Stage 2, the count: the number of sorted heap tuples whose Grundy values xor to zero.
+//!
+//! Every back-end implements [`Counter`] on a finished [`Table`]; the registry [`BACKENDS`]
+//! lists them. The naive control is [`crate::control::brute`], which enumerates every
+//! sorted triple.
+//!
+//! Counts are `u128`. For three heaps the count never exceeds C(N+3, 3) < 2^94 for
+//! N < 2^32, so `u128` cannot overflow; a `u64` would overflow once N passes about
+//! 3.8 million (C(N+3,3) > 2^64).
+
+mod burnside;
+mod rayon_sweep;
+mod sweep;
+
+pub use burnside::Burnside;
+pub use rayon_sweep::RayonSweep;
+pub use sweep::Sweep;
+
+use crate::error::{Error, Result};
+use crate::registry::{self, Entry};
+use crate::table::Table;
+
+/// A count back-end: turns a [`Table`] into the number of losing positions
+/// 0 <= a_1 <= … <= a_K <= N (K = `heaps`) whose values xor to zero.
+pub trait Counter: Send + Sync {
+    /// The count, or [`Error::Unsupported`] for a number of heaps the back-end cannot do.
+    fn count(&self, table: &Table, heaps: usize) -> Result<u128>;
+}
+
+/// Every count back-end, in the order `list`, `verify` and the benches show them.
+pub static BACKENDS: &[Entry<dyn Counter>] = &[
+    Entry {
+        name: "sweep",
+        description: "the seed's middle-heap sweep with prefix and suffix value tables",
+        cost: "O(N * G), G = max value + 1",
+        make: || Box::new(Sweep),
+    },
+    Entry {
+        name: "rayon-sweep",
+        description:
+            "the sweep in parallel chunks, started from prefix sums of per-chunk histograms",
+        cost: "O(N * G / threads + chunks * G)",
+        make: || Box::new(RayonSweep),
+    },
+    Entry {
+        name: "burnside",
+        description: "Burnside's lemma on the value histogram: (|X| + 3(N+1)z + 2z) / 6",
+        cost: "O(N + G^2)",
+        make: || Box::new(Burnside),
+    },
+];
+
+/// Looks up a count back-end by name.
+pub fn find(name: &str) -> Result<&'static Entry<dyn Counter>> {
+    registry::find(BACKENDS, "count", name)
+}
+
+/// The error a three-heap-only back-end returns for any other number of heaps.
+pub(crate) fn only_three_heaps(backend: &'static str, heaps: usize) -> Result<()> {
+    if heaps == 3 {
+        Ok(())
+    } else {
+        Err(Error::Unsupported {
+            backend,
+            what: format!("{heaps} heaps (it counts triples only); use --count burnside"),
+        })
+    }
+}
+
+/// The middle-heap sweep over the middle heaps `values` (consecutive positions b), starting
+/// from `prefix` (the value counts of the positions before the first b) and `suffix` (the
+/// value counts of the positions from the first b to N, padded with zeros to a power of two
+/// at least the alphabet size, so `x ^ g(b)` never leaves it).
+///
+/// Invariant, as seed `000_242f32a778847c70.txt` §7 requires: when b is counted, g(b) is
+/// already in `prefix` and still in `suffix`; it is added to the first before and removed
+/// from the second after. Each b's term is at most (b+1)(N-b+1) < 2^63 for N < 2^32, so
+/// it is summed in `u64` and the total in `u128`.
+pub(crate) fn sweep_range(values: &[u16], prefix: &mut [u64], suffix: &mut [u64]) -> u128 {
+    debug_assert!(suffix.len().is_power_of_two() && suffix.len() >= prefix.len());
+    let mut total = 0u128;
+    for &gb in values {
+        let gb = gb as usize;
+        prefix[gb] += 1;
+        let mut term = 0u64;
+        for (x, &p) in prefix.iter().enumerate() {
+            term += p * suffix[x ^ gb];
+        }
+        total += term as u128;
+        suffix[gb] -= 1;
+    }
+    total
+}

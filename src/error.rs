@@ -1,0 +1,52 @@
+//! The one error type of the library. Every message is a single line that says what is
+//! wrong and, where there is one, what to do instead; the CLI prints it after `error: `.
+
+use std::fmt;
+
+/// Everything the library can refuse.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Error {
+    /// A subtraction set that is empty, contains 0, or cannot be parsed.
+    BadMoves(String),
+    /// A limit N beyond what the value type or the index type allows.
+    LimitTooLarge { limit: u64, max: u64, why: String },
+    /// A back-end name that is not in the registry.
+    UnknownBackend {
+        stage: &'static str,
+        name: String,
+        valid: Vec<&'static str>,
+    },
+    /// A back-end asked to do something it cannot do (it says so instead of answering wrongly).
+    Unsupported { backend: &'static str, what: String },
+    /// Two back-ends (or a back-end and a control) gave different answers.
+    Disagreement(String),
+    /// Any other invalid argument.
+    Invalid(String),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::BadMoves(msg) => write!(f, "bad subtraction set: {msg}"),
+            Error::LimitTooLarge { limit, max, why } => write!(
+                f,
+                "limit {limit} is above the supported maximum {max} ({why}); choose a smaller N"
+            ),
+            Error::UnknownBackend { stage, name, valid } => write!(
+                f,
+                "unknown {stage} back-end '{name}'; valid names: {}",
+                valid.join(", ")
+            ),
+            Error::Unsupported { backend, what } => {
+                write!(f, "back-end '{backend}' does not support {what}")
+            }
+            Error::Disagreement(msg) => write!(f, "disagreement: {msg}"),
+            Error::Invalid(msg) => write!(f, "{msg}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// Result alias used across the crate.
+pub type Result<T> = std::result::Result<T, Error>;

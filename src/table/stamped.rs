@@ -1,0 +1,38 @@
+//! `stamped`: the seed's mex, kept as the baseline every faster back-end is measured against.
+//!
+//! Algorithm (seed `000_242f32a778847c70.txt`, "How the Code Works"): for each n in increasing
+//! order, write n into `seen[g(n - s)]` for every move s <= n, then walk v up from 0 while
+//! `seen[v] == n`; the first v not stamped with n is the mex, g(n).
+//!
+//! Cost: one stamp per option, S(N) = sum over n of #{s <= n} steps (for the squares
+//! about (2/3)·N^1.5), plus one test per unit of value in the mex walks.
+//!
+//! Invariant: `seen[v] == n` exactly when some option of n has value v; stamping with n
+//! instead of clearing flags means no pass is spent resetting `seen` between positions.
+//! `seen` has one slot more than the number of moves, the largest possible mex.
+
+use super::{Table, TableBuilder};
+use crate::moves::Moves;
+
+/// The seed's stamped mex. See the module documentation.
+pub struct Stamped;
+
+impl TableBuilder for Stamped {
+    fn build(&self, moves: &Moves, limit: usize) -> Table {
+        let moves = moves.up_to(limit);
+        let mut g = vec![0u16; limit + 1];
+        // usize::MAX never equals a position, so no slot starts out stamped.
+        let mut seen = vec![usize::MAX; moves.len() + 2];
+        for n in 1..=limit {
+            for &s in moves.iter().take_while(|&&s| s <= n) {
+                seen[g[n - s] as usize] = n;
+            }
+            let mut v = 0usize;
+            while seen[v] == n {
+                v += 1;
+            }
+            g[n] = v as u16;
+        }
+        Table::from_values(g)
+    }
+}
