@@ -1,0 +1,167 @@
+//! The binary itself: answers, JSON fields, and refusals of bad input.
+
+use assert_cmd::Command;
+
+fn nimsquare() -> Command {
+    Command::cargo_bin("nimsquare").unwrap()
+}
+
+/// Runs the binary, expecting failure; returns stderr, after checking it is one line with
+/// no panic and no backtrace.
+fn refused(args: &[&str]) -> String {
+    let out = nimsquare().args(args).output().unwrap();
+    assert!(!out.status.success(), "{args:?} succeeded");
+    assert_ne!(out.status.code(), Some(101), "{args:?} panicked");
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{args:?}: {stderr}");
+    assert!(stderr.starts_with("error: "), "{args:?}: {stderr}");
+    assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    assert!(out.stdout.is_empty(), "{args:?} printed to stdout");
+    stderr
+}
+
+#[test]
+fn solve_prints_the_answer_alone() {
+    nimsquare()
+        .arg("solve")
+        .assert()
+        .success()
+        .stdout("2586528661783\n");
+}
+
+#[test]
+fn every_pair_prints_the_same_answer() {
+    let list = nimsquare().args(["list", "--json"]).output().unwrap();
+    let list: serde_json::Value = serde_json::from_slice(&list.stdout).unwrap();
+    let names = |stage: &str| -> Vec<String> {
+        list[stage]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    for t in names("table") {
+        for c in names("count") {
+            nimsquare()
+                .args(["solve", "--table", &t, "--count", &c])
+                .assert()
+                .success()
+                .stdout("2586528661783\n");
+        }
+    }
+}
+
+#[test]
+fn solve_json_has_the_documented_fields() {
+    let out = nimsquare()
+        .args([
+            "solve", "--json", "--table", "stamped", "--count", "burnside",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["limit"], 100_000);
+    assert_eq!(v["table"], "stamped");
+    assert_eq!(v["count"], "burnside");
+    assert_eq!(v["answer"], "2586528661783");
+    assert_eq!(v["max_value"], 74);
+    assert_eq!(v["max_value_first_at"], 99_078);
+    assert_eq!(v["cold_positions"], 2781);
+    assert!(v["table_seconds"].as_f64().unwrap() >= 0.0);
+    assert!(v["count_seconds"].as_f64().unwrap() >= 0.0);
+}
+
+#[test]
+fn solve_accepts_other_moves_and_threads() {
+    // {1,2,3}: g(n) = n mod 4, so at N = 3 the values are 0,1,2,3 and the losing triples
+    // are (0,0,0), (0,1,1), (0,2,2), (0,3,3) and (1,2,3).
+    nimsquare()
+        .args([
+            "--threads",
+            "1",
+            "solve",
+            "--limit",
+            "3",
+            "--moves",
+            "1,2,3",
+        ])
+        .assert()
+        .success()
+        .stdout("5\n");
+}
+
+#[test]
+fn verify_passes_at_60_and_shows_every_pair() {
+    let out = nimsquare()
+        .args(["verify", "--limit", "60"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(text.matches(" 7160 ").count(), 9, "{text}");
+    assert!(text.contains("brute force at N = 60"));
+    assert!(text.contains("all checks passed"));
+    let out = nimsquare()
+        .args(["verify", "--limit", "60", "--json"])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["passed"], true);
+    let pairs = v["pairs"].as_array().unwrap();
+    assert_eq!(pairs.len(), 9);
+    assert!(pairs.iter().all(|p| p["answer"] == "7160"));
+}
+
+#[test]
+fn list_names_every_back_end() {
+    let out = nimsquare().arg("list").output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    for name in [
+        "stamped",
+        "bitset",
+        "value-bounded",
+        "sweep",
+        "rayon-sweep",
+        "burnside",
+    ] {
+        assert!(text.contains(name), "{name} missing from list");
+    }
+}
+
+#[test]
+fn bad_limits_are_refused() {
+    assert!(refused(&["solve", "--limit", "-5"]).contains("non-negative"));
+    assert!(refused(&["solve", "--limit", "abc"]).contains("non-negative integer"));
+    assert!(refused(&["solve", "--limit", "1.5"]).contains("non-negative integer"));
+    let too_big = refused(&["solve", "--limit", "5000000000"]);
+    assert!(
+        too_big.contains("4294967295") && too_big.contains("u16"),
+        "{too_big}"
+    );
+    assert!(refused(&["solve", "--limit", "99999999999999999999999"]).contains("maximum"));
+    assert!(refused(&["verify", "--limit", "-1"]).contains("non-negative"));
+}
+
+#[test]
+fn unknown_back_ends_list_the_valid_names() {
+    let err = refused(&["solve", "--table", "quantum"]);
+    assert!(err.contains("quantum") && err.contains("stamped") && err.contains("bitset"));
+    let err = refused(&["solve", "--count", "abacus"]);
+    assert!(err.contains("abacus") && err.contains("sweep") && err.contains("burnside"));
+}
+
+#[test]
+fn bad_threads_and_moves_are_refused() {
+    assert!(refused(&["--threads", "0", "solve"]).contains("at least 1"));
+    assert!(refused(&["solve", "--threads", "x"]).contains("positive integer"));
+    assert!(refused(&["solve", "--moves", ""]).contains("empty"));
+    assert!(refused(&["solve", "--moves", "1,0,4"]).contains("0 is not a move"));
+    assert!(refused(&["solve", "--moves", "1,-4"]).contains("positive integer"));
+}
+
+#[test]
+fn unknown_subcommand_is_one_line() {
+    refused(&["frobnicate"]);
+}
