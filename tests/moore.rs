@@ -99,7 +99,7 @@ fn position_count_is_the_multiset_count() {
 
 #[test]
 fn fast_census_agrees_with_slow_control() {
-    for (h, m) in [(1, 6), (2, 6), (3, 5), (4, 4), (5, 3), (6, 2)] {
+    for (h, m) in [(1, 6), (2, 6), (3, 5), (4, 4), (5, 3), (6, 3), (7, 2)] {
         for k in 1..=h {
             let s = solve(MooreParams::new(h, m, k).unwrap());
             let mut memo = HashMap::new();
@@ -134,6 +134,45 @@ fn sorted_parity_census_is_consistent() {
     let c = census_of(5, 9, 1);
     assert_eq!(c.losing_words.len(), 16);
     assert!(c.losing_words.iter().all(|w| w.count_ones() % 2 == 0));
+}
+
+#[test]
+fn small_box_words_are_a_subspace_only_among_occurring_words() {
+    // K = 1, M = 3: lost iff the odd count is even, so the word decides; but 01010 (heaps
+    // even >= odd >= even >= odd >= even) needs a heap of 4 and does not occur, while
+    // 01100 (2,1,1,0,0) and 00110 (2,2,1,1,0) do and are lost: not closed under xor.
+    let c = census_of(5, 3, 1);
+    assert!(c.sorted_parity_decides);
+    assert!(c.losing_words.contains(&0b01100) && c.losing_words.contains(&0b00110));
+    assert!(!c.losing_words.contains(&0b01010));
+    assert!(!c.subspace);
+    assert!(c.subspace_within_occurring);
+    assert!(c.words_occurring < 32);
+}
+
+#[test]
+fn sorted_parity_does_not_decide_six_heaps_width_two() {
+    // Beyond the seed's five heaps: at H = 6, M = 3, K = 2 some sorted-parity word holds a
+    // won and a lost position. Both outcomes are confirmed by the slow control.
+    let (h, m, k) = (6, 3, 2);
+    let c = census_of(h, m, k);
+    assert!(!c.sorted_parity_decides);
+    assert!(!c.mixed_words.is_empty());
+    let s = solve(MooreParams::new(h, m, k).unwrap());
+    let word = c.mixed_words[0];
+    let parity_word = |x: &[u8]| x.iter().fold(0u32, |w, &v| (w << 1) | (v as u32 & 1));
+    let with_word: Vec<_> = s
+        .positions()
+        .filter(|(x, _)| parity_word(x) == word)
+        .collect();
+    let lost = with_word.iter().find(|(_, l)| *l).unwrap().0;
+    let won = with_word.iter().find(|(_, l)| !*l).unwrap().0;
+    let mut memo = HashMap::new();
+    assert!(slow_losing(lost, k, &mut memo), "{lost:?}");
+    assert!(!slow_losing(won, k, &mut memo), "{won:?}");
+    // One such pair, also found by an independent search: all six heaps odd.
+    assert_eq!(s.is_losing(&[1, 1, 1, 1, 1, 1]), Some(true));
+    assert_eq!(s.is_losing(&[3, 1, 1, 1, 1, 1]), Some(false));
 }
 
 #[test]

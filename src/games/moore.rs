@@ -14,7 +14,10 @@
 //! - the sorted-parity word: the heaps sorted largest first, their parities read as an H-bit
 //!   word (first heap = most significant bit). The census says whether the word decides the
 //!   outcome (no word has both a won and a lost position), which words are lost, and whether
-//!   the lost words form a linear subspace of GF(2)^H (contain 0, closed under xor).
+//!   the lost words form a linear subspace of GF(2)^H (contain 0, closed under xor). With a
+//!   small M not every word occurs (sorted largest first, 0101... needs large heaps), so
+//!   the census also says whether the lost words are exactly the occurring words of their
+//!   span, the weaker statement a small census can support.
 //!
 //! # Algorithm
 //!
@@ -318,6 +321,10 @@ pub struct Census {
     pub mixed_words: Vec<u32>,
     /// `losing_words` contains 0 and is closed under xor.
     pub subspace: bool,
+    /// How many words occur (have at least one position).
+    pub words_occurring: usize,
+    /// The occurring words inside the span of `losing_words` are exactly `losing_words`.
+    pub subspace_within_occurring: bool,
 }
 
 /// The sorted-parity word of heaps sorted largest first: bit H-1-i is the parity of heap i.
@@ -337,6 +344,26 @@ pub fn is_subspace(words: &[u32]) -> bool {
         && words
             .iter()
             .all(|&p| words.iter().all(|&q| set.contains(&(p ^ q))))
+}
+
+/// Every element of the GF(2) span of `words`, as a membership table of 2^`bits` entries.
+fn span_table(words: &[u32], bits: usize) -> Vec<bool> {
+    let mut basis: Vec<u32> = Vec::new();
+    for &w in words {
+        let reduced = basis.iter().fold(w, |r, &b| r.min(r ^ b));
+        if reduced != 0 {
+            basis.push(reduced);
+            basis.sort_unstable_by(|p, q| q.cmp(p));
+        }
+    }
+    let mut table = vec![false; 1 << bits];
+    for combo in 0u32..(1 << basis.len()) {
+        let w = (0..basis.len())
+            .filter(|&i| combo >> i & 1 == 1)
+            .fold(0, |acc, i| acc ^ basis[i]);
+        table[w as usize] = true;
+    }
+    table
 }
 
 /// Counts the census of seed 004 over a solution.
@@ -376,7 +403,14 @@ pub fn census(solution: &MooreSolution) -> Census {
         .filter(|&w| word[w].1 > 0 && word[w].1 < word[w].0)
         .map(|w| w as u32)
         .collect();
+    let in_span = span_table(&losing_words, h);
+    let words_occurring = word.iter().filter(|&&(n, _)| n > 0).count();
+    let subspace_within_occurring = (0..word.len())
+        .filter(|&w| word[w].0 > 0)
+        .all(|w| in_span[w] == losing_words.contains(&(w as u32)));
     Census {
+        words_occurring,
+        subspace_within_occurring,
         positions,
         losing,
         classes,
@@ -447,5 +481,14 @@ mod tests {
         assert!(is_subspace(&[0, 0b11, 0b101, 0b110]));
         assert!(!is_subspace(&[0, 0b11, 0b101]));
         assert!(!is_subspace(&[0b11]));
+    }
+
+    #[test]
+    fn span_table_spans() {
+        let t = span_table(&[0b011, 0b110, 0b101], 3);
+        let members: Vec<usize> = (0..8).filter(|&w| t[w]).collect();
+        assert_eq!(members, vec![0b000, 0b011, 0b101, 0b110]);
+        let t = span_table(&[], 2);
+        assert_eq!(t, vec![true, false, false, false]);
     }
 }

@@ -49,6 +49,8 @@ pub fn run(args: Args) -> CliResult {
             "losing_words": words(&census.losing_words),
             "mixed_words": words(&census.mixed_words),
             "subspace": census.subspace,
+            "words_occurring": census.words_occurring,
+            "subspace_within_occurring": census.subspace_within_occurring,
             "threads": rayon::current_num_threads(),
             "seconds": solve_seconds,
         });
@@ -96,7 +98,20 @@ pub fn run(args: Args) -> CliResult {
         );
         println!(
             "losing words form a subspace of GF(2)^{h}: {}",
-            if census.subspace { "yes" } else { "no" }
+            if census.subspace {
+                "yes".to_string()
+            } else {
+                format!(
+                    "no; {} of {} words occur, and the occurring words of their span are {}",
+                    census.words_occurring,
+                    1 << h,
+                    if census.subspace_within_occurring {
+                        "exactly the losing words"
+                    } else {
+                        "not exactly the losing words"
+                    }
+                )
+            }
         );
         println!(
             "time:      {} ({} threads)",
