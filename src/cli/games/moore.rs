@@ -86,7 +86,7 @@ pub fn run(args: Args) -> CliResult {
                 "yes".to_string()
             } else {
                 format!(
-                    "no ({} words hold both wins and losses)",
+                    "no (words holding both wins and losses: {})",
                     census.mixed_words.len()
                 )
             }
