@@ -12,8 +12,9 @@ const SHOWN_MISMATCHES: usize = 5;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The box bound B: every heap of the positions checked is <= B (at most 256). The search
-    /// covers every position with total <= 3B, since merges can exceed B.
+    /// The box bound B (at most 256): the search covers the positions with every heap <= B and
+    /// all they reach, i.e. every position with total <= 3B (merges can exceed B); all of them
+    /// are checked.
     #[arg(long = "max", value_name = "B", allow_hyphen_values = true)]
     max_heap: u32,
     /// Print one JSON object instead of text.
