@@ -2,6 +2,7 @@
 //! that returns the process exit code; this module parses, sets up the thread pool, and turns
 //! every error into one line on stderr and a non-zero exit.
 
+mod games;
 mod list;
 mod solve;
 mod verify;
@@ -45,6 +46,9 @@ enum Command {
     Verify(verify::Args),
     /// List the back-ends of each stage.
     List(list::Args),
+    /// Exhaustive checkers for the other seed games (amalgamation Nim, bounded Moore's Nim).
+    #[command(subcommand)]
+    Games(games::Games),
 }
 
 /// Parses the arguments, runs the subcommand, and returns the exit code.
@@ -66,6 +70,7 @@ pub fn main() -> i32 {
         Command::Solve(args) => solve::run(args),
         Command::Verify(args) => verify::run(args),
         Command::List(args) => list::run(args),
+        Command::Games(game) => games::run(game),
     };
     match result {
         Ok(code) => code,
@@ -87,6 +92,12 @@ fn clap_exit(err: clap::Error) -> i32 {
         ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
             let _ = err.print();
             0
+        }
+        // A command group without its subcommand: clap renders the whole help, whose first
+        // line is the about text, which would read as a strange error.
+        ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            eprintln!("error: a subcommand is required (see --help for the list)");
+            EXIT_USAGE
         }
         _ => {
             let text = err.to_string();
