@@ -142,6 +142,18 @@ fn parse_threads(text: &str) -> std::result::Result<usize, String> {
     }
 }
 
+/// Parses a number of heaps for `--heaps`: an integer from 1 to [`crate::count::MAX_HEAPS`].
+pub fn parse_heaps(text: &str) -> std::result::Result<usize, String> {
+    let heaps: usize = text.trim().parse().map_err(|_| {
+        format!(
+            "--heaps takes an integer from 1 to {}, got '{text}'",
+            crate::count::MAX_HEAPS
+        )
+    })?;
+    crate::count::check_heaps(heaps).map_err(|e| e.to_string())?;
+    Ok(heaps)
+}
+
 /// Parses a subtraction set for `--moves`.
 pub fn parse_moves(text: &str) -> std::result::Result<crate::moves::Moves, String> {
     crate::moves::Moves::parse(text).map_err(|e| e.to_string())
