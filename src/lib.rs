@@ -20,6 +20,7 @@ pub mod cli;
 pub mod control;
 pub mod count;
 pub mod error;
+pub mod games;
 pub mod moves;
 pub mod registry;
 pub mod table;

@@ -2,6 +2,7 @@
 //! that returns the process exit code; this module parses, sets up the thread pool, and turns
 //! every error into one line on stderr and a non-zero exit.
 
+mod games_subtraction;
 mod list;
 mod solve;
 mod verify;
@@ -45,6 +46,18 @@ enum Command {
     Verify(verify::Args),
     /// List the back-ends of each stage.
     List(list::Args),
+    /// Exhaustive checkers and analyses of the seed games beyond Nim Square.
+    Games {
+        #[command(subcommand)]
+        game: GamesCommand,
+    },
+}
+
+/// The `games` subcommand group: one variant per game.
+#[derive(Subcommand)]
+enum GamesCommand {
+    /// One subtraction game: Grundy values, cold positions, preperiod and period.
+    Subtraction(games_subtraction::Args),
 }
 
 /// Parses the arguments, runs the subcommand, and returns the exit code.
@@ -66,6 +79,9 @@ pub fn main() -> i32 {
         Command::Solve(args) => solve::run(args),
         Command::Verify(args) => verify::run(args),
         Command::List(args) => list::run(args),
+        Command::Games { game } => match game {
+            GamesCommand::Subtraction(args) => games_subtraction::run(args),
+        },
     };
     match result {
         Ok(code) => code,
@@ -88,10 +104,21 @@ fn clap_exit(err: clap::Error) -> i32 {
             let _ = err.print();
             0
         }
+        ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            eprintln!("error: a subcommand is required (see --help)");
+            EXIT_USAGE
+        }
         _ => {
             let text = err.to_string();
-            let line = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-            let line = line.strip_prefix("error: ").unwrap_or(line);
+            let mut lines = text.lines().filter(|l| !l.trim().is_empty());
+            let first = lines.next().unwrap_or("");
+            let first = first.strip_prefix("error: ").unwrap_or(first);
+            // "the following required arguments were not provided:" names them on the
+            // next line; keep them on the one line printed.
+            let line = match lines.next() {
+                Some(next) if first.ends_with(':') => format!("{first} {}", next.trim()),
+                _ => first.to_string(),
+            };
             eprintln!("error: {line} (see --help)");
             EXIT_USAGE
         }
