@@ -72,6 +72,8 @@ fn solve_refuses_bad_heaps_and_three_heap_only_back_ends() {
         "does not support 2 heaps",
     );
     refused(&["solve", "--heaps", "16"], 2, "overflows u128");
+    refused(&["verify", "--heaps", "0"], 2, "between 1 and 16");
+    refused(&["verify", "--heaps", "17"], 2, "between 1 and 16");
 }
 
 #[test]
