@@ -4,11 +4,13 @@
 
 use super::{parse_limit, parse_moves, CliResult};
 use crate::error::Error;
-use crate::games::subtraction::{self, PeriodSearch, DEFAULT_PERIOD_SEARCH, VALUES_SHOWN};
+use crate::games::subtraction::{
+    self, PeriodSearch, DEFAULT_PERIOD_SEARCH, MAX_PERIOD_SEARCH, VALUES_SHOWN,
+};
 use crate::moves::Moves;
 use serde_json::json;
 
-/// The largest N and period-search bound accepted (the table is 2 bytes per position).
+/// The largest N accepted (the table is 2 bytes per position).
 const MAX_GAMES_LIMIT: u64 = 100_000_000;
 /// The text output lists at most this many cold positions (JSON lists all).
 const COLD_SHOWN: usize = 200;
@@ -23,7 +25,7 @@ pub struct Args {
     #[arg(long, short = 'n', value_name = "N", default_value_t = 100,
           value_parser = parse_limit, allow_hyphen_values = true)]
     limit: u64,
-    /// Compute g at most this far while looking for a repeated window.
+    /// Compute g at most this far (at most 10^7) while looking for a repeated window.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_PERIOD_SEARCH as u64,
           value_parser = parse_limit, allow_hyphen_values = true)]
     period_search: u64,
@@ -65,15 +67,17 @@ fn join<T: ToString>(items: &[T]) -> String {
 }
 
 pub fn run(args: Args) -> CliResult {
-    for (flag, value) in [
-        ("--limit", args.limit),
-        ("--period-search", args.period_search),
-    ] {
-        if value > MAX_GAMES_LIMIT {
-            return Err(Error::Invalid(format!(
-                "{flag} {value} is above the maximum {MAX_GAMES_LIMIT} for games subtraction"
-            )));
-        }
+    if args.limit > MAX_GAMES_LIMIT {
+        return Err(Error::Invalid(format!(
+            "--limit {} is above the maximum {MAX_GAMES_LIMIT} for games subtraction",
+            args.limit
+        )));
+    }
+    if args.period_search > MAX_PERIOD_SEARCH as u64 {
+        return Err(Error::Invalid(format!(
+            "--period-search {} is above the maximum {MAX_PERIOD_SEARCH} (the window index needs about 32 bytes per position)",
+            args.period_search
+        )));
     }
     let a = subtraction::analyse(
         &args.moves,

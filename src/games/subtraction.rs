@@ -32,6 +32,10 @@ pub const VALUES_SHOWN: usize = 64;
 /// The default bound on how far the period search computes g.
 pub const DEFAULT_PERIOD_SEARCH: usize = 1 << 20;
 
+/// The largest bound accepted for the period search: the window index takes about 16 to 32
+/// bytes per position, so 10^7 positions stay under about 320 MB.
+pub const MAX_PERIOD_SEARCH: usize = 10_000_000;
+
 /// A proven eventual period of the Grundy sequence of a finite subtraction set.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Periodicity {
@@ -84,32 +88,52 @@ pub struct Analysis {
 /// A polynomial rolling hash (wrapping, mod 2^64) finds candidates; every candidate is
 /// confirmed by comparing the values, so a hash collision cannot report a repeat.
 pub fn first_repeated_window(values: &[u16], window: usize) -> Option<(usize, usize)> {
+    // An odd base, so multiplication by it is invertible mod 2^64.
+    first_repeated_window_hashed(values, window, 0x100_0000_01B3)
+}
+
+/// [`first_repeated_window`] with the hash base as a parameter, so a test can force
+/// collisions (base 1 hashes a window to the sum of its values).
+fn first_repeated_window_hashed(
+    values: &[u16],
+    window: usize,
+    base: u64,
+) -> Option<(usize, usize)> {
     assert!(window >= 1, "a window holds at least one value");
     if values.len() < window {
         return None;
     }
-    const BASE: u64 = 0x100_0000_01B3; // odd, so multiplication by it is invertible
-    let top = (1..window).fold(1u64, |acc, _| acc.wrapping_mul(BASE)); // BASE^(window-1)
+    let top = (1..window).fold(1u64, |acc, _| acc.wrapping_mul(base)); // base^(window-1)
     let digit = |v: u16| u64::from(v) + 1;
     let mut hash = values[..window].iter().fold(0u64, |acc, &v| {
-        acc.wrapping_mul(BASE).wrapping_add(digit(v))
+        acc.wrapping_mul(base).wrapping_add(digit(v))
     });
-    let mut seen: HashMap<u64, Vec<usize>> = HashMap::new();
+    // The first window start of each hash; later starts whose window differs from it (hash
+    // collisions, astronomically rare) go to `collided`, so no window is ever forgotten.
+    let mut first: HashMap<u64, u32> = HashMap::new();
+    let mut collided: HashMap<u64, Vec<u32>> = HashMap::new();
+    let same = |m: usize, j: usize| values[m..m + window] == values[j..j + window];
     for j in 0..=values.len() - window {
         if j > 0 {
             hash = hash
                 .wrapping_sub(digit(values[j - 1]).wrapping_mul(top))
-                .wrapping_mul(BASE)
+                .wrapping_mul(base)
                 .wrapping_add(digit(values[j + window - 1]));
         }
-        let starts = seen.entry(hash).or_default();
-        if let Some(&m) = starts
-            .iter()
-            .find(|&&m| values[m..m + window] == values[j..j + window])
-        {
-            return Some((m, j));
+        let j32 = u32::try_from(j).expect("window starts fit u32 (N < 2^32)");
+        match first.get(&hash) {
+            None => {
+                first.insert(hash, j32);
+            }
+            Some(&m) if same(m as usize, j) => return Some((m as usize, j)),
+            Some(_) => {
+                let others = collided.entry(hash).or_default();
+                if let Some(&m) = others.iter().find(|&&m| same(m as usize, j)) {
+                    return Some((m as usize, j));
+                }
+                others.push(j32);
+            }
         }
-        starts.push(j);
     }
     None
 }
@@ -118,6 +142,11 @@ pub fn first_repeated_window(values: &[u16], window: usize) -> Option<(usize, us
 /// `search_max`, or `NotFound` with the bound reached (at once when `search_max` is
 /// below 2·s_max, too short to hold two windows).
 pub fn find_period(moves: &Moves, search_max: usize) -> Result<PeriodSearch> {
+    if search_max > MAX_PERIOD_SEARCH {
+        return Err(Error::Invalid(format!(
+            "a period search up to {search_max} is above the maximum {MAX_PERIOD_SEARCH} (the window index needs about 32 bytes per position)"
+        )));
+    }
     let Moves::List(list) = moves else {
         return Ok(PeriodSearch::InfiniteSet);
     };
@@ -180,5 +209,40 @@ mod tests {
         assert_eq!(first_repeated_window(&v, 6), None);
         assert_eq!(first_repeated_window(&[7, 8, 9], 1), None);
         assert_eq!(first_repeated_window(&[3, 4, 5, 4], 1), Some((1, 3)));
+    }
+
+    /// The definition: the least j with W(j) equal to some earlier W(m), by comparing every
+    /// pair of windows.
+    fn first_repeat_by_pairs(values: &[u16], window: usize) -> Option<(usize, usize)> {
+        let starts = (values.len() + 1).saturating_sub(window);
+        (0..starts).find_map(|j| {
+            (0..j)
+                .find(|&m| values[m..m + window] == values[j..j + window])
+                .map(|m| (m, j))
+        })
+    }
+
+    #[test]
+    fn collisions_never_hide_or_fake_a_repeat() {
+        let mut state = 0x853C_49E6_748F_EA9Bu64;
+        for _ in 0..300 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let len = (state % 60) as usize;
+            let alphabet = 2 + (state >> 8) % 3;
+            let window = 1 + ((state >> 16) % 6) as usize;
+            let values: Vec<u16> = (0..len)
+                .map(|i| ((state >> (i % 48)) % alphabet) as u16)
+                .collect();
+            let want = first_repeat_by_pairs(&values, window);
+            assert_eq!(first_repeated_window(&values, window), want, "{values:?}");
+            // Base 1: the hash is the sum of the window, so distinct windows collide often.
+            assert_eq!(
+                first_repeated_window_hashed(&values, window, 1),
+                want,
+                "{values:?}"
+            );
+        }
     }
 }
