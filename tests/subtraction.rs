@@ -241,6 +241,15 @@ fn cli_refuses_bad_input_with_one_line() {
             "--period-search",
             "1e12",
         ],
+        vec![
+            "games",
+            "subtraction",
+            "--moves",
+            "1,3",
+            "--period-search",
+            "2e7",
+        ],
+        vec!["games", "subtraction", "--moves", "5000000000"],
         vec!["games"],
     ] {
         let out = nimsquare().args(&args).output().unwrap();
