@@ -63,8 +63,31 @@ fn first_difference(a: &Table, b: &Table) -> Option<(usize, u16, u16)> {
 
 /// Runs every table back-end and every count back-end on (moves, N, heaps). Returns the
 /// reference table and one row per pair, or an error naming the first pair that disagrees
-/// (table against table first, then answer against answer).
+/// (table against table first, then answer against answer). A count back-end that refuses
+/// the input is an error here; [`run_answering`] skips it instead.
 pub fn run_all(moves: &Moves, limit: u64, heaps: usize) -> Result<(Table, Vec<PairResult>)> {
+    let all = run_answering(moves, limit, heaps)?;
+    if let Some((_, refusal)) = all.refused.into_iter().next() {
+        return Err(refusal);
+    }
+    Ok((all.table, all.rows))
+}
+
+/// What [`run_answering`] found: the reference table, one row per (table, count) pair that
+/// answered, and each count back-end that refused the input with its refusal.
+#[derive(Debug, Clone)]
+pub struct Answering {
+    pub table: Table,
+    pub rows: Vec<PairResult>,
+    pub refused: Vec<(&'static str, Error)>,
+}
+
+/// Like [`run_all`], but a count back-end that refuses the input with
+/// [`Error::Unsupported`] (for example a three-heap-only back-end asked for K != 3, or an
+/// answer that overflows `u128`) is listed in `refused` rather than failing the run; every
+/// back-end that does answer is still compared with the others. Any other error, and any
+/// disagreement, is returned as an error.
+pub fn run_answering(moves: &Moves, limit: u64, heaps: usize) -> Result<Answering> {
     let limit = table::check_limit(limit)?;
     let mut tables: Vec<(&'static str, Table, f64)> = Vec::new();
     for entry in table::BACKENDS {
@@ -81,10 +104,21 @@ pub fn run_all(moves: &Moves, limit: u64, heaps: usize) -> Result<(Table, Vec<Pa
         }
     }
     let mut rows = Vec::new();
+    let mut refused: Vec<(&'static str, Error)> = Vec::new();
     for (table_name, t, table_seconds) in &tables {
         for entry in count::BACKENDS {
+            if refused.iter().any(|(name, _)| *name == entry.name) {
+                continue;
+            }
             let start = Instant::now();
-            let answer = (entry.make)().count(t, heaps)?;
+            let answer = match (entry.make)().count(t, heaps) {
+                Ok(answer) => answer,
+                Err(e @ Error::Unsupported { .. }) => {
+                    refused.push((entry.name, e));
+                    continue;
+                }
+                Err(e) => return Err(e),
+            };
             rows.push(PairResult {
                 table: table_name,
                 count: entry.name,
@@ -100,7 +134,11 @@ pub fn run_all(moves: &Moves, limit: u64, heaps: usize) -> Result<(Table, Vec<Pa
         .collect();
     let refs: Vec<(&str, u128)> = labelled.iter().map(|(n, a)| (n.as_str(), *a)).collect();
     require_equal(&format!("count at N = {limit}"), &refs)?;
-    Ok((tables.swap_remove(0).1, rows))
+    Ok(Answering {
+        table: tables.swap_remove(0).1,
+        rows,
+        refused,
+    })
 }
 
 #[cfg(test)]

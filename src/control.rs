@@ -96,3 +96,20 @@ pub fn game_tree(moves: &Moves, max: usize) -> GameTree {
     }
     tree
 }
+
+/// The number of sorted K-tuples 0 <= a_1 <= … <= a_K <= N (K = `heaps`) whose values xor
+/// to 0, by enumerating every one of the C(N+K, K) multisets. The definition itself, for any
+/// K (K = 0 counts the one empty multiset); meant for small N, e.g. N <= 30 for K <= 4.
+pub fn brute_multisets(table: &Table, heaps: usize) -> u128 {
+    /// Counts the completions of a sorted prefix whose values xor to `xor`, choosing
+    /// `left` more heaps, each at least `from`.
+    fn extend(g: &[u16], from: usize, left: usize, xor: u16) -> u128 {
+        if left == 0 {
+            return u128::from(xor == 0);
+        }
+        (from..g.len())
+            .map(|a| extend(g, a, left - 1, xor ^ g[a]))
+            .sum()
+    }
+    extend(table.values(), 0, heaps, 0)
+}

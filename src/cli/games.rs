@@ -3,6 +3,7 @@
 
 mod amalgamation;
 mod moore;
+mod subtraction;
 
 use super::CliResult;
 
@@ -14,11 +15,14 @@ pub enum Games {
     Amalgamation(amalgamation::Args),
     /// Bounded Moore's Nim with m = 1 (seed 004): win/lose census and parity tests.
     Moore(moore::Args),
+    /// One subtraction game (seed 003): Grundy values, cold positions, preperiod and period.
+    Subtraction(subtraction::Args),
 }
 
 pub fn run(game: Games) -> CliResult {
     match game {
         Games::Amalgamation(args) => amalgamation::run(args),
         Games::Moore(args) => moore::run(args),
+        Games::Subtraction(args) => subtraction::run(args),
     }
 }

@@ -101,8 +101,15 @@ fn clap_exit(err: clap::Error) -> i32 {
         }
         _ => {
             let text = err.to_string();
-            let line = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-            let line = line.strip_prefix("error: ").unwrap_or(line);
+            let mut lines = text.lines().filter(|l| !l.trim().is_empty());
+            let first = lines.next().unwrap_or("");
+            let first = first.strip_prefix("error: ").unwrap_or(first);
+            // "the following required arguments were not provided:" names them on the
+            // next line; keep them on the one line printed.
+            let line = match lines.next() {
+                Some(next) if first.ends_with(':') => format!("{first} {}", next.trim()),
+                _ => first.to_string(),
+            };
             eprintln!("error: {line} (see --help)");
             EXIT_USAGE
         }
@@ -151,6 +158,18 @@ fn parse_threads(text: &str) -> std::result::Result<usize, String> {
         Ok(t) => Ok(t),
         Err(_) => Err(format!("--threads takes a positive integer, got '{text}'")),
     }
+}
+
+/// Parses a number of heaps for `--heaps`: an integer from 1 to [`crate::count::MAX_HEAPS`].
+pub fn parse_heaps(text: &str) -> std::result::Result<usize, String> {
+    let heaps: usize = text.trim().parse().map_err(|_| {
+        format!(
+            "--heaps takes an integer from 1 to {}, got '{text}'",
+            crate::count::MAX_HEAPS
+        )
+    })?;
+    crate::count::check_heaps(heaps).map_err(|e| e.to_string())?;
+    Ok(heaps)
 }
 
 /// Parses a subtraction set for `--moves`.

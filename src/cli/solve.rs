@@ -1,6 +1,6 @@
 //! `nimsquare solve`: one table back-end, one count back-end, one answer.
 
-use super::{parse_limit, parse_moves, CliResult, DEFAULT_LIMIT};
+use super::{parse_heaps, parse_limit, parse_moves, CliResult, DEFAULT_LIMIT};
 use crate::moves::Moves;
 use crate::{count, table};
 use serde_json::json;
@@ -15,9 +15,13 @@ pub struct Args {
     /// Table back-end (see `nimsquare list`).
     #[arg(long, value_name = "NAME", default_value = "bitset")]
     table: String,
-    /// Count back-end (see `nimsquare list`).
-    #[arg(long, value_name = "NAME", default_value = "sweep")]
-    count: String,
+    /// Count back-end (see `nimsquare list`) [default: sweep for 3 heaps, wht otherwise].
+    #[arg(long, value_name = "NAME")]
+    count: Option<String>,
+    /// Number of heaps K (1 to 16): count sorted K-tuples whose values xor to zero.
+    #[arg(long, value_name = "K", default_value_t = 3, value_parser = parse_heaps,
+          allow_hyphen_values = true)]
+    heaps: usize,
     /// Subtraction set: `squares` or a comma-separated list like 1,3,4.
     #[arg(long, value_name = "LIST", default_value = "squares", value_parser = parse_moves,
           allow_hyphen_values = true)]
@@ -29,20 +33,24 @@ pub struct Args {
 
 pub fn run(args: Args) -> CliResult {
     let table_entry = table::find(&args.table)?;
-    let count_entry = count::find(&args.count)?;
+    let default_count = if args.heaps == 3 { "sweep" } else { "wht" };
+    let count_entry = count::find(args.count.as_deref().unwrap_or(default_count))?;
     let limit = table::check_limit(args.limit)?;
     let counter = (count_entry.make)();
+    // A back-end that cannot do K heaps says so on a one-position table, before the real
+    // table is built (which can take minutes at large N).
+    counter.count(&table::Table::from_values(vec![0]), args.heaps)?;
     let start = Instant::now();
     let t = (table_entry.make)().build(&args.moves, limit);
     let table_seconds = start.elapsed().as_secs_f64();
     let start = Instant::now();
-    let answer = counter.count(&t, 3)?;
+    let answer = counter.count(&t, args.heaps)?;
     let count_seconds = start.elapsed().as_secs_f64();
     if args.json {
         let out = json!({
             "limit": limit,
             "moves": args.moves.label(),
-            "heaps": 3,
+            "heaps": args.heaps,
             "table": table_entry.name,
             "count": count_entry.name,
             "answer": answer.to_string(),

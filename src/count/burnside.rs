@@ -12,17 +12,34 @@
 //! Invariant: the numerator is a multiple of 6 (it is six times the number of orbits);
 //! a remainder would mean a wrong histogram, and is reported rather than rounded away.
 //! |X| <= (N+1)^3 < 2^97 for N < 2^32, so `u128` holds every term.
+//!
+//! Any number of heaps K != 3 (1 <= K <= 16) goes through the cycle index of S_K
+//! ([`super::cycle_index`]), which needs T(o), the number of ordered o-tuples of nim-sum 0,
+//! for o = 0..=K. Here T(o) is computed directly in the value domain, with no transform:
+//! T(o) = f^{*o}(0), the o-fold xor convolution of the histogram evaluated at 0, built one
+//! convolution at a time (h_0 = [1, 0, …], h_o(y) = sum_x h_{o-1}(x)·f(x xor y)) over the
+//! alphabet padded to a power of two W. Cost O(K·W^2) big-integer products; the values
+//! reach (N+1)^K, so they are [`BigUint`], and the answer is returned as `u128` or refused
+//! with an error when it overflows. This is deliberately a different route from `wht`, so
+//! the two check each other for every K.
 
-use super::{only_three_heaps, Counter};
+use super::cycle_index::{self, check_heaps};
+use super::Counter;
 use crate::error::{Error, Result};
 use crate::table::Table;
+use num_bigint::BigUint;
+use num_traits::{One, Zero};
 
 /// Burnside's lemma over the value histogram. See the module documentation.
 pub struct Burnside;
 
 impl Counter for Burnside {
     fn count(&self, table: &Table, heaps: usize) -> Result<u128> {
-        only_three_heaps("burnside", heaps)?;
+        check_heaps(heaps)?;
+        if heaps != 3 {
+            let answer = burnside_count_big(table, heaps)?;
+            return cycle_index::to_u128("burnside", heaps, table.limit(), &answer);
+        }
         let f: Vec<u128> = table.histogram().iter().map(|&c| c as u128).collect();
         let g = f.len();
         let mut ordered = 0u128;
@@ -43,4 +60,31 @@ impl Counter for Burnside {
         }
         Ok(numerator / 6)
     }
+}
+
+/// The exact count of sorted K-tuples with xor 0 for 1 <= K <= 16, through repeated xor
+/// convolution of the histogram (see the module documentation).
+pub fn burnside_count_big(table: &Table, heaps: usize) -> Result<BigUint> {
+    check_heaps(heaps)?;
+    let hist = table.histogram();
+    let w = hist.len().next_power_of_two();
+    let f: Vec<BigUint> = (0..w)
+        .map(|x| BigUint::from(hist.get(x).copied().unwrap_or(0)))
+        .collect();
+    let mut h = vec![BigUint::zero(); w];
+    h[0] = BigUint::one();
+    let mut ordered = vec![h[0].clone()];
+    for _ in 1..=heaps {
+        let next: Vec<BigUint> = (0..w)
+            .map(|y| {
+                (0..w)
+                    .filter(|&x| !h[x].is_zero() && !f[x ^ y].is_zero())
+                    .map(|x| &h[x] * &f[x ^ y])
+                    .sum()
+            })
+            .collect();
+        h = next;
+        ordered.push(h[0].clone());
+    }
+    cycle_index::multisets_from_ordered("burnside", heaps, table.limit(), &ordered)
 }

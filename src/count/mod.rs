@@ -4,17 +4,23 @@
 //! lists them. The naive control is [`crate::control::brute`], which enumerates every
 //! sorted triple.
 //!
-//! Counts are `u128`. For three heaps the count never exceeds C(N+3, 3) < 2^94 for
+//! Counts are `u128`. For K != 3 heaps `wht` and `burnside` compute exactly in big integers
+//! and refuse with an error when the answer overflows `u128` ([`cycle_index::to_u128`]).
+//! For three heaps the count never exceeds C(N+3, 3) < 2^94 for
 //! N < 2^32, so `u128` cannot overflow; a `u64` would overflow once N passes about
 //! 3.8 million (C(N+3,3) > 2^64).
 
 mod burnside;
+pub mod cycle_index;
 mod rayon_sweep;
 mod sweep;
+mod wht;
 
-pub use burnside::Burnside;
+pub use burnside::{burnside_count_big, Burnside};
+pub use cycle_index::{check_heaps, MAX_HEAPS};
 pub use rayon_sweep::RayonSweep;
 pub use sweep::Sweep;
+pub use wht::{walsh_hadamard, walsh_hadamard_naive, wht_count_big, Wht};
 
 use crate::error::{Error, Result};
 use crate::registry::{self, Entry};
@@ -44,9 +50,15 @@ pub static BACKENDS: &[Entry<dyn Counter>] = &[
     },
     Entry {
         name: "burnside",
-        description: "Burnside's lemma on the value histogram: (|X| + 3(N+1)z + 2z) / 6",
-        cost: "O(N + G^2)",
+        description: "Burnside's lemma on the value histogram: (|X| + 3(N+1)z + 2z) / 6; any K by the cycle index and xor convolution",
+        cost: "O(N + G^2); K != 3: O(N + K * G^2) big-integer products",
         make: || Box::new(Burnside),
+    },
+    Entry {
+        name: "wht",
+        description: "Walsh-Hadamard transform of the value histogram: ordered xor-0 tuples = (1/W) sum F(k)^K; any K by the cycle index",
+        cost: "O(N + G log G); K != 3: O(N + G log G + K * G) big-integer products",
+        make: || Box::new(Wht),
     },
 ];
 
@@ -62,7 +74,9 @@ pub(crate) fn only_three_heaps(backend: &'static str, heaps: usize) -> Result<()
     } else {
         Err(Error::Unsupported {
             backend,
-            what: format!("{heaps} heaps (it counts triples only); use --count burnside"),
+            what: format!(
+                "{heaps} heaps (it counts triples only); use --count wht or --count burnside"
+            ),
         })
     }
 }

@@ -3,3 +3,4 @@
 
 pub mod amalgamation;
 pub mod moore;
+pub mod subtraction;

@@ -1,0 +1,229 @@
+//! `wht`: the count in the Walsh–Hadamard domain of the value histogram, for any number of
+//! heaps K (1 <= K <= 16).
+//!
+//! Algorithm: pad the histogram f (f(x) = #{n <= N : g(n) = x}) with zeros to W, the next
+//! power of two >= G (G = max value + 1), and transform it:
+//! F(k) = sum over x of (-1)^popcount(x & k) · f(x). The transform turns xor convolution into
+//! pointwise products, and (1/W)·sum_k of a transform is the value at 0, so the ordered
+//! o-tuples of heaps whose values xor to 0 number
+//!
+//!   T(o) = (1/W) · sum_k F(k)^o.
+//!
+//! The cycle index of S_K ([`super::cycle_index`]) turns these into the sorted count.
+//! For K = 3 that is the seed's Burnside formula, L = (T(3) + 3(N+1)z + 2z)/6 with z = f(0),
+//! and it runs in `i128` without allocation beyond the transform; every other K runs in big
+//! integers (see below).
+//!
+//! Cost: O(N) for the histogram (already in the [`Table`]), O(W log W) for the transform,
+//! then O(W) for K = 3 and O(W·K) big-integer products otherwise; W < 2G.
+//!
+//! Invariant and exactness. Every partial butterfly value is a signed sum of a subset of the
+//! histogram, so |F(k)| <= sum f = N+1 <= 2^32 (N < 2^32, [`crate::table::MAX_LIMIT`]) and
+//! `i64` holds the transform. For K = 3: |F(k)^3| <= 2^96 and W <= 2^16 (values are `u16`,
+//! so G <= 2^16), hence |sum_k F(k)^3| <= 2^16 · 2^96 = 2^112 < 2^127: the sum of cubes
+//! cannot overflow `i128`. W·T(3) = sum_k F(k)^3 must be an exact multiple of W, and the
+//! Burnside numerator a multiple of 6; a remainder in either is reported as an error, not
+//! rounded. For K != 3, F(k)^K reaches 2^512 and the count C(N+K, K) about 2^468, so the
+//! power sums and the cycle index are computed in [`BigUint`]/[`BigInt`], and the final
+//! answer is returned as `u128` when it fits and as an [`Error::Unsupported`] saying it
+//! overflows `u128` otherwise ([`wht_count_big`] returns the exact value whatever its size).
+//! The `Counter` signature stays `u128` because every other back-end and the CLI use it,
+//! and every count of three heaps (the project's workload) fits it.
+
+use super::cycle_index::{self, check_heaps};
+use super::Counter;
+use crate::error::{Error, Result};
+use crate::table::Table;
+use num_bigint::{BigInt, BigUint, Sign};
+use num_traits::{One, Zero};
+
+/// The Walsh–Hadamard counter. See the module documentation.
+pub struct Wht;
+
+impl Counter for Wht {
+    fn count(&self, table: &Table, heaps: usize) -> Result<u128> {
+        check_heaps(heaps)?;
+        if heaps == 3 {
+            return three_heaps(table);
+        }
+        let answer = wht_count_big(table, heaps)?;
+        cycle_index::to_u128("wht", heaps, table.limit(), &answer)
+    }
+}
+
+/// In-place fast Walsh–Hadamard transform (unnormalised, natural order):
+/// `data[k]` becomes sum over x of (-1)^popcount(x & k) · data[x]. `data.len()` must be a
+/// power of two. O(W log W) additions.
+///
+/// The caller guarantees no intermediate overflows `i64`: every butterfly output is a
+/// signed sum of inputs, so sum |data[x]| < 2^63 suffices.
+pub fn walsh_hadamard(data: &mut [i64]) {
+    let w = data.len();
+    assert!(
+        w.is_power_of_two(),
+        "the transform length must be a power of two"
+    );
+    let mut half = 1;
+    while half < w {
+        for block in data.chunks_exact_mut(2 * half) {
+            let (low, high) = block.split_at_mut(half);
+            for (a, b) in low.iter_mut().zip(high.iter_mut()) {
+                let (x, y) = (*a, *b);
+                *a = x + y;
+                *b = x - y;
+            }
+        }
+        half *= 2;
+    }
+}
+
+/// The transform by its definition, O(W^2): the control for [`walsh_hadamard`], used only in
+/// tests.
+pub fn walsh_hadamard_naive(data: &[i64]) -> Vec<i64> {
+    let w = data.len();
+    (0..w)
+        .map(|k| {
+            (0..w)
+                .map(|x| {
+                    if (x & k).count_ones() % 2 == 0 {
+                        data[x]
+                    } else {
+                        -data[x]
+                    }
+                })
+                .sum()
+        })
+        .collect()
+}
+
+/// The transform F of the table's histogram padded to the next power of two.
+fn transformed_histogram(table: &Table) -> Vec<i64> {
+    let hist = table.histogram();
+    let mut f = vec![0i64; hist.len().next_power_of_two()];
+    for (slot, &count) in f.iter_mut().zip(hist) {
+        *slot = count as i64;
+    }
+    walsh_hadamard(&mut f);
+    f
+}
+
+/// K = 3 in `i128` (bound proved in the module documentation).
+fn three_heaps(table: &Table) -> Result<u128> {
+    let f = transformed_histogram(table);
+    let w = f.len() as i128;
+    let sum_of_cubes: i128 = f
+        .iter()
+        .map(|&v| (v as i128) * (v as i128) * (v as i128))
+        .sum();
+    if sum_of_cubes % w != 0 || sum_of_cubes < 0 {
+        return Err(Error::Disagreement(format!(
+            "wht: sum of cubes {sum_of_cubes} is not a non-negative multiple of W = {w}"
+        )));
+    }
+    let ordered = (sum_of_cubes / w) as u128;
+    let z = table.histogram()[0] as u128;
+    let n1 = table.limit() as u128 + 1;
+    let numerator = ordered + 3 * n1 * z + 2 * z;
+    if numerator % 6 != 0 {
+        return Err(Error::Disagreement(format!(
+            "wht: Burnside numerator {numerator} is not a multiple of 6"
+        )));
+    }
+    Ok(numerator / 6)
+}
+
+/// The exact count of sorted K-tuples with xor 0, whatever its size, for 1 <= K <= 16.
+pub fn wht_count_big(table: &Table, heaps: usize) -> Result<BigUint> {
+    check_heaps(heaps)?;
+    let f = transformed_histogram(table);
+    let w = BigInt::from(f.len());
+    // power_sums[o] = sum_k F(k)^o, for o = 0..=K.
+    let mut power_sums = vec![BigInt::zero(); heaps + 1];
+    for &v in &f {
+        let v = BigInt::from(v);
+        let mut power = BigInt::one();
+        power_sums[0] += &power;
+        for sum in power_sums.iter_mut().skip(1) {
+            power *= &v;
+            *sum += &power;
+        }
+    }
+    let mut ordered = Vec::with_capacity(heaps + 1);
+    for (o, sum) in power_sums.into_iter().enumerate() {
+        let remainder = &sum % &w;
+        if !remainder.is_zero() || sum.sign() == Sign::Minus {
+            return Err(Error::Disagreement(format!(
+                "wht: sum of F(k)^{o} = {sum} is not a non-negative multiple of W = {w}"
+            )));
+        }
+        let (_, magnitude) = (sum / &w).into_parts();
+        ordered.push(magnitude);
+    }
+    cycle_index::multisets_from_ordered("wht", heaps, table.limit(), &ordered)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A small deterministic generator (xorshift), so the random tests are reproducible.
+    fn xorshift(state: &mut u64) -> u64 {
+        *state ^= *state << 13;
+        *state ^= *state >> 7;
+        *state ^= *state << 17;
+        *state
+    }
+
+    #[test]
+    fn fast_transform_equals_definition_on_random_inputs() {
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        for log_w in 0..=9 {
+            for _ in 0..20 {
+                let w = 1usize << log_w;
+                let data: Vec<i64> = (0..w)
+                    .map(|_| (xorshift(&mut state) % 2_000_001) as i64 - 1_000_000)
+                    .collect();
+                let mut fast = data.clone();
+                walsh_hadamard(&mut fast);
+                assert_eq!(fast, walsh_hadamard_naive(&data), "W = {w}");
+            }
+        }
+    }
+
+    #[test]
+    fn transform_twice_is_w_times_identity() {
+        let data: Vec<i64> = (0..64).map(|i| (i * 37 % 11) - 5).collect();
+        let mut twice = data.clone();
+        walsh_hadamard(&mut twice);
+        walsh_hadamard(&mut twice);
+        let scaled: Vec<i64> = data.iter().map(|&x| 64 * x).collect();
+        assert_eq!(twice, scaled);
+    }
+
+    #[test]
+    fn three_heap_path_equals_general_path() {
+        let mut state = 12345u64;
+        for _ in 0..50 {
+            let len = 1 + (xorshift(&mut state) % 200) as usize;
+            let values: Vec<u16> = (0..len)
+                .map(|_| (xorshift(&mut state) % 13) as u16)
+                .collect();
+            let table = Table::from_values(values);
+            let fast = three_heaps(&table).unwrap();
+            let general = wht_count_big(&table, 3).unwrap();
+            assert_eq!(BigUint::from(fast), general);
+        }
+    }
+
+    #[test]
+    fn overflow_is_refused_not_wrapped() {
+        // All values 0 at N = 10^6: every multiset counts, C(10^6 + 16, 16) > 2^128.
+        let table = Table::from_values(vec![0u16; 1_000_001]);
+        let err = Wht.count(&table, 16).unwrap_err().to_string();
+        assert!(err.contains("overflows u128"), "{err}");
+        let exact = wht_count_big(&table, 16).unwrap();
+        let rising: BigUint = (1_000_001u32..=1_000_016).map(BigUint::from).product();
+        let want = rising / cycle_index::factorial(16);
+        assert_eq!(exact, want);
+    }
+}

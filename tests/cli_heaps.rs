@@ -1,0 +1,148 @@
+//! The command line for `--heaps`, `verify --moves`, and refusals of bad input.
+
+use assert_cmd::Command;
+
+fn nimsquare() -> Command {
+    Command::cargo_bin("nimsquare").unwrap()
+}
+
+fn stdout_of(args: &[&str]) -> String {
+    let out = nimsquare().args(args).output().unwrap();
+    assert!(out.status.success(), "{args:?}: {:?}", out);
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Runs `args`, expects failure with exit code `code` and exactly one line on stderr
+/// containing `needle`.
+fn refused(args: &[&str], code: i32, needle: &str) {
+    let out = nimsquare().args(args).output().unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(code), "{args:?}: {stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{args:?}: {stderr}");
+    assert!(stderr.contains(needle), "{args:?}: {stderr}");
+    assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+}
+
+#[test]
+fn solve_heaps_three_is_the_default_and_matches_nim_square() {
+    assert_eq!(stdout_of(&["solve", "--limit", "29"]).trim(), "1160");
+    assert_eq!(
+        stdout_of(&["solve", "--limit", "29", "--heaps", "3", "--count", "wht"]).trim(),
+        "1160"
+    );
+}
+
+#[test]
+fn solve_any_heaps_equals_brute_force() {
+    // Every heap count from 1 to 5 at N = 12 for {1,3,4}, against the brute-force control.
+    let moves = nimsquare::moves::Moves::parse("1,3,4").unwrap();
+    let t = nimsquare::table::build("stamped", &moves, 12).unwrap();
+    for heaps in 1..=5 {
+        let want = nimsquare::control::brute_multisets(&t, heaps).to_string();
+        let k = heaps.to_string();
+        let got = stdout_of(&["solve", "--limit", "12", "--moves", "1,3,4", "--heaps", &k]);
+        assert_eq!(got.trim(), want, "K = {heaps}");
+    }
+    // One heap: the cold positions of subtract-a-square up to 10^5 (GUIDE: 2781).
+    assert_eq!(stdout_of(&["solve", "--heaps", "1"]).trim(), "2781");
+}
+
+#[test]
+fn solve_json_reports_heaps_and_back_end() {
+    let out = stdout_of(&["solve", "--limit", "20", "--heaps", "5", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["heaps"], 5);
+    assert_eq!(v["count"], "wht");
+}
+
+#[test]
+fn solve_refuses_bad_heaps_and_three_heap_only_back_ends() {
+    refused(&["solve", "--heaps", "0"], 2, "between 1 and 16");
+    refused(&["solve", "--heaps", "17"], 2, "between 1 and 16");
+    refused(&["solve", "--heaps", "-1"], 2, "--heaps");
+    refused(&["solve", "--heaps", "two"], 2, "--heaps");
+    refused(
+        &["solve", "--heaps", "4", "--count", "sweep"],
+        2,
+        "does not support 4 heaps",
+    );
+    refused(
+        &["solve", "--heaps", "2", "--count", "rayon-sweep"],
+        2,
+        "does not support 2 heaps",
+    );
+    refused(&["solve", "--heaps", "16"], 2, "overflows u128");
+    refused(&["verify", "--heaps", "0"], 2, "between 1 and 16");
+    refused(&["verify", "--heaps", "17"], 2, "between 1 and 16");
+}
+
+#[test]
+fn bad_moves_are_refused_everywhere() {
+    for sub in ["solve", "verify"] {
+        refused(&[sub, "--moves", ""], 2, "empty");
+        refused(&[sub, "--moves", "0"], 2, "0 is not a move");
+        refused(&[sub, "--moves", "1,0,3"], 2, "0 is not a move");
+        refused(&[sub, "--moves", "1,-3"], 2, "not a positive integer");
+        refused(&[sub, "--moves", "a,b"], 2, "not a positive integer");
+    }
+}
+
+#[test]
+fn verify_skips_three_heap_only_back_ends_and_checks_the_rest() {
+    let out = stdout_of(&[
+        "verify", "--limit", "25", "--heaps", "4", "--moves", "2,5,7", "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["passed"], true);
+    assert_eq!(v["heaps"], 4);
+    assert_eq!(v["moves"], "2,5,7");
+    let skipped: Vec<&str> = v["skipped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["count"].as_str().unwrap())
+        .collect();
+    assert_eq!(skipped, ["sweep", "rayon-sweep"]);
+    let counts: std::collections::BTreeSet<&str> = v["pairs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["count"].as_str().unwrap())
+        .collect();
+    assert_eq!(counts.into_iter().collect::<Vec<_>>(), ["burnside", "wht"]);
+    // The requested N is small, so brute force ran on it and passed.
+    let checks = v["checks"].as_array().unwrap();
+    assert!(checks
+        .iter()
+        .any(|c| c["name"] == "brute force at N = 25" && c["passed"] == true));
+    let moves = nimsquare::moves::Moves::parse("2,5,7").unwrap();
+    let t = nimsquare::table::build("stamped", &moves, 25).unwrap();
+    let want = nimsquare::control::brute_multisets(&t, 4).to_string();
+    assert!(v["pairs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|p| p["answer"] == want.as_str()));
+}
+
+#[test]
+fn verify_keeps_the_nim_square_checkpoints() {
+    let out = stdout_of(&["verify", "--limit", "60"]);
+    assert!(out.contains("ok   checkpoint N = 29 gives 1160"), "{out}");
+    assert!(
+        out.contains("ok   checkpoint N = 40 equals brute force"),
+        "{out}"
+    );
+    assert!(out.contains("verify: all checks passed"), "{out}");
+    // Three heaps: every count back-end answers, so none is skipped.
+    assert!(!out.contains("skip "), "{out}");
+}
+
+#[test]
+fn verify_with_nothing_answering_is_an_error_not_a_pass() {
+    refused(
+        &["verify", "--heaps", "16"],
+        2,
+        "no count back-end answers for 16 heaps",
+    );
+}
