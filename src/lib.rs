@@ -22,6 +22,7 @@ pub mod count;
 pub mod error;
 pub mod moves;
 pub mod registry;
+pub mod scaling;
 pub mod table;
 
 pub use error::{Error, Result};

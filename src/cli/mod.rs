@@ -3,6 +3,8 @@
 //! every error into one line on stderr and a non-zero exit.
 
 mod list;
+mod profile;
+mod scale;
 mod solve;
 mod verify;
 
@@ -45,6 +47,10 @@ enum Command {
     Verify(verify::Args),
     /// List the back-ends of each stage.
     List(list::Args),
+    /// Time table back-ends on a geometric grid of N; CSV, fitted exponents, log-log SVG.
+    Scale(scale::Args),
+    /// Sample one solve with pprof and write a flamegraph SVG.
+    Profile(profile::Args),
 }
 
 /// Parses the arguments, runs the subcommand, and returns the exit code.
@@ -66,6 +72,8 @@ pub fn main() -> i32 {
         Command::Solve(args) => solve::run(args),
         Command::Verify(args) => verify::run(args),
         Command::List(args) => list::run(args),
+        Command::Scale(args) => scale::run(args),
+        Command::Profile(args) => profile::run(args),
     };
     match result {
         Ok(code) => code,
