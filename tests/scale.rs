@@ -300,3 +300,33 @@ fn repeat_zero_and_missing_out_folder_are_refused() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("does not exist"));
 }
+
+#[test]
+fn threads_flag_is_recorded_in_every_row() {
+    let dir = scratch("threads");
+    let csv = dir.join("s.csv");
+    let out = nimsquare()
+        .args([
+            "scale",
+            "--threads",
+            "1",
+            "--table",
+            "bitset",
+            "--from",
+            "100",
+            "--to",
+            "1000",
+        ])
+        .args(["--points", "2", "--repeat", "2", "--out"])
+        .arg(&csv)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let rows = read_rows(&csv).unwrap();
+    assert_eq!(rows.len(), 2);
+    assert!(
+        rows.iter().all(|r| r.threads == 1 && r.repeats == 2),
+        "{rows:?}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
