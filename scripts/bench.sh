@@ -34,7 +34,11 @@ extra=()
 # Quick: no per-benchmark HTML plots and fewer bootstrap resamples (criterion's analysis
 # dominates when each benchmark is measured for a fraction of a second).
 [[ -n "$quick" ]] && extra=(--noplot --nresamples 5000)
-NIMSQUARE_QUICK="$quick" cargo bench --bench matrix -- "${extra[@]}" "$@" 2>&1 | tee "$log"
+{
+  echo "# command: NIMSQUARE_QUICK=$quick cargo bench --bench matrix -- ${extra[*]} $*"
+  echo "# date: $started  cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')  cores: $(nproc)  rustc: $(rustc --version)  git: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+} > "$log"
+NIMSQUARE_QUICK="$quick" cargo bench --bench matrix -- "${extra[@]}" "$@" 2>&1 | tee -a "$log"
 t1=$(date +%s)
 
 python3 - "$stamp" "$csv" <<'PY'

@@ -86,7 +86,7 @@ impl Fit {
 /// Fits log(seconds) = intercept + slope·log(N) by least squares to `(N, seconds)` points.
 /// None when fewer than two distinct N are given or any value is not positive.
 pub fn fit_loglog(points: &[(f64, f64)]) -> Option<Fit> {
-    if points.iter().any(|&(n, s)| !(n > 0.0 && s > 0.0)) {
+    if points.len() < 2 || points.iter().any(|&(n, s)| !(n > 0.0 && s > 0.0)) {
         return None;
     }
     let k = points.len() as f64;
@@ -97,7 +97,7 @@ pub fn fit_loglog(points: &[(f64, f64)]) -> Option<Fit> {
     let sxx: f64 = xs.iter().map(|x| (x - mx) * (x - mx)).sum();
     let sxy: f64 = xs.iter().zip(&ys).map(|(x, y)| (x - mx) * (y - my)).sum();
     let syy: f64 = ys.iter().map(|y| (y - my) * (y - my)).sum();
-    if points.len() < 2 || sxx <= 0.0 {
+    if sxx <= 0.0 {
         return None;
     }
     let slope = sxy / sxx;
