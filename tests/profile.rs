@@ -15,50 +15,86 @@ fn nimsquare() -> Command {
     Command::cargo_bin("nimsquare").unwrap()
 }
 
-#[test]
-fn a_sampled_solve_writes_a_flamegraph() {
-    let dir = scratch("profile");
-    let svg = dir.join("f.svg");
-    // N = 10^6 takes about a second of CPU: hundreds of samples at 997 Hz.
-    let out = nimsquare()
-        .args([
-            "profile", "--limit", "1e6", "--table", "bitset", "--count", "burnside", "--out",
-        ])
-        .arg(&svg)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{out:?}");
-    let stdout = String::from_utf8(out.stdout).unwrap();
-    assert!(
-        stdout.starts_with(&format!("wrote {} samples=", svg.display())),
-        "{stdout}"
-    );
-    let samples: u64 = stdout
-        .split("samples=")
+/// The value of `key=` in a line of `key=value` fields.
+fn field<'a>(line: &'a str, key: &str) -> &'a str {
+    line.split(&format!(" {key}="))
         .nth(1)
         .unwrap()
         .split(' ')
         .next()
         .unwrap()
-        .parse()
-        .unwrap();
-    assert!(samples > 0);
-    // L(10^6) from the same binary's solve, so the profile ran a real solve.
-    let solve = nimsquare()
-        .args(["solve", "--limit", "1e6"])
+}
+
+#[test]
+fn a_sampled_solve_writes_a_flamegraph() {
+    let dir = scratch("profile");
+    let svg = dir.join("f.svg");
+    // N = 10^6 takes about a second of CPU: hundreds of samples even at a 250 Hz timer tick.
+    let out = nimsquare()
+        .args(["profile", "--limit", "1e6", "--out"])
+        .arg(&svg)
         .output()
         .unwrap();
-    let answer = String::from_utf8(solve.stdout).unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let line = stdout.trim_end();
     assert!(
-        stdout.contains(&format!("answer={}", answer.trim())),
-        "{stdout}"
+        line.starts_with(&format!("wrote {} samples=", svg.display())),
+        "{line}"
+    );
+    let samples: u64 = field(line, "samples").parse().unwrap();
+    assert!(samples > 0);
+    // Without --table/--count, profile runs what solve runs by default, and gets its answer.
+    let solve = nimsquare()
+        .args(["solve", "--limit", "1e6", "--json"])
+        .output()
+        .unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&solve.stdout).unwrap();
+    assert_eq!(
+        field(line, "table"),
+        json["table"].as_str().unwrap(),
+        "{line}"
+    );
+    assert_eq!(
+        field(line, "count"),
+        json["count"].as_str().unwrap(),
+        "{line}"
+    );
+    assert_eq!(
+        field(line, "answer"),
+        json["answer"].as_str().unwrap(),
+        "{line}"
     );
     let text = std::fs::read_to_string(&svg).unwrap();
     assert!(text.contains("<svg"));
-    // The flamegraph names the back-end's code.
+    // The flamegraph names the table code it sampled.
     assert!(
-        text.contains("Bitset") || text.contains("bitset"),
-        "no bitset frame in the graph"
+        text.contains("nimsquare::table::"),
+        "no table frame in the graph"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn named_back_ends_are_the_ones_profiled() {
+    let dir = scratch("profile-named");
+    let svg = dir.join("f.svg");
+    let out = nimsquare()
+        .args([
+            "profile", "--limit", "1e6", "--table", "stamped", "--count", "burnside",
+        ])
+        .arg("--out")
+        .arg(&svg)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(field(stdout.trim_end(), "table"), "stamped");
+    assert_eq!(field(stdout.trim_end(), "count"), "burnside");
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(
+        text.contains("Stamped") || text.contains("stamped"),
+        "no stamped frame"
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }

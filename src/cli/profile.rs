@@ -13,6 +13,10 @@ use std::time::Instant;
 
 /// The default limit: large enough that the default back-ends run for about a second.
 const DEFAULT_PROFILE_LIMIT: u64 = 1_000_000;
+/// `solve`'s default table back-end (tests/profile.rs checks the two agree).
+const DEFAULT_TABLE: &str = "bitset";
+/// `solve`'s default count back-end for three heaps (tests/profile.rs checks the two agree).
+const DEFAULT_COUNT: &str = "sweep";
 
 #[derive(clap::Args)]
 #[command(
@@ -27,10 +31,10 @@ pub struct Args {
           value_parser = parse_limit, allow_hyphen_values = true)]
     limit: u64,
     /// Table back-end (see `nimsquare list`; the same default as `solve`).
-    #[arg(long, value_name = "NAME", default_value = super::solve::DEFAULT_TABLE)]
+    #[arg(long, value_name = "NAME", default_value = DEFAULT_TABLE)]
     table: String,
     /// Count back-end (see `nimsquare list`; the same default as `solve`).
-    #[arg(long, value_name = "NAME", default_value = super::solve::DEFAULT_COUNT)]
+    #[arg(long, value_name = "NAME", default_value = DEFAULT_COUNT)]
     count: String,
     /// Where to write the flamegraph.
     #[arg(long, value_name = "FILE.svg", default_value = "flamegraph.svg")]

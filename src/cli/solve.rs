@@ -6,11 +6,6 @@ use crate::{count, table};
 use serde_json::json;
 use std::time::Instant;
 
-/// The table back-end `solve` (and `profile`) use when `--table` is not given.
-pub const DEFAULT_TABLE: &str = "bitset";
-/// The count back-end `solve` (and `profile`) use when `--count` is not given.
-pub const DEFAULT_COUNT: &str = "sweep";
-
 #[derive(clap::Args)]
 pub struct Args {
     /// The largest heap size N.
@@ -18,10 +13,10 @@ pub struct Args {
           value_parser = parse_limit, allow_hyphen_values = true)]
     limit: u64,
     /// Table back-end (see `nimsquare list`).
-    #[arg(long, value_name = "NAME", default_value = DEFAULT_TABLE)]
+    #[arg(long, value_name = "NAME", default_value = "bitset")]
     table: String,
     /// Count back-end (see `nimsquare list`).
-    #[arg(long, value_name = "NAME", default_value = DEFAULT_COUNT)]
+    #[arg(long, value_name = "NAME", default_value = "sweep")]
     count: String,
     /// Subtraction set: `squares` or a comma-separated list like 1,3,4.
     #[arg(long, value_name = "LIST", default_value = "squares", value_parser = parse_moves,
