@@ -23,6 +23,7 @@ pub mod error;
 pub mod games;
 pub mod moves;
 pub mod registry;
+pub mod scaling;
 pub mod table;
 
 pub use error::{Error, Result};

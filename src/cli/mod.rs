@@ -4,6 +4,8 @@
 
 mod games;
 mod list;
+mod profile;
+mod scale;
 mod solve;
 mod verify;
 
@@ -49,6 +51,10 @@ enum Command {
     /// Exhaustive checkers for the other seed games (amalgamation Nim, bounded Moore's Nim).
     #[command(subcommand)]
     Games(games::Games),
+    /// Time table back-ends on a geometric grid of N; CSV, fitted exponents, log-log SVG.
+    Scale(scale::Args),
+    /// Sample one solve with pprof and write a flamegraph SVG.
+    Profile(profile::Args),
 }
 
 /// Parses the arguments, runs the subcommand, and returns the exit code.
@@ -71,6 +77,8 @@ pub fn main() -> i32 {
         Command::Verify(args) => verify::run(args),
         Command::List(args) => list::run(args),
         Command::Games(game) => games::run(game),
+        Command::Scale(args) => scale::run(args),
+        Command::Profile(args) => profile::run(args),
     };
     match result {
         Ok(code) => code,

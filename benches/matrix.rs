@@ -1,0 +1,250 @@
+//! The bench matrix: every registered back-end, timed with criterion.
+//!
+//! - `table/<backend>/<N>`: every table back-end at N = 10^4, 10^5, 10^6, with throughput
+//!   S(N) option steps, so criterion reports steps per second;
+//! - `count/<backend>/<N>`: every count back-end on the N = 10^5 and 10^6 tables;
+//! - `solve/<table>+<count>/<N>`: every table × count pair end to end at N = 10^5, with
+//!   throughput S(N).
+//!
+//! Before anything is timed, every back-end's answer for every input of the matrix is
+//! computed and compared with `agree::require_equal`; a disagreement panics with the names,
+//! so nothing wrong is ever timed. The back-ends come from `table::BACKENDS` and
+//! `count::BACKENDS`: a new registry entry enters the matrix with no edit here.
+//!
+//! Run: `cargo bench --bench matrix` (7 min 18 s wall on a busy 2-core machine with the three
+//! table and three count back-ends of the core; see docs/measuring.md), `-- --test` to run each
+//! benchmark once, `-- --profile-time 10 table/bitset` for pprof flamegraphs under
+//! `target/criterion/<id>/profile/flamegraph.svg`. `NIMSQUARE_QUICK=1` shrinks the grid
+//! (N = 10^3 and 10^4, short measurement) for a smoke run of the scripts.
+
+use criterion::{BenchmarkId, Criterion, SamplingMode, Throughput};
+use nimsquare::agree::require_equal;
+use nimsquare::moves::Moves;
+use nimsquare::table::Table;
+use nimsquare::{count, table};
+use pprof::criterion::{Output, PProfProfiler};
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+/// The limits of each group.
+struct Grid {
+    table: Vec<usize>,
+    count: Vec<usize>,
+    solve: Vec<usize>,
+    /// Measurement time for a benchmark whose single run is short.
+    measure: Duration,
+    warm_up: Duration,
+}
+
+fn grid() -> Grid {
+    if std::env::var("NIMSQUARE_QUICK").is_ok_and(|v| !v.is_empty() && v != "0") {
+        Grid {
+            table: vec![1_000, 10_000],
+            count: vec![10_000],
+            solve: vec![10_000],
+            measure: Duration::from_millis(300),
+            warm_up: Duration::from_millis(100),
+        }
+    } else {
+        Grid {
+            table: vec![10_000, 100_000, 1_000_000],
+            count: vec![100_000, 1_000_000],
+            solve: vec![100_000],
+            measure: Duration::from_secs(3),
+            warm_up: Duration::from_secs(1),
+        }
+    }
+}
+
+/// Every table of the matrix, built by the first table back-end after the gate has checked
+/// that all back-ends give the same table; and one run's seconds per (back-end, N), used to
+/// size the measurement of slow benchmarks.
+struct Checked {
+    tables: Vec<(usize, Table)>,
+    table_seconds: Vec<(&'static str, usize, f64)>,
+    count_seconds: Vec<(&'static str, usize, f64)>,
+}
+
+impl Checked {
+    fn table(&self, n: usize) -> &Table {
+        &self
+            .tables
+            .iter()
+            .find(|(m, _)| *m == n)
+            .expect("a gated N")
+            .1
+    }
+    fn table_seconds(&self, name: &str, n: usize) -> f64 {
+        lookup(&self.table_seconds, name, n)
+    }
+    fn count_seconds(&self, name: &str, n: usize) -> f64 {
+        lookup(&self.count_seconds, name, n)
+    }
+}
+
+fn lookup(times: &[(&str, usize, f64)], name: &str, n: usize) -> f64 {
+    times
+        .iter()
+        .find(|(b, m, _)| *b == name && *m == n)
+        .map_or(0.0, |t| t.2)
+}
+
+/// The agreement gate: computes every back-end's answer for every input of the matrix and
+/// panics, naming the back-ends, at the first disagreement.
+fn gate(grid: &Grid) -> Checked {
+    let moves = Moves::Squares;
+    let mut limits: Vec<usize> = grid
+        .table
+        .iter()
+        .chain(&grid.count)
+        .chain(&grid.solve)
+        .copied()
+        .collect();
+    limits.sort_unstable();
+    limits.dedup();
+    let mut tables = Vec::new();
+    let mut table_seconds = Vec::new();
+    let mut count_seconds = Vec::new();
+    let start = Instant::now();
+    for &n in &limits {
+        let built: Vec<(&str, Table)> = table::BACKENDS
+            .iter()
+            .map(|e| {
+                let t0 = Instant::now();
+                let t = (e.make)().build(&moves, n);
+                table_seconds.push((e.name, n, t0.elapsed().as_secs_f64()));
+                (e.name, t)
+            })
+            .collect();
+        if let Err(e) = require_equal(&format!("table at N = {n}"), &built) {
+            panic!("bench matrix refused to time disagreeing back-ends: {e}");
+        }
+        let reference = built.into_iter().next().expect("a table back-end").1;
+        if grid.count.contains(&n) || grid.solve.contains(&n) {
+            // Every count back-end on the (common) table: the `count` group's inputs, and
+            // with the tables equal, every `solve` pair's answer.
+            let answers: Vec<(&str, u128)> = count::BACKENDS
+                .iter()
+                .map(|e| {
+                    let t0 = Instant::now();
+                    let a = (e.make)().count(&reference, 3).unwrap_or_else(|err| {
+                        panic!("count back-end '{}' failed at N = {n}: {err}", e.name)
+                    });
+                    count_seconds.push((e.name, n, t0.elapsed().as_secs_f64()));
+                    (e.name, a)
+                })
+                .collect();
+            if let Err(e) = require_equal(&format!("count at N = {n}"), &answers) {
+                panic!("bench matrix refused to time disagreeing back-ends: {e} (all answers: {answers:?})");
+            }
+        }
+        tables.push((n, reference));
+    }
+    eprintln!(
+        "agreement gate: {} table and {} count back-ends agree at N = {limits:?} ({:.1} s)",
+        table::BACKENDS.len(),
+        count::BACKENDS.len(),
+        start.elapsed().as_secs_f64()
+    );
+    Checked {
+        tables,
+        table_seconds,
+        count_seconds,
+    }
+}
+
+/// Fits a benchmark whose one run takes `seconds` (as the gate measured it) into the budget.
+/// Fast ones get criterion's default linear sampling, 100 samples in `grid.measure` (that
+/// needs 5050 runs); slower ones flat sampling with as many samples as fit in
+/// `grid.measure`, but never fewer than 10 (criterion's minimum), stretching the measurement
+/// time to hold those 10 runs.
+fn size(
+    group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    grid: &Grid,
+    seconds: f64,
+) {
+    let budget = grid.measure.as_secs_f64();
+    if seconds * 5050.0 <= budget {
+        group.sampling_mode(SamplingMode::Auto);
+        group.sample_size(100);
+        group.warm_up_time(grid.warm_up);
+        group.measurement_time(grid.measure);
+    } else {
+        let samples = ((budget / seconds.max(1e-9)) as usize).clamp(10, 100);
+        group.sampling_mode(SamplingMode::Flat);
+        group.sample_size(samples);
+        group.warm_up_time(Duration::from_secs_f64(
+            seconds.min(grid.warm_up.as_secs_f64()),
+        ));
+        group.measurement_time(
+            Duration::from_secs_f64(seconds * samples as f64 * 1.1).max(grid.measure),
+        );
+    }
+}
+
+fn bench_table(c: &mut Criterion, grid: &Grid, checked: &Checked) {
+    let moves = Moves::Squares;
+    let mut group = c.benchmark_group("table");
+    for &n in &grid.table {
+        group.throughput(Throughput::Elements(moves.option_steps(n) as u64));
+        for e in table::BACKENDS {
+            size(&mut group, grid, checked.table_seconds(e.name, n));
+            let builder = (e.make)();
+            group.bench_with_input(BenchmarkId::new(e.name, n), &n, |b, &n| {
+                b.iter(|| builder.build(black_box(&moves), black_box(n)))
+            });
+        }
+    }
+    group.finish();
+}
+
+fn bench_count(c: &mut Criterion, grid: &Grid, checked: &Checked) {
+    let mut group = c.benchmark_group("count");
+    for &n in &grid.count {
+        let t = checked.table(n);
+        for e in count::BACKENDS {
+            let counter = (e.make)();
+            size(&mut group, grid, checked.count_seconds(e.name, n));
+            group.bench_with_input(BenchmarkId::new(e.name, n), t, |b, t| {
+                b.iter(|| counter.count(black_box(t), 3).expect("gated"))
+            });
+        }
+    }
+    group.finish();
+}
+
+fn bench_solve(c: &mut Criterion, grid: &Grid, checked: &Checked) {
+    let moves = Moves::Squares;
+    let mut group = c.benchmark_group("solve");
+    for &n in &grid.solve {
+        group.throughput(Throughput::Elements(moves.option_steps(n) as u64));
+        for te in table::BACKENDS {
+            for ce in count::BACKENDS {
+                let builder = (te.make)();
+                let counter = (ce.make)();
+                let seconds = checked.table_seconds(te.name, n) + checked.count_seconds(ce.name, n);
+                size(&mut group, grid, seconds);
+                let id = BenchmarkId::new(format!("{}+{}", te.name, ce.name), n);
+                group.bench_with_input(id, &n, |b, &n| {
+                    b.iter(|| {
+                        let t = builder.build(black_box(&moves), black_box(n));
+                        counter.count(&t, 3).expect("gated")
+                    })
+                });
+            }
+        }
+    }
+    group.finish();
+}
+
+fn main() {
+    let grid = grid();
+    let checked = gate(&grid);
+    let mut c = Criterion::default()
+        .with_profiler(PProfProfiler::new(100, Output::Flamegraph(None)))
+        .configure_from_args();
+    bench_table(&mut c, &grid, &checked);
+    bench_count(&mut c, &grid, &checked);
+    bench_solve(&mut c, &grid, &checked);
+    c.final_summary();
+}

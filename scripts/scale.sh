@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# scripts/scale.sh: the standard scaling study -> results/scaling.csv, scaling.svg, scaling.log.
+#
+# Times every table back-end on 13 values of N from 10^3 to 10^7 (3 per decade), 3 repeats
+# each (median kept), and fits the exponent of log(seconds) on log(N) over N >= 10^4 (the
+# `fit ...` lines at the end of the log). A back-end whose next point is predicted to take
+# over 120 s for one run is skipped from there on; each skip is a `skip ...` line in the log.
+# All back-ends at one N are measured back to back, so their ratios share the machine's state.
+#
+# Took 8 min 8 s on a busy 2-core machine with the core's three back-ends (stamped at 10^7 is
+# about 50 s a run; value-bounded is skipped there, predicted 164 s), plus the build. NIMSQUARE_QUICK=1: 10^3..10^5,
+# 5 points, 1 repeat, output to target/quick-results/ (seconds).
+# NIMSQUARE_RESULTS=DIR overrides the output folder; NIMSQUARE_RESUME=1 continues an
+# interrupted study (keeps the rows already in the CSV). Extra arguments go to `nimsquare scale`
+# (e.g. --threads 1).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+quick="${NIMSQUARE_QUICK:-}"
+[[ "$quick" == "0" ]] && quick=""
+if [[ -n "$quick" ]]; then
+  out_dir="${NIMSQUARE_RESULTS:-target/quick-results}"
+  grid=(--from 1e3 --to 1e5 --points 5 --repeat 1 --skip-over 120)
+else
+  out_dir="${NIMSQUARE_RESULTS:-results}"
+  grid=(--from 1e3 --to 1e7 --points 13 --repeat 3 --skip-over 120)
+fi
+resume=()
+[[ -n "${NIMSQUARE_RESUME:-}" && "${NIMSQUARE_RESUME}" != "0" ]] && resume=(--resume)
+mkdir -p "$out_dir"
+
+cargo build --release
+bin=target/release/nimsquare
+log="$out_dir/scaling.log"
+{
+  echo "# command: $bin scale ${grid[*]} ${resume[*]} $* --out $out_dir/scaling.csv --plot $out_dir/scaling.svg"
+  echo "# date: $(date -u +%FT%TZ)  cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')  cores: $(nproc)  rustc: $(rustc --version)  git: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+} > "$log"
+"$bin" scale "${grid[@]}" "${resume[@]}" "$@" \
+  --out "$out_dir/scaling.csv" --plot "$out_dir/scaling.svg" | tee -a "$log"
+echo "wrote $out_dir/scaling.csv"
+echo "wrote $out_dir/scaling.svg"
+echo "wrote $log"

@@ -1,0 +1,148 @@
+//! `nimsquare profile`: a sampled solve writes a flamegraph; a run too short to sample writes
+//! nothing and says so; bad arguments are refused.
+
+use assert_cmd::Command;
+use std::path::PathBuf;
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("nimsquare-test-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn nimsquare() -> Command {
+    Command::cargo_bin("nimsquare").unwrap()
+}
+
+/// The value of `key=` in a line of `key=value` fields.
+fn field<'a>(line: &'a str, key: &str) -> &'a str {
+    line.split(&format!(" {key}="))
+        .nth(1)
+        .unwrap()
+        .split(' ')
+        .next()
+        .unwrap()
+}
+
+#[test]
+fn a_sampled_solve_writes_a_flamegraph() {
+    let dir = scratch("profile");
+    let svg = dir.join("f.svg");
+    // N = 10^6 takes about a second of CPU: hundreds of samples even at a 250 Hz timer tick.
+    let out = nimsquare()
+        .args(["profile", "--limit", "1e6", "--out"])
+        .arg(&svg)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let line = stdout.trim_end();
+    assert!(
+        line.starts_with(&format!("wrote {} samples=", svg.display())),
+        "{line}"
+    );
+    let samples: u64 = field(line, "samples").parse().unwrap();
+    assert!(samples > 0);
+    // Without --table/--count, profile runs what solve runs by default, and gets its answer.
+    let solve = nimsquare()
+        .args(["solve", "--limit", "1e6", "--json"])
+        .output()
+        .unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&solve.stdout).unwrap();
+    assert_eq!(
+        field(line, "table"),
+        json["table"].as_str().unwrap(),
+        "{line}"
+    );
+    assert_eq!(
+        field(line, "count"),
+        json["count"].as_str().unwrap(),
+        "{line}"
+    );
+    assert_eq!(
+        field(line, "answer"),
+        json["answer"].as_str().unwrap(),
+        "{line}"
+    );
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(text.contains("<svg"));
+    // The flamegraph names the table code it sampled.
+    assert!(
+        text.contains("nimsquare::table::"),
+        "no table frame in the graph"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn named_back_ends_are_the_ones_profiled() {
+    let dir = scratch("profile-named");
+    let svg = dir.join("f.svg");
+    let out = nimsquare()
+        .args([
+            "profile", "--limit", "1e6", "--table", "stamped", "--count", "burnside",
+        ])
+        .arg("--out")
+        .arg(&svg)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(field(stdout.trim_end(), "table"), "stamped");
+    assert_eq!(field(stdout.trim_end(), "count"), "burnside");
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(
+        text.contains("Stamped") || text.contains("stamped"),
+        "no stamped frame"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_run_too_short_to_sample_says_so_and_writes_nothing() {
+    let dir = scratch("profile-short");
+    let svg = dir.join("f.svg");
+    // At 1 Hz the first sample comes after a second of CPU; N = 1000 takes microseconds.
+    let out = nimsquare()
+        .args(["profile", "--limit", "1000", "--frequency", "1", "--out"])
+        .arg(&svg)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.starts_with("error: no samples") && stderr.contains("no file written"),
+        "{stderr}"
+    );
+    assert!(!svg.exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn bad_arguments_are_refused_with_one_line() {
+    for (args, needle) in [
+        (
+            vec!["--frequency", "0"],
+            "--frequency must be between 1 and 10000",
+        ),
+        (
+            vec!["--frequency", "20000"],
+            "--frequency must be between 1 and 10000",
+        ),
+        (vec!["--out", "no/such/folder/f.svg"], "does not exist"),
+        (vec!["--table", "nosuch"], "unknown table back-end 'nosuch'"),
+        (vec!["--count", "nosuch"], "unknown count back-end 'nosuch'"),
+        (vec!["--limit", "-5"], "non-negative integer"),
+    ] {
+        let out = nimsquare().arg("profile").args(&args).output().unwrap();
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        assert!(
+            stderr.starts_with("error: ") && stderr.contains(needle),
+            "{args:?}: {stderr}"
+        );
+    }
+}

@@ -1,0 +1,332 @@
+//! `nimsquare scale`: a tiny grid end to end (CSV, fits, SVG), `--resume`, `--skip-over`, and
+//! every bad argument refused with one line on stderr.
+
+use assert_cmd::Command;
+use nimsquare::scaling::{read_rows, CSV_HEADER};
+use nimsquare::table;
+use std::collections::HashSet;
+use std::path::PathBuf;
+
+/// A fresh empty folder under the system temp dir, unique to this test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("nimsquare-test-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn nimsquare() -> Command {
+    Command::cargo_bin("nimsquare").unwrap()
+}
+
+fn backend_names() -> Vec<&'static str> {
+    table::BACKENDS.iter().map(|e| e.name).collect()
+}
+
+#[test]
+fn tiny_grid_writes_csv_fits_and_svg() {
+    let dir = scratch("tiny");
+    let (csv, svg) = (dir.join("s.csv"), dir.join("s.svg"));
+    let out = nimsquare()
+        .args(["scale", "--from", "1000", "--to", "20000", "--points", "3"])
+        .args(["--repeat", "1", "--out"])
+        .arg(&csv)
+        .arg("--plot")
+        .arg(&svg)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    // stderr is not a terminal here: no progress bar, nothing at all.
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8(out.stdout).unwrap();
+
+    let text = std::fs::read_to_string(&csv).unwrap();
+    assert_eq!(text.lines().next(), Some(CSV_HEADER));
+    let rows = read_rows(&csv).unwrap();
+    let names = backend_names();
+    // grid 1000, 4472, 20000: one row per (back-end, N).
+    assert_eq!(rows.len(), 3 * names.len());
+    for name in &names {
+        let ns: Vec<u64> = rows
+            .iter()
+            .filter(|r| r.backend == *name)
+            .map(|r| r.n)
+            .collect();
+        assert_eq!(ns, vec![1000, 4472, 20000], "{name}");
+        // Two points with N >= 10^4 are needed for a fit; here there is one.
+        assert!(
+            stdout.contains(&format!("fit backend={name} slope=NA")),
+            "{stdout}"
+        );
+    }
+    for r in &rows {
+        assert_eq!(r.repeats, 1);
+        assert!(r.seconds_min <= r.seconds_median && r.seconds_median > 0.0);
+        // S(N) = sum of floor(sqrt n): 661 750 at 10^4 (GUIDE §1 gives 21 032 170 at 10^5).
+        assert_eq!(
+            r.option_steps,
+            nimsquare::moves::Moves::Squares.option_steps(r.n as usize)
+        );
+        let ns = r.seconds_median * 1e9 / r.option_steps as f64;
+        assert!((r.ns_per_step - ns).abs() <= 1e-3 * ns.max(1.0), "{r:?}");
+        assert!(r.threads >= 1 && !r.git_rev.is_empty() && !r.cpu.is_empty());
+    }
+    // Max value 14 for n <= 1000 and 33 for n <= 10 000 (GUIDE §1); 20 000 lies above 33.
+    assert!(rows
+        .iter()
+        .filter(|r| r.n == 1000)
+        .all(|r| r.max_value == 14));
+    assert!(rows
+        .iter()
+        .filter(|r| r.n == 20000)
+        .all(|r| r.max_value >= 33));
+
+    let svg_text = std::fs::read_to_string(&svg).unwrap();
+    assert!(svg_text.contains("<svg"));
+    // One coloured line per back-end (each drawn once in the plot and once in the legend),
+    // plus the grey dashed reference and the black frame.
+    let strokes: HashSet<&str> = svg_text
+        .match_indices("<polyline")
+        .filter_map(|(i, _)| {
+            let rest = &svg_text[i..];
+            let s = rest.find("stroke=\"")? + 8;
+            Some(&rest[s..s + 7])
+        })
+        .filter(|c| *c != "#000000" && *c != "#5A5A5A")
+        .collect();
+    assert_eq!(strokes.len(), names.len(), "{strokes:?}");
+    for name in &names {
+        assert!(svg_text.contains(name), "legend lacks {name}");
+    }
+    assert!(
+        svg_text.matches("stroke=\"#5A5A5A\"").count() > 2,
+        "no dashed reference"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn fit_is_printed_over_points_from_ten_thousand() {
+    let dir = scratch("fit");
+    let csv = dir.join("s.csv");
+    let out = nimsquare()
+        .args([
+            "scale", "--table", "stamped", "--from", "1e4", "--to", "1e5",
+        ])
+        .args(["--points", "3", "--repeat", "1", "--out"])
+        .arg(&csv)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let line = stdout
+        .lines()
+        .find(|l| l.starts_with("fit backend=stamped "))
+        .unwrap();
+    assert!(line.contains("points=3"), "{line}");
+    let field = |key: &str| -> f64 {
+        line.split(&format!("{key}="))
+            .nth(1)
+            .unwrap()
+            .split(' ')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    // The value of the slope is timing (the fit itself is unit-tested on synthetic data in
+    // src/scaling.rs); here: it is a finite number and R^2 lies in [0, 1].
+    assert!(field("slope").is_finite(), "{line}");
+    let r2 = field("r2");
+    assert!((0.0..=1.0).contains(&r2), "{line}");
+    // The printed fit is the least-squares fit of the rows the CSV holds.
+    let fit = nimsquare::scaling::fit_rows(&read_rows(&csv).unwrap(), "stamped").unwrap();
+    assert!(
+        (fit.slope - field("slope")).abs() < 6e-4,
+        "{line} vs {fit:?}"
+    );
+    assert!((fit.r2 - r2).abs() < 6e-5, "{line} vs {fit:?}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn resume_completes_a_partial_csv_without_duplicates() {
+    let dir = scratch("resume");
+    let csv = dir.join("s.csv");
+    let run = |to: &str, resume: bool| {
+        let mut cmd = nimsquare();
+        cmd.args([
+            "scale",
+            "--table",
+            "stamped,bitset",
+            "--from",
+            "100",
+            "--to",
+            to,
+        ])
+        .args([
+            "--points",
+            if to == "1000" { "2" } else { "3" },
+            "--repeat",
+            "1",
+            "--out",
+        ])
+        .arg(&csv);
+        if resume {
+            cmd.arg("--resume");
+        }
+        cmd.output().unwrap()
+    };
+    // A first, partial study: N = 100 and 1000.
+    assert!(run("1000", false).status.success());
+    let first = read_rows(&csv).unwrap();
+    assert_eq!(first.len(), 4);
+    // The full grid is 100, 1000, 10000: --resume measures only N = 10000.
+    let out = run("10000", true);
+    assert!(out.status.success(), "{out:?}");
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(stdout.contains("resume: 4 rows"), "{stdout}");
+    assert_eq!(
+        stdout.lines().filter(|l| l.starts_with("row ")).count(),
+        2,
+        "{stdout}"
+    );
+    let rows = read_rows(&csv).unwrap();
+    assert_eq!(rows.len(), 6);
+    assert_eq!(&rows[..4], &first[..], "resumed rows were rewritten");
+    let keys: HashSet<(String, u64)> = rows.iter().map(|r| (r.backend.clone(), r.n)).collect();
+    assert_eq!(keys.len(), 6, "duplicated rows");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    assert_eq!(text.matches("backend,n,").count(), 1);
+    // Without --resume the file is replaced.
+    assert!(run("1000", false).status.success());
+    assert_eq!(read_rows(&csv).unwrap().len(), 4);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn skip_over_skips_points_predicted_over_budget() {
+    let dir = scratch("skip");
+    let csv = dir.join("s.csv");
+    // Stamped takes about 1 ms at N = 10^4 and so about 30 ms at 10^5; a 5 ms budget keeps
+    // N = 1000 and 10^4 (predicted 1 ms) and skips 10^5 and 10^6.
+    let out = nimsquare()
+        .args([
+            "scale", "--table", "stamped", "--from", "1e3", "--to", "1e6",
+        ])
+        .args([
+            "--points",
+            "4",
+            "--repeat",
+            "1",
+            "--skip-over",
+            "0.005",
+            "--out",
+        ])
+        .arg(&csv)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let rows = read_rows(&csv).unwrap();
+    let ns: Vec<u64> = rows.iter().map(|r| r.n).collect();
+    assert!(ns.contains(&1000) && !ns.contains(&1_000_000), "{ns:?}");
+    assert!(
+        stdout.contains("skip backend=stamped n=1000000"),
+        "{stdout}"
+    );
+    let skips = stdout.lines().filter(|l| l.starts_with("skip ")).count();
+    assert_eq!(skips + rows.len(), 4, "{stdout}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Runs `scale` with `args` and checks it is refused: status 2, nothing on stdout, one line
+/// on stderr that starts with `error:` and contains `needle`, and no CSV written.
+fn refused(args: &[&str], needle: &str) {
+    let dir = scratch(&format!("bad{}", needle.len()));
+    let csv = dir.join("never.csv");
+    let out = nimsquare()
+        .current_dir(&dir)
+        .arg("scale")
+        .args(args)
+        .args(["--repeat", "1", "--out"])
+        .arg(&csv)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+    assert!(out.stdout.is_empty(), "{args:?}");
+    assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+    assert!(
+        stderr.starts_with("error: ") && stderr.contains(needle),
+        "{args:?}: {stderr}"
+    );
+    assert!(!csv.exists(), "{args:?} wrote a CSV");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn bad_arguments_are_refused_with_one_line() {
+    refused(&["--from", "1e5", "--to", "1e3"], "larger than --to");
+    refused(&["--points", "1"], "--points must be at least 2");
+    refused(&["--points", "-2"], "--points must be at least 2");
+    refused(&["--to", "5e9"], "supported maximum 4294967295");
+    refused(&["--from", "0", "--to", "10"], "--from must be at least 1");
+    refused(&["--plot", "no/such/folder/x.svg"], "does not exist");
+    refused(
+        &["--table", "stamped,nosuch"],
+        "unknown table back-end 'nosuch'",
+    );
+    refused(&["--skip-over", "0"], "--skip-over must be a positive");
+    refused(&["--from", "ten"], "non-negative integer");
+}
+
+#[test]
+fn repeat_zero_and_missing_out_folder_are_refused() {
+    let out = nimsquare()
+        .args(["scale", "--repeat", "0"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--repeat must be at least 1"));
+    let out = nimsquare()
+        .args(["scale", "--out", "no/such/folder/s.csv"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("does not exist"));
+}
+
+#[test]
+fn threads_flag_is_recorded_in_every_row() {
+    let dir = scratch("threads");
+    let csv = dir.join("s.csv");
+    let out = nimsquare()
+        .args([
+            "scale",
+            "--threads",
+            "1",
+            "--table",
+            "bitset",
+            "--from",
+            "100",
+            "--to",
+            "1000",
+        ])
+        .args(["--points", "2", "--repeat", "2", "--out"])
+        .arg(&csv)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let rows = read_rows(&csv).unwrap();
+    assert_eq!(rows.len(), 2);
+    assert!(
+        rows.iter().all(|r| r.threads == 1 && r.repeats == 2),
+        "{rows:?}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
