@@ -66,6 +66,16 @@ fn first_difference(a: &Table, b: &Table) -> Option<(usize, u16, u16)> {
 /// (table against table first, then answer against answer).
 pub fn run_all(moves: &Moves, limit: u64, heaps: usize) -> Result<(Table, Vec<PairResult>)> {
     let limit = table::check_limit(limit)?;
+    // Every back-end's table is held at once.
+    let needed = table::BACKENDS
+        .iter()
+        .map(|e| crate::memory::table_bytes(limit, e.name))
+        .sum();
+    crate::memory::check_fits(
+        needed,
+        crate::memory::available_bytes(),
+        &format!("the tables of all back-ends for N = {limit}"),
+    )?;
     let mut tables: Vec<(&'static str, Table, f64)> = Vec::new();
     for entry in table::BACKENDS {
         let start = Instant::now();

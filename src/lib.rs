@@ -20,7 +20,9 @@ pub mod cli;
 pub mod control;
 pub mod count;
 pub mod error;
+pub mod memory;
 pub mod moves;
+pub mod planner;
 pub mod registry;
 pub mod table;
 

@@ -2,7 +2,7 @@
 
 use super::{parse_limit, parse_moves, CliResult, DEFAULT_LIMIT};
 use crate::moves::Moves;
-use crate::{count, table};
+use crate::{memory, planner, table};
 use serde_json::json;
 use std::time::Instant;
 
@@ -12,11 +12,11 @@ pub struct Args {
     #[arg(long, short = 'n', value_name = "N", default_value_t = DEFAULT_LIMIT,
           value_parser = parse_limit, allow_hyphen_values = true)]
     limit: u64,
-    /// Table back-end (see `nimsquare list`).
-    #[arg(long, value_name = "NAME", default_value = "bitset")]
+    /// Table back-end (see `nimsquare list`); `auto` lets the planner choose by N and threads.
+    #[arg(long, value_name = "NAME", default_value = planner::AUTO)]
     table: String,
-    /// Count back-end (see `nimsquare list`).
-    #[arg(long, value_name = "NAME", default_value = "sweep")]
+    /// Count back-end (see `nimsquare list`); `auto` lets the planner choose.
+    #[arg(long, value_name = "NAME", default_value = planner::AUTO)]
     count: String,
     /// Subtraction set: `squares` or a comma-separated list like 1,3,4.
     #[arg(long, value_name = "LIST", default_value = "squares", value_parser = parse_moves,
@@ -28,9 +28,10 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> CliResult {
-    let table_entry = table::find(&args.table)?;
-    let count_entry = count::find(&args.count)?;
     let limit = table::check_limit(args.limit)?;
+    let table_entry = planner::resolve_table(&args.table, &args.moves, limit)?;
+    let count_entry = planner::resolve_count(&args.count, limit, 3)?;
+    table::check_memory(limit, table_entry.name)?;
     let counter = (count_entry.make)();
     let start = Instant::now();
     let t = (table_entry.make)().build(&args.moves, limit);
@@ -45,6 +46,8 @@ pub fn run(args: Args) -> CliResult {
             "heaps": 3,
             "table": table_entry.name,
             "count": count_entry.name,
+            "table_requested": args.table,
+            "count_requested": args.count,
             "answer": answer.to_string(),
             "max_value": t.max_value(),
             "max_value_first_at": t.max_value_first_at(),
@@ -53,6 +56,7 @@ pub fn run(args: Args) -> CliResult {
             "threads": rayon::current_num_threads(),
             "table_seconds": table_seconds,
             "count_seconds": count_seconds,
+            "peak_rss_bytes": memory::peak_rss_bytes(),
         });
         println!("{out}");
     } else {
