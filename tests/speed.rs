@@ -137,3 +137,22 @@ fn planner_names_registered_backends_for_every_size() {
         "stamped-parallel"
     );
 }
+
+#[test]
+fn every_count_backend_equals_brute_force_on_squares_and_random_sets() {
+    let mut cases: Vec<(Moves, u64)> = (0..=60).map(|n| (Moves::Squares, n)).collect();
+    let mut rng = Rng(77);
+    for _ in 0..200 {
+        let len = 1 + rng.below(6) as usize;
+        let moves: Vec<u64> = (0..len).map(|_| 1 + rng.below(40)).collect();
+        cases.push((Moves::list(moves).unwrap(), rng.below(60)));
+    }
+    for (moves, limit) in cases {
+        let t = table::build("stamped-lanes", &moves, limit).unwrap();
+        let brute = nimsquare::control::brute(&t);
+        for entry in count::BACKENDS {
+            let answer = (entry.make)().count(&t, 3).unwrap();
+            assert_eq!(answer, brute, "'{}' on {moves:?}, N = {limit}", entry.name);
+        }
+    }
+}
