@@ -1,6 +1,6 @@
 //! Shared kernels of the lane-blocked stamped back-ends (`stamped-lanes`, `stamped-parallel`).
 //!
-//! A *lane block* is [`LANES`] consecutive positions n0 .. n0 + 64. Each lane (position) owns
+//! A *lane block* is [`LANES`] = 32 consecutive positions n0 .. n0 + 32. Each lane (position) owns
 //! a `seen` array of `G` bytes (G a power of two); an option of value v is recorded by
 //! writing the block's stamp into `seen[lane][v]`, and the mex is the first byte that does not
 //! hold the stamp. One option step is therefore one 2-byte load and one 1-byte store, with no
@@ -62,7 +62,8 @@ impl<const G: usize> SeenLanes<G> {
                 }
             }
             if s <= n0 {
-                let src: &[u16; LANES] = g[n0 - s..n0 - s + LANES].try_into().expect("64 lanes");
+                let src: &[u16; LANES] =
+                    g[n0 - s..n0 - s + LANES].try_into().expect("LANES values");
                 for (lane, &v) in lanes.iter_mut().zip(src) {
                     lane[v as usize & (G - 1)] = stamp;
                 }
@@ -109,11 +110,11 @@ impl<const G: usize> SeenLanes<G> {
 
 /// How many moves ahead [`SeenLanes::stamp_moves`] prefetches the span it will read.
 /// Measured (results/table-speed.md): the table leaves L2 past N ~ 10^6, and each move's
-/// span of 64 values is a separate stream no hardware prefetcher follows.
+/// span of LANES values is a separate stream no hardware prefetcher follows.
 const PREFETCH_AHEAD: usize = 16;
 
-/// Asks the CPU to start loading the cache lines of `g[at .. at + LANES]` (LANES = 32 values, 64 bytes, at most two lines). A hint only: it has
-/// no effect on results (the tests compare every back-end's table with `stamped`), and on
+/// Asks the CPU to start loading the cache lines of `g[at .. at + LANES]` (32 values, 64
+/// bytes, at most two lines). A hint only: it has no effect on results (the tests compare every back-end's table with `stamped`), and on
 /// targets without a prefetch instruction it does nothing.
 #[inline(always)]
 fn prefetch_span(g: &[u16], at: usize) {

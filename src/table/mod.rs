@@ -141,14 +141,14 @@ pub static BACKENDS: &[Entry<dyn TableBuilder>] = &[
     },
     Entry {
         name: "stamped-lanes",
-        description: "stamped mex 64 positions at a time, one byte array each: a load and a byte store per option",
-        cost: "O(S(N)) byte stores, 64*G bytes of scratch",
+        description: "stamped mex 32 positions at a time, one byte array each: a load and a byte store per option",
+        cost: "O(S(N)) byte stores, 32*G bytes of scratch",
         make: || Box::new(StampedLanes),
     },
     Entry {
         name: "stamped-parallel",
-        description: "stamped-lanes in super-blocks of 2048: options before the block in parallel (rayon), the rest in order",
-        cost: "O(S(N) / threads + N * sqrt(2048))",
+        description: "stamped-lanes in super-blocks of 512: options before the block in parallel (rayon), the rest in order",
+        cost: "O(S(N) / threads + N * sqrt(512))",
         make: || Box::new(StampedParallel),
     },
     Entry {

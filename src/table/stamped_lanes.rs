@@ -1,22 +1,23 @@
-//! `stamped-lanes`: the seed's stamped mex, run 64 positions at a time with one `seen` byte
-//! array per position, so every option step is one load and one byte store.
+//! `stamped-lanes`: the seed's stamped mex, run L = 32 positions at a time with one `seen`
+//! byte array per position, so every option step is one load and one byte store.
 //!
-//! Algorithm: positions are processed in lane blocks of 64 consecutive n (see
+//! Algorithm: positions are processed in lane blocks of L consecutive n (see
 //! [`super::lanes`]). Each position of the block owns a `seen` array of G bytes (G a power of
 //! two); recording an option of value v writes the block's stamp into `seen[v]`. For every
-//! move s >= 64, the options n - s of the whole block lie in finished blocks, so the move is
-//! one contiguous read `g[n0 - s .. n0 - s + 64]` scattered into the 64 arrays (the dominant
-//! work, no order dependence, no read-modify-write, no shifts). The moves s < 64 are then
-//! applied position by position in increasing n, and g(n) is the first unstamped byte of n's
-//! array (found 8 bytes a step).
+//! move s >= L, the options n - s of the whole block lie in finished blocks, so the move is
+//! one contiguous read `g[n0 - s .. n0 - s + L]` scattered into the L arrays (the dominant
+//! work, no order dependence, no read-modify-write, no shifts), with the span of the move
+//! 16 moves ahead prefetched. The moves s < L are then applied position by position in
+//! increasing n, and g(n) is the first unstamped byte of n's array (found 8 bytes a step).
 //!
 //! Cost: S(N) option steps of one 2-byte load and one 1-byte store each, plus about
-//! g(n)/8 word compares per position for the mex; memory O(N) for the table and 64·G bytes
-//! of scratch (32 KiB at N = 10^7, where G = 512, so it stays in L1).
+//! g(n)/8 word compares per position for the mex; memory O(N) for the table and L·G bytes
+//! of scratch (16 KiB at N = 10^7, where G = 512, so it stays in L1 beside the streamed
+//! table reads; 64 lanes, 32 KiB, measured slower there).
 //!
 //! Invariant: every value written is below G. All options of a block have values at most the
-//! running max m, and a mex is at most one more than its largest option, so the 64 new values
-//! are at most m + 64; the stride is the smallest power of two above m + 64, and is doubled
+//! running max m, and a mex is at most one more than its largest option, so the L new values
+//! are at most m + L; the stride is the smallest power of two above m + L, and is doubled
 //! (the block loop re-dispatched) as soon as the running max makes that false.
 
 use super::lanes::{stride_for, with_stride, SeenLanes, LANES};
@@ -55,7 +56,7 @@ fn run<const G: usize>(
     while n0 <= limit && max + LANES < G {
         let len = LANES.min(limit + 1 - n0);
         seen.next_block();
-        // Every far move s >= 64 reads below n0 for all 64 lanes (lanes past the limit read
+        // Every far move s >= L reads below n0 for all L lanes (lanes past the limit read
         // finished values too and are simply not used).
         seen.stamp_moves(g, n0, far);
         for j in 0..len {

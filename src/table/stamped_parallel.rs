@@ -1,21 +1,22 @@
 //! `stamped-parallel`: the lane-blocked stamped mex of `stamped-lanes`, with the dominant
 //! part of every super-block split across the rayon pool (`--threads T`).
 //!
-//! Algorithm: positions are processed in super-blocks [n0, n0 + B) of B = 64·k positions,
-//! cut into lane blocks of 64 (see [`super::lanes`]).
+//! Algorithm: positions are processed in super-blocks [n0, n0 + B) of B = [`SUPER_BLOCK`]
+//! positions, cut into lane blocks of L = 32 (see [`super::lanes`]).
 //! 1. In parallel over the lane blocks: the lane block at offset j0 applies every move
-//!    s >= j0 + 64. Each such option n - s (n < n0 + j0 + 64) lies before n0, in finished
+//!    s >= j0 + L. Each such option n - s (n < n0 + j0 + L) lies before n0, in finished
 //!    super-blocks, so the lane blocks are independent. Each records the values in stamped
 //!    byte arrays (one load and one byte store a step) and packs them into a bit mask per
 //!    position (`wide` compares, 16 bytes at a time).
-//! 2. In order over the lane blocks: the lane block at j0 applies the moves 64 <= s < j0 + 64
-//!    (contiguous reads of positions finished earlier in this pass), then the moves s < 64
+//! 2. In order over the lane blocks: the lane block at j0 applies the moves L <= s < j0 + L
+//!    (contiguous reads of positions finished earlier in this pass), then the moves s < L
 //!    position by position, and each g(n) is the lowest zero bit of n's mask.
 //!
-//! Cost: S(N) option steps in total. Phase 2 does about (2/3)·sqrt(B) + #{s < 64} of them per
-//! position (about 40 for B = 2048), against sqrt(n) in all, so for N >= 10^6 over 94% of the
-//! steps run in parallel. Memory: the table, plus B·W words of masks (W words cover every
-//! value the super-block can reach) and 64·G bytes of scratch per thread.
+//! Cost: S(N) option steps in total. Phase 2 does about (2/3)·sqrt(B) + #{s < L} of them per
+//! position (about 20 for B = 512), against sqrt(n) in all, so for N >= 10^6 over 97% of the
+//! steps run in parallel (phase 2 is slower per step, bit masks, and took about 11% of the
+//! one-thread time at 10^6 and 4% at 10^7). Memory: the table, plus B·W words of masks (W words cover every
+//! value the super-block can reach) and 32·G bytes of scratch per thread.
 //!
 //! Invariant: phase 1 of a super-block reads only positions below n0, which phase 2 of the
 //! earlier super-blocks finished; phase 2 reads only positions below the current one. Values
@@ -28,9 +29,11 @@ use super::{Table, TableBuilder};
 use crate::moves::Moves;
 use rayon::prelude::*;
 
-/// Super-block size in positions (a multiple of 64). Phase 2, the ordered part, costs about
+/// Super-block size in positions (a multiple of 32). Phase 2, the ordered part, costs about
 /// (2/3)·sqrt(B) steps per position; smaller blocks make phase 2 cheaper but synchronise more.
-pub const SUPER_BLOCK: usize = 2048;
+/// Measured on one thread (`results/table-speed.md`): phase 2 took 0.032 / 0.035 / 0.044 /
+/// 0.064 s of 0.32 / 0.32 / 0.31 / 0.41 s at N = 10^6 for B = 256 / 512 / 1024 / 2048.
+pub const SUPER_BLOCK: usize = 512;
 
 /// Parallel lane-blocked stamped mex. See the module documentation.
 pub struct StampedParallel;
@@ -47,7 +50,6 @@ impl TableBuilder for StampedParallel {
             let blocks = (end - n0).div_ceil(LANES);
             let stride = stride_for(max);
             let words = ((max + SUPER_BLOCK) / 64 + 1).max(stride / 64);
-            masks.clear();
             masks.resize(blocks * LANES * words, 0);
             // Phase 1: options before n0, in parallel.
             let done = &g[..n0];
@@ -59,7 +61,7 @@ impl TableBuilder for StampedParallel {
                 let len = LANES.min(end - m0);
                 let mid_end = moves.partition_point(|&s| s < j0 + LANES);
                 for &s in &moves[near_end..mid_end] {
-                    // s >= 64: every option m0 + j - s is below m0, finished.
+                    // s >= L: every option m0 + j - s is below m0, finished.
                     let first = s.saturating_sub(m0);
                     for j in first..len {
                         set_bit(&mut block_masks[j * words..], g[m0 + j - s] as usize);
@@ -84,7 +86,7 @@ impl TableBuilder for StampedParallel {
 }
 
 /// Phase 1: every lane block of the super-block at `n0` records its options with s >= its
-/// offset + 64 (all below `n0`, in `done`) and writes them as bit masks of `words` words.
+/// offset + L (all below `n0`, in `done`) and writes them as bit masks of `words` words.
 fn far_phase<const G: usize>(
     done: &[u16],
     n0: usize,
