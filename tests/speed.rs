@@ -156,3 +156,16 @@ fn every_count_backend_equals_brute_force_on_squares_and_random_sets() {
         }
     }
 }
+
+/// Past 2^22 positions `stamped-parallel` switches to larger super-blocks; the table must not
+/// notice. Release builds only (about two seconds there).
+#[test]
+#[cfg_attr(debug_assertions, ignore = "release builds only: cargo test --release")]
+fn parallel_table_matches_lanes_across_the_super_block_change() {
+    let a = table::build("stamped-lanes", &Moves::Squares, 5_000_000).unwrap();
+    let b = table::build("stamped-parallel", &Moves::Squares, 5_000_000).unwrap();
+    assert!(
+        a == b,
+        "stamped-parallel differs from stamped-lanes below 5 * 10^6"
+    );
+}

@@ -1,7 +1,7 @@
 //! `stamped-parallel`: the lane-blocked stamped mex of `stamped-lanes`, with the dominant
 //! part of every super-block split across the rayon pool (`--threads T`).
 //!
-//! Algorithm: positions are processed in super-blocks [n0, n0 + B) of B = [`SUPER_BLOCK`]
+//! Algorithm: positions are processed in super-blocks [n0, n0 + B) of B = 512 to 4096
 //! positions, cut into lane blocks of L = 32 (see [`super::lanes`]).
 //! 1. In parallel over the lane blocks: the lane block at offset j0 applies every move
 //!    s >= j0 + L. Each such option n - s (n < n0 + j0 + L) lies before n0, in finished
@@ -29,11 +29,25 @@ use super::{Table, TableBuilder};
 use crate::moves::Moves;
 use rayon::prelude::*;
 
-/// Super-block size in positions (a multiple of 32). Phase 2, the ordered part, costs about
-/// (2/3)·sqrt(B) steps per position; smaller blocks make phase 2 cheaper but synchronise more.
-/// Measured on one thread (`results/table-speed.md`): phase 2 took 0.032 / 0.035 / 0.044 /
-/// 0.064 s of 0.32 / 0.32 / 0.31 / 0.41 s at N = 10^6 for B = 256 / 512 / 1024 / 2048.
+/// Smallest super-block size in positions (a multiple of 32). Phase 2, the ordered part,
+/// costs about (2/3)·sqrt(B) steps per position; smaller blocks make phase 2 cheaper but
+/// synchronise the threads more often. Measured on one thread (`results/table-speed.md`):
+/// phase 2 took 0.032 / 0.035 / 0.044 / 0.064 s of 0.32 / 0.32 / 0.31 / 0.41 s at N = 10^6
+/// for B = 256 / 512 / 1024 / 2048.
 pub const SUPER_BLOCK: usize = 512;
+
+/// The super-block size from position `n0` on: [`SUPER_BLOCK`] up to 2^22, then doubling
+/// every factor 4 of n0 up to 4096. Phase 2's share, about sqrt(B / n0), stays near 1-2%
+/// while the number of thread synchronisations (one per super-block) drops; under
+/// time-slicing with other processes each synchronisation can cost a scheduler slice.
+fn super_block(n0: usize) -> usize {
+    match n0 {
+        0..0x40_0000 => SUPER_BLOCK,
+        0x40_0000..0x100_0000 => 2 * SUPER_BLOCK,
+        0x100_0000..0x400_0000 => 4 * SUPER_BLOCK,
+        _ => 8 * SUPER_BLOCK,
+    }
+}
 
 /// Parallel lane-blocked stamped mex. See the module documentation.
 pub struct StampedParallel;
@@ -46,10 +60,11 @@ impl TableBuilder for StampedParallel {
         let mut masks: Vec<u64> = Vec::new();
         let (mut n0, mut max) = (0usize, 0usize);
         while n0 <= limit {
-            let end = (n0 + SUPER_BLOCK).min(limit + 1);
+            let block = super_block(n0);
+            let end = (n0 + block).min(limit + 1);
             let blocks = (end - n0).div_ceil(LANES);
             let stride = stride_for(max);
-            let words = ((max + SUPER_BLOCK) / 64 + 1).max(stride / 64);
+            let words = ((max + block) / 64 + 1).max(stride / 64);
             masks.resize(blocks * LANES * words, 0);
             // Phase 1: options before n0, in parallel.
             let done = &g[..n0];
@@ -96,6 +111,8 @@ fn far_phase<const G: usize>(
 ) {
     masks
         .par_chunks_mut(LANES * words)
+        // One lane block per task, so a thread that is descheduled holds back at most one.
+        .with_max_len(1)
         .enumerate()
         .for_each_init(SeenLanes::<G>::new, |seen, (b, out)| {
             let j0 = b * LANES;
