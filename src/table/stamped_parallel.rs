@@ -28,6 +28,7 @@ use super::lanes::{lowest_zero_bit, stride_for, with_stride, SeenLanes, LANES};
 use super::{Table, TableBuilder};
 use crate::moves::Moves;
 use rayon::prelude::*;
+use std::sync::Mutex;
 
 /// Smallest super-block size in positions (a multiple of 32). Phase 2, the ordered part,
 /// costs about (2/3)·sqrt(B) steps per position; smaller blocks make phase 2 cheaper but
@@ -55,49 +56,76 @@ pub struct StampedParallel;
 impl TableBuilder for StampedParallel {
     fn build(&self, moves: &Moves, limit: usize) -> Table {
         let moves = moves.up_to(limit);
-        let near_end = moves.partition_point(|&s| s < LANES);
         let mut g = vec![0u16; limit + 1];
         let mut masks: Vec<u64> = Vec::new();
-        let (mut n0, mut max) = (0usize, 0usize);
-        while n0 <= limit {
-            let block = super_block(n0);
-            let end = (n0 + block).min(limit + 1);
-            let blocks = (end - n0).div_ceil(LANES);
-            let stride = stride_for(max);
-            let words = ((max + block) / 64 + 1).max(stride / 64);
-            masks.resize(blocks * LANES * words, 0);
-            // Phase 1: options before n0, in parallel.
-            let done = &g[..n0];
-            with_stride!(stride, G => far_phase::<G>(done, n0, &moves, &mut masks, words));
-            // Phase 2: options inside the super-block, in order.
-            for (b, block_masks) in masks.chunks_exact_mut(LANES * words).enumerate() {
-                let j0 = b * LANES;
-                let m0 = n0 + j0;
-                let len = LANES.min(end - m0);
-                let mid_end = moves.partition_point(|&s| s < j0 + LANES);
-                for &s in &moves[near_end..mid_end] {
-                    // s >= L: every option m0 + j - s is below m0, finished.
-                    let first = s.saturating_sub(m0);
-                    for j in first..len {
-                        set_bit(&mut block_masks[j * words..], g[m0 + j - s] as usize);
-                    }
-                }
-                for j in 0..len {
-                    let n = m0 + j;
-                    let mask = &mut block_masks[j * words..(j + 1) * words];
-                    for &s in moves[..near_end].iter().take_while(|&&s| s <= n) {
-                        set_bit(mask, g[n - s] as usize);
-                    }
-                    let mex = lowest_zero_bit(mask)
-                        .expect("the mask words cover every value a super-block can reach");
-                    g[n] = mex as u16;
-                    max = max.max(mex);
-                }
+        // The whole loop runs on a pool thread: the phase-1 splits are then cheap pushes to
+        // its own deque, where from outside the pool every super-block would be a cold
+        // hand-over to the pool and back.
+        rayon::scope(|_| {
+            let (mut n0, mut max) = (0usize, 0usize);
+            while n0 <= limit {
+                let stride = stride_for(max);
+                (n0, max) =
+                    with_stride!(stride, G => run::<G>(&mut g, n0, max, &moves, &mut masks));
             }
-            n0 = end;
-        }
+        });
         Table::from_values(g)
     }
+}
+
+/// Fills super-blocks from `n0` while the phase-1 stride `G` (values before a super-block)
+/// stays the same; returns the next super-block start and the running max. Each rayon
+/// thread keeps one scratch of stamps for the whole run (allocating it per task cost more
+/// than the task's work at N = 10^6).
+fn run<const G: usize>(
+    g: &mut [u16],
+    mut n0: usize,
+    mut max: usize,
+    moves: &[usize],
+    masks: &mut Vec<u64>,
+) -> (usize, usize) {
+    let limit = g.len() - 1;
+    let near_end = moves.partition_point(|&s| s < LANES);
+    let scratch: Vec<Mutex<SeenLanes<G>>> = (0..rayon::current_num_threads())
+        .map(|_| Mutex::new(SeenLanes::new()))
+        .collect();
+    while n0 <= limit && stride_for(max) == G {
+        let block = super_block(n0);
+        let end = (n0 + block).min(limit + 1);
+        let blocks = (end - n0).div_ceil(LANES);
+        let words = ((max + block) / 64 + 1).max(G / 64);
+        // No clearing: phase 1 writes every word of every lane's mask.
+        masks.resize(blocks * LANES * words, 0);
+        // Phase 1: options before n0, in parallel.
+        far_phase(&g[..n0], n0, moves, masks, words, &scratch);
+        // Phase 2: options inside the super-block, in order.
+        for (b, block_masks) in masks.chunks_exact_mut(LANES * words).enumerate() {
+            let j0 = b * LANES;
+            let m0 = n0 + j0;
+            let len = LANES.min(end - m0);
+            let mid_end = moves.partition_point(|&s| s < j0 + LANES);
+            for &s in &moves[near_end..mid_end] {
+                // s >= L: every option m0 + j - s is below m0, finished.
+                let first = s.saturating_sub(m0);
+                for j in first..len {
+                    set_bit(&mut block_masks[j * words..], g[m0 + j - s] as usize);
+                }
+            }
+            for j in 0..len {
+                let n = m0 + j;
+                let mask = &mut block_masks[j * words..(j + 1) * words];
+                for &s in moves[..near_end].iter().take_while(|&&s| s <= n) {
+                    set_bit(mask, g[n - s] as usize);
+                }
+                let mex = lowest_zero_bit(mask)
+                    .expect("the mask words cover every value a super-block can reach");
+                g[n] = mex as u16;
+                max = max.max(mex);
+            }
+        }
+        n0 = end;
+    }
+    (n0, max)
 }
 
 /// Phase 1: every lane block of the super-block at `n0` records its options with s >= its
@@ -108,13 +136,15 @@ fn far_phase<const G: usize>(
     moves: &[usize],
     masks: &mut [u64],
     words: usize,
+    scratch: &[Mutex<SeenLanes<G>>],
 ) {
     masks
         .par_chunks_mut(LANES * words)
-        // One lane block per task, so a thread that is descheduled holds back at most one.
-        .with_max_len(1)
         .enumerate()
-        .for_each_init(SeenLanes::<G>::new, |seen, (b, out)| {
+        .for_each(|(b, out)| {
+            // Each thread uses its own slot, so the lock is never contended.
+            let slot = rayon::current_thread_index().unwrap_or(0) % scratch.len();
+            let mut seen = scratch[slot].lock().unwrap_or_else(|e| e.into_inner());
             let j0 = b * LANES;
             let first = moves.partition_point(|&s| s < j0 + LANES);
             seen.next_block();
