@@ -19,12 +19,12 @@ pub const AUTO: &str = "auto";
 /// Below this N the seed's `stamped` mex wins: the lane blocks' set-up (a 32-lane scratch
 /// and its stride dispatch) costs more than the few option steps there are.
 /// From `results/planner.md` (table crossovers, 1 and 2 threads).
-pub const TABLE_LANES_FROM: usize = 2_000;
+pub const TABLE_LANES_FROM: usize = 100;
 
 /// From this N on, with two or more threads, `stamped-parallel` beats `stamped-lanes`
 /// (below it, the per-super-block synchronisation outweighs the split work).
 /// From `results/planner.md` (table crossovers, 2 threads).
-pub const TABLE_PARALLEL_FROM: usize = 100_000;
+pub const TABLE_PARALLEL_FROM: usize = 300_000;
 
 /// The table back-end `auto` means for (moves, N, threads).
 pub fn choose_table(_moves: &Moves, limit: usize, threads: usize) -> &'static str {
