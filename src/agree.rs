@@ -89,6 +89,16 @@ pub struct Answering {
 /// disagreement, is returned as an error.
 pub fn run_answering(moves: &Moves, limit: u64, heaps: usize) -> Result<Answering> {
     let limit = table::check_limit(limit)?;
+    // Every back-end's table is held at once.
+    let needed = table::BACKENDS
+        .iter()
+        .map(|e| crate::memory::table_bytes(limit, e.name))
+        .sum();
+    crate::memory::check_fits(
+        needed,
+        crate::memory::available_bytes(),
+        &format!("the tables of all back-ends for N = {limit}"),
+    )?;
     let mut tables: Vec<(&'static str, Table, f64)> = Vec::new();
     for entry in table::BACKENDS {
         let start = Instant::now();

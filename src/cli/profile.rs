@@ -7,16 +7,15 @@
 use super::{parse_limit, CliResult};
 use crate::error::Error;
 use crate::moves::Moves;
-use crate::{count, table};
+use crate::table;
 use std::path::PathBuf;
 use std::time::Instant;
 
 /// The default limit: large enough that the default back-ends run for about a second.
 const DEFAULT_PROFILE_LIMIT: u64 = 1_000_000;
-/// `solve`'s default table back-end (tests/profile.rs checks the two agree).
-const DEFAULT_TABLE: &str = "bitset";
-/// `solve`'s default count back-end for three heaps (tests/profile.rs checks the two agree).
-const DEFAULT_COUNT: &str = "sweep";
+/// `solve`'s default back-ends: the planner's choice (tests/profile.rs checks the two agree).
+const DEFAULT_TABLE: &str = crate::planner::AUTO;
+const DEFAULT_COUNT: &str = crate::planner::AUTO;
 
 #[derive(clap::Args)]
 #[command(
@@ -36,6 +35,10 @@ pub struct Args {
     /// Count back-end (see `nimsquare list`; the same default as `solve`).
     #[arg(long, value_name = "NAME", default_value = DEFAULT_COUNT)]
     count: String,
+    /// Subtraction set: `squares` or a comma-separated list like 1,3,4.
+    #[arg(long, value_name = "LIST", default_value = "squares", value_parser = crate::cli::parse_moves,
+          allow_hyphen_values = true)]
+    moves: Moves,
     /// Where to write the flamegraph.
     #[arg(long, value_name = "FILE.svg", default_value = "flamegraph.svg")]
     out: PathBuf,
@@ -50,9 +53,10 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> CliResult {
-    let table_entry = table::find(&args.table)?;
-    let count_entry = count::find(&args.count)?;
     let limit = table::check_limit(args.limit)?;
+    let table_entry = crate::planner::resolve_table(&args.table, &args.moves, limit)?;
+    let count_entry = crate::planner::resolve_count(&args.count, limit, 3)?;
+    table::check_memory(limit, table_entry.name)?;
     if !(1..=10_000).contains(&args.frequency) {
         return Err(Error::Invalid(format!(
             "--frequency must be between 1 and 10000 Hz, got {}",
@@ -70,7 +74,7 @@ pub fn run(args: Args) -> CliResult {
     }
     let builder = (table_entry.make)();
     let counter = (count_entry.make)();
-    let moves = Moves::Squares;
+    let moves = args.moves;
 
     let guard = pprof::ProfilerGuardBuilder::default()
         .frequency(args.frequency as i32)

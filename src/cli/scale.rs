@@ -66,6 +66,11 @@ pub struct Args {
     /// more than this many seconds; each skip is printed as a `skip ...` line.
     #[arg(long, value_name = "SECONDS", allow_hyphen_values = true)]
     skip_over: Option<f64>,
+    /// Subtraction set: `squares` or a comma-separated list like 1,3,4 (option steps in the
+    /// CSV are counted for this set).
+    #[arg(long, value_name = "LIST", default_value = "squares", value_parser = crate::cli::parse_moves,
+          allow_hyphen_values = true)]
+    moves: Moves,
 }
 
 /// The folder a file would be written into must exist (an empty parent is the current one).
@@ -145,7 +150,7 @@ pub fn run(args: Args) -> CliResult {
         CsvLog::create(&args.out)?
     };
     let done = log.done();
-    let moves = Moves::Squares;
+    let moves = args.moves.clone();
     let threads = rayon::current_num_threads();
     let git_rev = scaling::git_rev();
     let cpu = scaling::cpu_model();

@@ -2,7 +2,7 @@
 
 use super::{parse_heaps, parse_limit, parse_moves, CliResult, DEFAULT_LIMIT};
 use crate::moves::Moves;
-use crate::{count, table};
+use crate::{memory, planner, table};
 use serde_json::json;
 use std::time::Instant;
 
@@ -12,12 +12,12 @@ pub struct Args {
     #[arg(long, short = 'n', value_name = "N", default_value_t = DEFAULT_LIMIT,
           value_parser = parse_limit, allow_hyphen_values = true)]
     limit: u64,
-    /// Table back-end (see `nimsquare list`).
-    #[arg(long, value_name = "NAME", default_value = "bitset")]
+    /// Table back-end (see `nimsquare list`); `auto` lets the planner choose by N and threads.
+    #[arg(long, value_name = "NAME", default_value = planner::AUTO)]
     table: String,
-    /// Count back-end (see `nimsquare list`) [default: sweep for 3 heaps, wht otherwise].
-    #[arg(long, value_name = "NAME")]
-    count: Option<String>,
+    /// Count back-end (see `nimsquare list`); `auto` lets the planner choose.
+    #[arg(long, value_name = "NAME", default_value = planner::AUTO)]
+    count: String,
     /// Number of heaps K (1 to 16): count sorted K-tuples whose values xor to zero.
     #[arg(long, value_name = "K", default_value_t = 3, value_parser = parse_heaps,
           allow_hyphen_values = true)]
@@ -32,10 +32,10 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> CliResult {
-    let table_entry = table::find(&args.table)?;
-    let default_count = if args.heaps == 3 { "sweep" } else { "wht" };
-    let count_entry = count::find(args.count.as_deref().unwrap_or(default_count))?;
     let limit = table::check_limit(args.limit)?;
+    let table_entry = planner::resolve_table(&args.table, &args.moves, limit)?;
+    let count_entry = planner::resolve_count(&args.count, limit, args.heaps)?;
+    table::check_memory(limit, table_entry.name)?;
     let counter = (count_entry.make)();
     // A back-end that cannot do K heaps says so on a one-position table, before the real
     // table is built (which can take minutes at large N).
@@ -53,6 +53,8 @@ pub fn run(args: Args) -> CliResult {
             "heaps": args.heaps,
             "table": table_entry.name,
             "count": count_entry.name,
+            "table_requested": args.table,
+            "count_requested": args.count,
             "answer": answer.to_string(),
             "max_value": t.max_value(),
             "max_value_first_at": t.max_value_first_at(),
@@ -61,6 +63,7 @@ pub fn run(args: Args) -> CliResult {
             "threads": rayon::current_num_threads(),
             "table_seconds": table_seconds,
             "count_seconds": count_seconds,
+            "peak_rss_bytes": memory::peak_rss_bytes(),
         });
         println!("{out}");
     } else {

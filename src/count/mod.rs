@@ -15,6 +15,7 @@ pub mod cycle_index;
 mod rayon_sweep;
 mod sweep;
 mod wht;
+mod xor_dot;
 
 pub use burnside::{burnside_count_big, Burnside};
 pub use cycle_index::{check_heaps, MAX_HEAPS};
@@ -90,17 +91,29 @@ pub(crate) fn only_three_heaps(backend: &'static str, heaps: usize) -> Result<()
 /// already in `prefix` and still in `suffix`; it is added to the first before and removed
 /// from the second after. Each b's term is at most (b+1)(N-b+1) < 2^63 for N < 2^32, so
 /// it is summed in `u64` and the total in `u128`.
+///
+/// The inner sum runs four values at a time ([`xor_dot::XorSweep`], `wide`) whenever every
+/// count fits `u32` (always, unless N + 1 = 2^32 positions share one value); otherwise the
+/// scalar loop below, which is also the vector path's reference.
 pub(crate) fn sweep_range(values: &[u16], prefix: &mut [u64], suffix: &mut [u64]) -> u128 {
     debug_assert!(suffix.len().is_power_of_two() && suffix.len() >= prefix.len());
+    if xor_dot::XorSweep::fits(prefix, suffix, values.len()) {
+        let mut tables = xor_dot::XorSweep::new(prefix, suffix);
+        let mut total = 0u128;
+        for &gb in values {
+            let gb = gb as usize;
+            tables.add_prefix(gb);
+            total += tables.dot(gb) as u128;
+            tables.remove_suffix(gb);
+        }
+        tables.store(prefix, suffix);
+        return total;
+    }
     let mut total = 0u128;
     for &gb in values {
         let gb = gb as usize;
         prefix[gb] += 1;
-        let mut term = 0u64;
-        for (x, &p) in prefix.iter().enumerate() {
-            term += p * suffix[x ^ gb];
-        }
-        total += term as u128;
+        total += xor_dot::xor_dot_scalar(prefix, suffix, gb) as u128;
         suffix[gb] -= 1;
     }
     total

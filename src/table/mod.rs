@@ -6,11 +6,16 @@
 //! other (`tests/agreement.rs`).
 
 mod bitset;
+mod lanes;
 mod stamped;
+mod stamped_lanes;
+mod stamped_parallel;
 mod value_bounded;
 
 pub use bitset::Bitset;
 pub use stamped::Stamped;
+pub use stamped_lanes::StampedLanes;
+pub use stamped_parallel::StampedParallel;
 pub use value_bounded::ValueBounded;
 
 use crate::error::{Error, Result};
@@ -135,6 +140,18 @@ pub static BACKENDS: &[Entry<dyn TableBuilder>] = &[
         make: || Box::new(Bitset),
     },
     Entry {
+        name: "stamped-lanes",
+        description: "stamped mex 32 positions at a time, one byte array each: a load and a byte store per option",
+        cost: "O(S(N)) byte stores, 32*G bytes of scratch",
+        make: || Box::new(StampedLanes),
+    },
+    Entry {
+        name: "stamped-parallel",
+        description: "stamped-lanes in super-blocks of 512: options before the block in parallel (rayon), the rest in order",
+        cost: "O(S(N) / threads + N * sqrt(512))",
+        make: || Box::new(StampedParallel),
+    },
+    Entry {
         name: "value-bounded",
         description: "Eppstein: decide value classes 0, 1, 2, ... by word-parallel sumset tests on bitsets",
         cost: "O((m+1) * S(N) / 64), m = max value",
@@ -147,9 +164,22 @@ pub fn find(name: &str) -> Result<&'static Entry<dyn TableBuilder>> {
     registry::find(BACKENDS, "table", name)
 }
 
-/// Checks `limit` and builds the table with the named back-end.
+/// Refuses, before anything is allocated, a table for N = `limit` with the named back-end
+/// that would not fit the memory the system reports available (`MemAvailable`); the message
+/// says how much it would need.
+pub fn check_memory(limit: usize, backend: &str) -> Result<()> {
+    let needed = crate::memory::table_bytes(limit, backend);
+    crate::memory::check_fits(
+        needed,
+        crate::memory::available_bytes(),
+        &format!("the '{backend}' table for N = {limit}"),
+    )
+}
+
+/// Checks `limit` (range and memory) and builds the table with the named back-end.
 pub fn build(name: &str, moves: &Moves, limit: u64) -> Result<Table> {
     let entry = find(name)?;
     let limit = check_limit(limit)?;
+    check_memory(limit, entry.name)?;
     Ok((entry.make)().build(moves, limit))
 }

@@ -1,0 +1,334 @@
+//! Shared kernels of the lane-blocked stamped back-ends (`stamped-lanes`, `stamped-parallel`).
+//!
+//! A *lane block* is [`LANES`] = 32 consecutive positions n0 .. n0 + 32. Each lane (position) owns
+//! a `seen` array of `G` bytes (G a power of two); an option of value v is recorded by
+//! writing the block's stamp into `seen[lane][v]`, and the mex is the first byte that does not
+//! hold the stamp. One option step is therefore one 2-byte load and one 1-byte store, with no
+//! read-modify-write and no variable shift: that is what makes these back-ends fast.
+//!
+//! Stamps: every use of a scratch [`SeenLanes`] takes a fresh stamp 1..=255, so nothing has to
+//! be cleared between blocks; when the stamp wraps, the arrays are zeroed once (every 255
+//! blocks).
+//!
+//! Invariant every caller keeps: every value written is below `G` (the index is masked with
+//! `G - 1`, which is only the identity under this invariant; the masking keeps the code free
+//! of bounds checks and of `unsafe`). A mex computed in a block is at most one more than the
+//! largest option value, so a caller that knows all option values are `<= m` and computes at
+//! most `LANES` new values in order needs `G >= m + LANES + 2`.
+
+use wide::u8x16;
+
+/// Positions per lane block.
+pub(crate) const LANES: usize = 32;
+
+/// Per-lane stamped `seen` arrays of `G` bytes each, with the current stamp.
+pub(crate) struct SeenLanes<const G: usize> {
+    lanes: Box<[[u8; G]; LANES]>,
+    stamp: u8,
+}
+
+impl<const G: usize> SeenLanes<G> {
+    pub(crate) fn new() -> Self {
+        assert!(G.is_power_of_two() && G >= 64);
+        let lanes: Box<[[u8; G]; LANES]> = vec![[0u8; G]; LANES]
+            .into_boxed_slice()
+            .try_into()
+            .expect("LANES rows");
+        SeenLanes { lanes, stamp: 0 }
+    }
+
+    /// Starts a new block: takes a fresh stamp, so every lane is empty.
+    #[inline]
+    pub(crate) fn next_block(&mut self) {
+        if self.stamp == u8::MAX {
+            self.lanes.iter_mut().for_each(|l| l.fill(0));
+            self.stamp = 0;
+        }
+        self.stamp += 1;
+    }
+
+    /// Records, for every move s in `moves` (ascending) and every lane j with s <= n0 + j, the
+    /// option value `g[n0 + j - s]` in lane j. The caller guarantees all those options are
+    /// finished and their values are below `G`, and that n0 + LANES - 1 - s indexes `g` for
+    /// every s (true whenever s >= LANES or the block is complete).
+    #[inline]
+    pub(crate) fn stamp_moves(&mut self, g: &[u16], n0: usize, moves: &[usize]) {
+        let stamp = self.stamp;
+        let lanes = &mut *self.lanes;
+        for (i, &s) in moves.iter().enumerate() {
+            if let Some(&ahead) = moves.get(i + PREFETCH_AHEAD) {
+                if ahead <= n0 {
+                    prefetch_span(g, n0 - ahead);
+                }
+            }
+            if s <= n0 {
+                let src: &[u16; LANES] =
+                    g[n0 - s..n0 - s + LANES].try_into().expect("LANES values");
+                for (lane, &v) in lanes.iter_mut().zip(src) {
+                    lane[v as usize & (G - 1)] = stamp;
+                }
+            } else if s < n0 + LANES {
+                let first = s - n0;
+                let src = &g[..n0 + LANES - s];
+                for (lane, &v) in lanes[first..].iter_mut().zip(src) {
+                    lane[v as usize & (G - 1)] = stamp;
+                }
+            } else {
+                break;
+            }
+        }
+    }
+
+    /// Records the values of the options n - s (s in `moves`, ascending, s <= n) of the single
+    /// position n = n0 + `lane`; used for the moves whose options lie inside the block.
+    #[inline]
+    pub(crate) fn stamp_position(&mut self, g: &[u16], n: usize, lane: usize, moves: &[usize]) {
+        let stamp = self.stamp;
+        let seen = &mut self.lanes[lane];
+        for &s in moves.iter().take_while(|&&s| s <= n) {
+            seen[g[n - s] as usize & (G - 1)] = stamp;
+        }
+    }
+
+    /// The mex of lane `lane`: the first index whose byte is not the current stamp.
+    #[inline]
+    pub(crate) fn mex(&self, lane: usize) -> usize {
+        first_unstamped(&self.lanes[lane], self.stamp)
+    }
+
+    /// Writes lane j's set of recorded values as a bit mask into `out[j * words ..][..G/64]`
+    /// (bit v set when value v was recorded) and zeroes the remaining words of each lane.
+    pub(crate) fn to_bitmasks(&self, out: &mut [u64], words: usize) {
+        let w = G / 64;
+        debug_assert!(words >= w && out.len() >= LANES * words);
+        for (lane, mask) in self.lanes.iter().zip(out.chunks_exact_mut(words)) {
+            stamps_to_bits(lane, self.stamp, &mut mask[..w]);
+            mask[w..].fill(0);
+        }
+    }
+}
+
+/// How many moves ahead [`SeenLanes::stamp_moves`] prefetches the span it will read.
+/// Measured (results/table-speed.md): the table leaves L2 past N ~ 10^6, and each move's
+/// span of LANES values is a separate stream no hardware prefetcher follows.
+const PREFETCH_AHEAD: usize = 16;
+
+/// Asks the CPU to start loading the cache lines of `g[at .. at + LANES]` (32 values, 64
+/// bytes, at most two lines). A hint only: it has no effect on results (the tests compare every back-end's table with `stamped`), and on
+/// targets without a prefetch instruction it does nothing.
+#[inline(always)]
+fn prefetch_span(g: &[u16], at: usize) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        let p = g.as_ptr().wrapping_add(at) as *const i8;
+        // SAFETY: a prefetch never faults and never changes memory, whatever the address;
+        // `wrapping_add` keeps the pointer arithmetic itself defined.
+        unsafe {
+            _mm_prefetch::<_MM_HINT_T0>(p);
+            _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(2 * LANES - 1));
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (g, at);
+}
+
+/// The index of the first byte of `seen` that is not `stamp`, or `seen.len()` if all are.
+/// Reads 8 bytes a step.
+#[inline]
+pub(crate) fn first_unstamped(seen: &[u8], stamp: u8) -> usize {
+    let pattern = u64::from_ne_bytes([stamp; 8]);
+    let mut chunks = seen.chunks_exact(8);
+    for (i, chunk) in chunks.by_ref().enumerate() {
+        let word = u64::from_le_bytes(chunk.try_into().expect("8 bytes")) ^ pattern;
+        if word != 0 {
+            return i * 8 + (word.trailing_zeros() / 8) as usize;
+        }
+    }
+    let done = seen.len() - chunks.remainder().len();
+    done + chunks
+        .remainder()
+        .iter()
+        .position(|&b| b != stamp)
+        .unwrap_or(chunks.remainder().len())
+}
+
+/// The scalar twin of [`first_unstamped`], byte by byte (tests compare them).
+#[cfg(test)]
+pub(crate) fn first_unstamped_scalar(seen: &[u8], stamp: u8) -> usize {
+    seen.iter().position(|&b| b != stamp).unwrap_or(seen.len())
+}
+
+/// Packs `seen` (a multiple of 64 bytes) into bits: bit i of `out[i / 64]` is set when
+/// `seen[i] == stamp`. SIMD (`wide::u8x16`, 16 bytes a compare); [`stamps_to_bits_scalar`]
+/// is its scalar twin.
+#[inline]
+pub(crate) fn stamps_to_bits(seen: &[u8], stamp: u8, out: &mut [u64]) {
+    debug_assert!(seen.len() % 64 == 0 && out.len() * 64 == seen.len());
+    let s = u8x16::splat(stamp);
+    for (chunk, word) in seen.chunks_exact(64).zip(out.iter_mut()) {
+        let mut bits = 0u64;
+        for (k, part) in chunk.chunks_exact(16).enumerate() {
+            let v = u8x16::new(part.try_into().expect("16 bytes"));
+            bits |= (v.simd_eq(s).to_bitmask() as u64) << (16 * k);
+        }
+        *word = bits;
+    }
+}
+
+/// The scalar twin of [`stamps_to_bits`].
+#[cfg(test)]
+pub(crate) fn stamps_to_bits_scalar(seen: &[u8], stamp: u8, out: &mut [u64]) {
+    for (i, word) in out.iter_mut().enumerate() {
+        *word = (0..64).fold(0u64, |acc, b| {
+            acc | (((seen[i * 64 + b] == stamp) as u64) << b)
+        });
+    }
+}
+
+/// The index of the lowest zero bit of a multi-word mask, or `None` when every bit is one.
+#[inline]
+pub(crate) fn lowest_zero_bit(mask: &[u64]) -> Option<usize> {
+    mask.iter()
+        .position(|&w| w != u64::MAX)
+        .map(|i| i * 64 + mask[i].trailing_ones() as usize)
+}
+
+/// The smallest power-of-two lane stride (at least 64) that holds every value up to `max`.
+pub(crate) fn stride_for(max: usize) -> usize {
+    (max + 1).next_power_of_two().max(64)
+}
+
+/// Calls `$body` with `$G` bound to the const lane stride equal to the runtime `$g`
+/// (a power of two from 64 to 131 072, which covers every u16 value plus a block).
+macro_rules! with_stride {
+    ($g:expr, $G:ident => $body:expr) => {
+        match $g {
+            64 => {
+                const $G: usize = 64;
+                $body
+            }
+            128 => {
+                const $G: usize = 128;
+                $body
+            }
+            256 => {
+                const $G: usize = 256;
+                $body
+            }
+            512 => {
+                const $G: usize = 512;
+                $body
+            }
+            1024 => {
+                const $G: usize = 1024;
+                $body
+            }
+            2048 => {
+                const $G: usize = 2048;
+                $body
+            }
+            4096 => {
+                const $G: usize = 4096;
+                $body
+            }
+            8192 => {
+                const $G: usize = 8192;
+                $body
+            }
+            16384 => {
+                const $G: usize = 16384;
+                $body
+            }
+            32768 => {
+                const $G: usize = 32768;
+                $body
+            }
+            65536 => {
+                const $G: usize = 65536;
+                $body
+            }
+            131072 => {
+                const $G: usize = 131072;
+                $body
+            }
+            other => unreachable!("lane stride {other} is not a power of two in 64..=131072"),
+        }
+    };
+}
+pub(crate) use with_stride;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A small seeded generator (SplitMix64), so failures reproduce.
+    fn splitmix(state: &mut u64) -> u64 {
+        *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = *state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    #[test]
+    fn first_unstamped_matches_scalar_on_random_input() {
+        let mut rng = 7u64;
+        for case in 0..2000 {
+            let len = (splitmix(&mut rng) % 300) as usize;
+            let stamp = (splitmix(&mut rng) % 4) as u8;
+            // Mostly stamped bytes, so the first unstamped one lands anywhere.
+            let seen: Vec<u8> = (0..len)
+                .map(|_| {
+                    if splitmix(&mut rng) % 40 == 0 {
+                        (splitmix(&mut rng) % 4) as u8
+                    } else {
+                        stamp
+                    }
+                })
+                .collect();
+            assert_eq!(
+                first_unstamped(&seen, stamp),
+                first_unstamped_scalar(&seen, stamp),
+                "case {case}"
+            );
+        }
+    }
+
+    #[test]
+    fn stamps_to_bits_matches_scalar_on_random_input() {
+        let mut rng = 11u64;
+        for case in 0..500 {
+            let words = 1 + (splitmix(&mut rng) % 8) as usize;
+            let stamp = (splitmix(&mut rng) % 3) as u8;
+            let seen: Vec<u8> = (0..words * 64)
+                .map(|_| (splitmix(&mut rng) % 3) as u8)
+                .collect();
+            let (mut a, mut b) = (vec![0u64; words], vec![1u64; words]);
+            stamps_to_bits(&seen, stamp, &mut a);
+            stamps_to_bits_scalar(&seen, stamp, &mut b);
+            assert_eq!(a, b, "case {case}");
+        }
+    }
+
+    #[test]
+    fn lowest_zero_bit_crosses_words() {
+        assert_eq!(lowest_zero_bit(&[0b1011]), Some(2));
+        assert_eq!(lowest_zero_bit(&[u64::MAX, 0b111]), Some(67));
+        assert_eq!(lowest_zero_bit(&[u64::MAX]), None);
+    }
+
+    #[test]
+    fn stamps_wrap_without_stale_marks() {
+        let mut s = SeenLanes::<64>::new();
+        let g = vec![3u16; 200];
+        for _ in 0..600 {
+            s.next_block();
+            assert_eq!(s.mex(5), 0, "a fresh block sees nothing");
+            s.stamp_moves(&g, 100, &[64]);
+            assert_eq!(s.mex(5), 0);
+            s.stamp_position(&[0u16; 200], 105, 5, &[1]);
+            assert_eq!(s.mex(5), 1);
+        }
+    }
+}

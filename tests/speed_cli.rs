@@ -1,0 +1,83 @@
+//! The CLI side of the speed work: `auto` defaults and what `solve --json` reports about
+//! them, peak memory, and the refusal of a table that would not fit in memory.
+
+use assert_cmd::Command;
+
+fn nimsquare() -> Command {
+    Command::cargo_bin("nimsquare").unwrap()
+}
+
+fn solve_json(args: &[&str]) -> serde_json::Value {
+    let out = nimsquare().args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn solve_defaults_to_auto_and_reports_the_choice() {
+    let v = solve_json(&["solve", "--json"]);
+    assert_eq!(v["answer"], "2586528661783");
+    assert_eq!(v["table_requested"], "auto");
+    assert_eq!(v["count_requested"], "auto");
+    let (table, count) = (v["table"].as_str().unwrap(), v["count"].as_str().unwrap());
+    assert!(nimsquare::table::find(table).is_ok(), "{table}");
+    assert!(nimsquare::count::find(count).is_ok(), "{count}");
+    assert!(v["peak_rss_bytes"].as_u64().unwrap() > 100_000);
+}
+
+#[test]
+fn auto_follows_the_thread_count() {
+    let one = solve_json(&["--threads", "1", "solve", "--limit", "1e6", "--json"]);
+    let two = solve_json(&["--threads", "2", "solve", "--limit", "1e6", "--json"]);
+    assert_eq!(one["answer"], two["answer"]);
+    assert_eq!(
+        one["table"],
+        nimsquare::planner::choose_table(&nimsquare::moves::Moves::Squares, 1_000_000, 1)
+    );
+    assert_eq!(
+        two["table"],
+        nimsquare::planner::choose_table(&nimsquare::moves::Moves::Squares, 1_000_000, 2)
+    );
+}
+
+#[test]
+fn an_explicit_backend_is_reported_as_requested() {
+    let v = solve_json(&[
+        "solve", "--limit", "1000", "--table", "bitset", "--count", "sweep", "--json",
+    ]);
+    assert_eq!(v["table"], "bitset");
+    assert_eq!(v["table_requested"], "bitset");
+    assert_eq!(v["count"], "sweep");
+}
+
+#[test]
+fn a_table_that_does_not_fit_is_refused_with_the_memory_it_needs() {
+    let out = nimsquare()
+        .env(nimsquare::memory::AVAILABLE_OVERRIDE, "1000000")
+        .args(["solve", "--limit", "1e7"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("would need about") && err.contains("MiB"),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn unknown_backend_lists_auto() {
+    let out = nimsquare()
+        .args(["solve", "--table", "fast"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("valid names: auto,"), "{err}");
+}
