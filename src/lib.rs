@@ -25,6 +25,7 @@ pub mod memory;
 pub mod moves;
 pub mod planner;
 pub mod registry;
+pub mod rng;
 pub mod scaling;
 pub mod table;
 

@@ -4,23 +4,8 @@
 //! back-ends; the memory guard refuses what would not fit.
 
 use nimsquare::moves::Moves;
+use nimsquare::rng::SplitMix64;
 use nimsquare::{count, planner, table};
-
-/// SplitMix64: a small seeded generator, so a failing case reproduces.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
 
 /// Builds the table with every back-end and asserts all equal the first (`stamped`).
 fn assert_all_tables_equal(moves: &Moves, limit: u64, what: &str) {
@@ -51,7 +36,7 @@ fn every_table_backend_agrees_for_n_up_to_200() {
 
 #[test]
 fn every_table_backend_agrees_on_random_subtraction_sets() {
-    let mut rng = Rng(2024);
+    let mut rng = SplitMix64(2024);
     for case in 0..300 {
         let len = 1 + rng.below(12) as usize;
         let span = [10, 70, 300, 3000][rng.below(4) as usize];
@@ -141,7 +126,7 @@ fn planner_names_registered_backends_for_every_size() {
 #[test]
 fn every_count_backend_equals_brute_force_on_squares_and_random_sets() {
     let mut cases: Vec<(Moves, u64)> = (0..=60).map(|n| (Moves::Squares, n)).collect();
-    let mut rng = Rng(77);
+    let mut rng = SplitMix64(77);
     for _ in 0..200 {
         let len = 1 + rng.below(6) as usize;
         let moves: Vec<u64> = (0..len).map(|_| 1 + rng.below(40)).collect();

@@ -111,17 +111,11 @@ pub(crate) fn xor_dot_scalar(prefix: &[u64], suffix: &[u64], g: usize) -> u64 {
 mod tests {
     use super::*;
 
-    fn splitmix(state: &mut u64) -> u64 {
-        *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = *state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
+    use crate::rng::SplitMix64;
 
     #[test]
     fn dot_matches_scalar_twin_on_random_tables() {
-        let mut rng = 99u64;
+        let mut rng = SplitMix64(99);
         for case in 0..500 {
             // Mostly real-sized tables; every fourth case one value with counts near 2^32, so
             // the unsigned 32x32 -> 64-bit multiply is exercised at full width.
@@ -129,21 +123,21 @@ mod tests {
             let alphabet = if huge {
                 1
             } else {
-                1 + (splitmix(&mut rng) % 300) as usize
+                1 + (rng.next_u64() % 300) as usize
             };
             let padded = alphabet.next_power_of_two();
             let bound = if huge {
                 u32::MAX as u64 - 4
             } else {
-                [10u64, 100_000, 1 << 26][(splitmix(&mut rng) % 3) as usize]
+                [10u64, 100_000, 1 << 26][(rng.next_u64() % 3) as usize]
             };
-            let prefix: Vec<u64> = (0..alphabet).map(|_| splitmix(&mut rng) % bound).collect();
-            let mut suffix: Vec<u64> = (0..alphabet).map(|_| splitmix(&mut rng) % bound).collect();
+            let prefix: Vec<u64> = (0..alphabet).map(|_| rng.next_u64() % bound).collect();
+            let mut suffix: Vec<u64> = (0..alphabet).map(|_| rng.next_u64() % bound).collect();
             suffix.resize(padded, 0);
             let mut fast = XorSweep::new(&prefix, &suffix);
             let mut slow = (prefix.clone(), suffix.clone());
             for _ in 0..4 {
-                let g = (splitmix(&mut rng) % alphabet as u64) as usize;
+                let g = (rng.next_u64() % alphabet as u64) as usize;
                 fast.add_prefix(g);
                 slow.0[g] += 1;
                 let scalar = xor_dot_scalar(&slow.0, &slow.1, g);

@@ -262,26 +262,19 @@ pub(crate) use with_stride;
 mod tests {
     use super::*;
 
-    /// A small seeded generator (SplitMix64), so failures reproduce.
-    fn splitmix(state: &mut u64) -> u64 {
-        *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = *state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
+    use crate::rng::SplitMix64;
 
     #[test]
     fn first_unstamped_matches_scalar_on_random_input() {
-        let mut rng = 7u64;
+        let mut rng = SplitMix64(7);
         for case in 0..2000 {
-            let len = (splitmix(&mut rng) % 300) as usize;
-            let stamp = (splitmix(&mut rng) % 4) as u8;
+            let len = (rng.next_u64() % 300) as usize;
+            let stamp = (rng.next_u64() % 4) as u8;
             // Mostly stamped bytes, so the first unstamped one lands anywhere.
             let seen: Vec<u8> = (0..len)
                 .map(|_| {
-                    if splitmix(&mut rng) % 40 == 0 {
-                        (splitmix(&mut rng) % 4) as u8
+                    if rng.next_u64() % 40 == 0 {
+                        (rng.next_u64() % 4) as u8
                     } else {
                         stamp
                     }
@@ -297,12 +290,12 @@ mod tests {
 
     #[test]
     fn stamps_to_bits_matches_scalar_on_random_input() {
-        let mut rng = 11u64;
+        let mut rng = SplitMix64(11);
         for case in 0..500 {
-            let words = 1 + (splitmix(&mut rng) % 8) as usize;
-            let stamp = (splitmix(&mut rng) % 3) as u8;
+            let words = 1 + (rng.next_u64() % 8) as usize;
+            let stamp = (rng.next_u64() % 3) as u8;
             let seen: Vec<u8> = (0..words * 64)
-                .map(|_| (splitmix(&mut rng) % 3) as u8)
+                .map(|_| (rng.next_u64() % 3) as u8)
                 .collect();
             let (mut a, mut b) = (vec![0u64; words], vec![1u64; words]);
             stamps_to_bits(&seen, stamp, &mut a);
