@@ -2,7 +2,9 @@
 //! against hand-computed values and a slow control, formula (4) against the search, a wrong
 //! formula caught, and the CLI.
 
-use assert_cmd::Command;
+mod common;
+
+use common::{assert_refused, nimsquare};
 use nimsquare::games::amalgamation::{
     self, check_max_heap, compare, delta, edge_count, formula_4, nim_sum, solve, MAX_HEAP,
 };
@@ -199,23 +201,6 @@ fn bound_above_the_limit_is_refused() {
 }
 
 // ---- CLI ----
-
-fn nimsquare() -> Command {
-    Command::cargo_bin("nimsquare").unwrap()
-}
-
-/// Runs with the arguments and checks it was refused: status 2, one line on stderr starting
-/// `error:`, nothing on stdout, no panic.
-fn assert_refused(args: &[&str]) -> String {
-    let out = nimsquare().args(args).output().unwrap();
-    let stderr = String::from_utf8(out.stderr).unwrap();
-    assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
-    assert!(out.stdout.is_empty(), "{args:?}");
-    assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
-    assert!(stderr.starts_with("error: "), "{args:?}: {stderr}");
-    assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
-    stderr
-}
 
 #[test]
 fn cli_help() {

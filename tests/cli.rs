@@ -1,10 +1,8 @@
 //! The binary itself: answers, JSON fields, and refusals of bad input.
 
-use assert_cmd::Command;
+mod common;
 
-fn nimsquare() -> Command {
-    Command::cargo_bin("nimsquare").unwrap()
-}
+use common::nimsquare;
 
 /// Runs the binary, expecting failure; returns stderr, after checking it is one line with
 /// no panic and no backtrace.

@@ -1,10 +1,8 @@
 //! The command line for `--heaps`, `verify --moves`, and refusals of bad input.
 
-use assert_cmd::Command;
+mod common;
 
-fn nimsquare() -> Command {
-    Command::cargo_bin("nimsquare").unwrap()
-}
+use common::nimsquare;
 
 fn stdout_of(args: &[&str]) -> String {
     let out = nimsquare().args(args).output().unwrap();

@@ -1,7 +1,9 @@
 //! Bounded Moore's Nim with m = 1 (seed `004_4dbc46da170626d6.txt`): the census facts of the
 //! seed and the guide, the fast census against the slow rules-only control, and the CLI.
 
-use assert_cmd::Command;
+mod common;
+
+use common::{assert_refused, nimsquare};
 use nimsquare::games::moore::{census, slow_losing, solve, Census, MooreParams};
 use std::collections::HashMap;
 
@@ -191,20 +193,6 @@ fn limits_are_refused() {
 }
 
 // ---- CLI ----
-
-fn nimsquare() -> Command {
-    Command::cargo_bin("nimsquare").unwrap()
-}
-
-fn assert_refused(args: &[&str]) {
-    let out = nimsquare().args(args).output().unwrap();
-    let stderr = String::from_utf8(out.stderr).unwrap();
-    assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
-    assert!(out.stdout.is_empty(), "{args:?}");
-    assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
-    assert!(stderr.starts_with("error: "), "{args:?}: {stderr}");
-    assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
-}
 
 #[test]
 fn cli_help() {

@@ -1,7 +1,9 @@
 //! `nimsquare profile`: a sampled solve writes a flamegraph; a run too short to sample writes
 //! nothing and says so; bad arguments are refused.
 
-use assert_cmd::Command;
+mod common;
+
+use common::nimsquare;
 use std::path::PathBuf;
 
 fn scratch(name: &str) -> PathBuf {
@@ -9,10 +11,6 @@ fn scratch(name: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
-}
-
-fn nimsquare() -> Command {
-    Command::cargo_bin("nimsquare").unwrap()
 }
 
 /// The value of `key=` in a line of `key=value` fields.

@@ -1,7 +1,9 @@
 //! `nimsquare scale`: a tiny grid end to end (CSV, fits, SVG), `--resume`, `--skip-over`, and
 //! every bad argument refused with one line on stderr.
 
-use assert_cmd::Command;
+mod common;
+
+use common::nimsquare;
 use nimsquare::scaling::{read_rows, CSV_HEADER};
 use nimsquare::table;
 use std::collections::HashSet;
@@ -13,10 +15,6 @@ fn scratch(name: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
-}
-
-fn nimsquare() -> Command {
-    Command::cargo_bin("nimsquare").unwrap()
 }
 
 fn backend_names() -> Vec<&'static str> {

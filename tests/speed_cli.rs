@@ -1,11 +1,9 @@
 //! The CLI side of the speed work: `auto` defaults and what `solve --json` reports about
 //! them, peak memory, and the refusal of a table that would not fit in memory.
 
-use assert_cmd::Command;
+mod common;
 
-fn nimsquare() -> Command {
-    Command::cargo_bin("nimsquare").unwrap()
-}
+use common::nimsquare;
 
 fn solve_json(args: &[&str]) -> serde_json::Value {
     let out = nimsquare().args(args).output().unwrap();

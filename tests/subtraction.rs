@@ -2,7 +2,9 @@
 //! detection checked against a slow search for periods, the Grundy xor checked against a
 //! game-tree search from the rules alone, and `nimsquare games subtraction`.
 
-use assert_cmd::Command;
+mod common;
+
+use common::nimsquare;
 use nimsquare::control::game_tree;
 use nimsquare::games::subtraction::{
     analyse, find_period, PeriodSearch, Periodicity, DEFAULT_PERIOD_SEARCH,
@@ -163,10 +165,6 @@ fn two_heap_game_tree_agrees_with_grundy_xor() {
     two_heaps_agree(&Moves::parse("1,3,4").unwrap(), 8);
     two_heaps_agree(&Moves::Squares, 30);
     two_heaps_agree(&Moves::parse("2,5,7").unwrap(), 30);
-}
-
-fn nimsquare() -> Command {
-    Command::cargo_bin("nimsquare").unwrap()
 }
 
 fn json_of(args: &[&str]) -> serde_json::Value {

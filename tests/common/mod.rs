@@ -9,3 +9,21 @@ pub fn random_moves(rng: &mut SplitMix64, max_move: u64) -> nimsquare::moves::Mo
     let list = (0..count).map(|_| rng.range(1, max_move)).collect();
     nimsquare::moves::Moves::list(list).expect("non-empty, no zero")
 }
+
+/// The built `nimsquare` binary, for CLI tests.
+pub fn nimsquare() -> assert_cmd::Command {
+    assert_cmd::Command::cargo_bin("nimsquare").unwrap()
+}
+
+/// Runs the binary with `args` and checks it was refused: status 2, one line on stderr
+/// starting `error:`, nothing on stdout, no panic. Returns stderr.
+pub fn assert_refused(args: &[&str]) -> String {
+    let out = nimsquare().args(args).output().unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+    assert!(out.stdout.is_empty(), "{args:?}");
+    assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+    assert!(stderr.starts_with("error: "), "{args:?}: {stderr}");
+    assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    stderr
+}
