@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{random_moves, SplitMix64};
+use common::{assert_every_count, random_moves, SplitMix64};
 use nimsquare::control::{brute, game_tree};
 use nimsquare::moves::Moves;
 use nimsquare::{agree, count, table};
@@ -55,14 +55,7 @@ fn counts_equal_brute_force_for_every_n_up_to_60() {
     for limit in 0..=60 {
         let t = table::build("stamped", &Moves::Squares, limit).unwrap();
         let expected = brute(&t);
-        for c in count::BACKENDS {
-            assert_eq!(
-                (c.make)().count(&t, 3).unwrap(),
-                expected,
-                "{} at N = {limit}",
-                c.name
-            );
-        }
+        assert_every_count(&t, expected, &format!("at N = {limit}"));
     }
 }
 
@@ -74,15 +67,11 @@ fn counts_equal_brute_force_on_random_subtraction_sets() {
         let limit = rng.range(0, 60);
         let t = table::build("stamped", &moves, limit).unwrap();
         let expected = brute(&t);
-        for c in count::BACKENDS {
-            assert_eq!(
-                (c.make)().count(&t, 3).unwrap(),
-                expected,
-                "{} for {} at N = {limit}",
-                c.name,
-                moves.label()
-            );
-        }
+        assert_every_count(
+            &t,
+            expected,
+            &format!("for {} at N = {limit}", moves.label()),
+        );
     }
 }
 

@@ -1,8 +1,11 @@
 //! The Nim Square facts of GUIDE §1, asserted through every back-end.
 
+mod common;
+
+use common::assert_every_count;
 use nimsquare::control::brute_triples;
 use nimsquare::moves::Moves;
-use nimsquare::{count, table};
+use nimsquare::table;
 
 fn every_table(limit: u64) -> Vec<(&'static str, table::Table)> {
     table::BACKENDS
@@ -73,14 +76,7 @@ fn losing_counts_at_known_limits() {
         (100_000, 2_586_528_661_783),
     ] {
         let t = table::build("stamped", &Moves::Squares, limit).unwrap();
-        for c in count::BACKENDS {
-            assert_eq!(
-                (c.make)().count(&t, 3).unwrap(),
-                expected,
-                "{} at N = {limit}",
-                c.name
-            );
-        }
+        assert_every_count(&t, expected, &format!("at N = {limit}"));
     }
 }
 

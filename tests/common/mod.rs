@@ -27,3 +27,16 @@ pub fn assert_refused(args: &[&str]) -> String {
     assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
     stderr
 }
+
+/// Asserts that every registered count back-end gives `expected` on `table` for 3 heaps;
+/// `what` names the case in the failure message.
+pub fn assert_every_count(table: &nimsquare::table::Table, expected: u128, what: &str) {
+    for c in nimsquare::count::BACKENDS {
+        assert_eq!(
+            (c.make)().count(table, 3).unwrap(),
+            expected,
+            "{} {what}",
+            c.name
+        );
+    }
+}
