@@ -2,6 +2,7 @@
 //! that returns the process exit code; this module parses, sets up the thread pool, and turns
 //! every error into one line on stderr and a non-zero exit.
 
+pub mod args;
 mod games;
 mod list;
 mod profile;

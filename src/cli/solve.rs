@@ -1,56 +1,49 @@
 //! `nimsquare solve`: one table back-end, one count back-end, one answer.
 
-use super::{parse_heaps, parse_limit, parse_moves, CliResult, DEFAULT_LIMIT};
-use crate::moves::Moves;
+use super::args::{HeapsArg, JsonArg, LimitArg, MovesArg};
+use super::CliResult;
 use crate::{memory, planner, table};
 use serde_json::json;
 use std::time::Instant;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The largest heap size N.
-    #[arg(long, short = 'n', value_name = "N", default_value_t = DEFAULT_LIMIT,
-          value_parser = parse_limit, allow_hyphen_values = true)]
-    limit: u64,
+    #[command(flatten)]
+    limit: LimitArg,
     /// Table back-end (see `nimsquare list`); `auto` lets the planner choose by N and threads.
     #[arg(long, value_name = "NAME", default_value = planner::AUTO)]
     table: String,
     /// Count back-end (see `nimsquare list`); `auto` lets the planner choose.
     #[arg(long, value_name = "NAME", default_value = planner::AUTO)]
     count: String,
-    /// Number of heaps K (1 to 16): count sorted K-tuples whose values xor to zero.
-    #[arg(long, value_name = "K", default_value_t = 3, value_parser = parse_heaps,
-          allow_hyphen_values = true)]
-    heaps: usize,
-    /// Subtraction set: `squares` or a comma-separated list like 1,3,4.
-    #[arg(long, value_name = "LIST", default_value = "squares", value_parser = parse_moves,
-          allow_hyphen_values = true)]
-    moves: Moves,
-    /// Print one JSON object instead of the bare count.
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    heaps: HeapsArg,
+    #[command(flatten)]
+    moves: MovesArg,
+    #[command(flatten)]
+    json: JsonArg,
 }
 
 pub fn run(args: Args) -> CliResult {
-    let limit = table::check_limit(args.limit)?;
-    let table_entry = planner::resolve_table(&args.table, &args.moves, limit)?;
-    let count_entry = planner::resolve_count(&args.count, limit, args.heaps)?;
+    let limit = table::check_limit(args.limit.limit)?;
+    let table_entry = planner::resolve_table(&args.table, &args.moves.moves, limit)?;
+    let count_entry = planner::resolve_count(&args.count, limit, args.heaps.heaps)?;
     table::check_memory(limit, table_entry.name)?;
     let counter = (count_entry.make)();
     // A back-end that cannot do K heaps says so on a one-position table, before the real
     // table is built (which can take minutes at large N).
-    counter.count(&table::Table::from_values(vec![0]), args.heaps)?;
+    counter.count(&table::Table::from_values(vec![0]), args.heaps.heaps)?;
     let start = Instant::now();
-    let t = (table_entry.make)().build(&args.moves, limit);
+    let t = (table_entry.make)().build(&args.moves.moves, limit);
     let table_seconds = start.elapsed().as_secs_f64();
     let start = Instant::now();
-    let answer = counter.count(&t, args.heaps)?;
+    let answer = counter.count(&t, args.heaps.heaps)?;
     let count_seconds = start.elapsed().as_secs_f64();
-    if args.json {
+    if args.json.json {
         let out = json!({
             "limit": limit,
-            "moves": args.moves.label(),
-            "heaps": args.heaps,
+            "moves": args.moves.moves.label(),
+            "heaps": args.heaps.heaps,
             "table": table_entry.name,
             "count": count_entry.name,
             "table_requested": args.table,
@@ -59,7 +52,7 @@ pub fn run(args: Args) -> CliResult {
             "max_value": t.max_value(),
             "max_value_first_at": t.max_value_first_at(),
             "cold_positions": t.cold_count(),
-            "option_steps": args.moves.option_steps(limit).to_string(),
+            "option_steps": args.moves.moves.option_steps(limit).to_string(),
             "threads": rayon::current_num_threads(),
             "table_seconds": table_seconds,
             "count_seconds": count_seconds,
