@@ -7,20 +7,22 @@
 //!   throughput S(N).
 //!
 //! Before anything is timed, every back-end's answer for every input of the matrix is
-//! computed and compared with `agree::require_equal`; a disagreement panics with the names,
-//! so nothing wrong is ever timed. The back-ends come from `table::BACKENDS` and
-//! `count::BACKENDS`: a new registry entry enters the matrix with no edit here.
+//! checked by the one checker (`check::check`); a disagreement panics with the names, so
+//! nothing wrong is ever timed. The back-ends come from `table::BACKENDS` and
+//! `count::BACKENDS`, controls left out: a new registry entry enters the matrix with no edit
+//! here.
 //!
-//! Run: `cargo bench --bench matrix` (7 min 18 s wall on a busy 2-core machine with the three
-//! table and three count back-ends of the core; see docs/measuring.md), `-- --test` to run each
+//! Run: `cargo bench --bench matrix` (MEASURING.md says how long it takes), `-- --test` to run each
 //! benchmark once, `-- --profile-time 10 table/bitset` for pprof flamegraphs under
 //! `target/criterion/<id>/profile/flamegraph.svg`. `NIMSQUARE_QUICK=1` shrinks the grid
 //! (N = 10^3 and 10^4, short measurement) for a smoke run of the scripts.
 
 use criterion::{BenchmarkId, Criterion, SamplingMode, Throughput};
-use nimsquare::agree::require_equal;
+use nimsquare::check::{self, Case};
+use nimsquare::count::Counter;
 use nimsquare::moves::Moves;
-use nimsquare::table::Table;
+use nimsquare::registry::{self, Entry};
+use nimsquare::table::{Table, TableBuilder};
 use nimsquare::{count, table};
 use pprof::criterion::{Output, PProfProfiler};
 use std::hint::black_box;
@@ -56,9 +58,9 @@ fn grid() -> Grid {
     }
 }
 
-/// Every table of the matrix, built by the first table back-end after the gate has checked
-/// that all back-ends give the same table; and one run's seconds per (back-end, N), used to
-/// size the measurement of slow benchmarks.
+/// Every table of the matrix, as the judge built it after the gate checked that every
+/// back-end agrees with it; and one run's seconds per (back-end, N), used to size the
+/// measurement of slow benchmarks.
 struct Checked {
     tables: Vec<(usize, Table)>,
     table_seconds: Vec<(&'static str, usize, f64)>,
@@ -89,10 +91,10 @@ fn lookup(times: &[(&str, usize, f64)], name: &str, n: usize) -> f64 {
         .map_or(0.0, |t| t.2)
 }
 
-/// The agreement gate: computes every back-end's answer for every input of the matrix and
-/// panics, naming the back-ends, at the first disagreement.
+/// The agreement gate: the one checker ([`check::check`]) runs every timed back-end on every
+/// N of the matrix against its judges, and the bench panics, naming the back-ends and the
+/// first difference, at the first disagreement: nothing wrong is ever timed.
 fn gate(grid: &Grid) -> Checked {
-    let moves = Moves::Squares;
     let mut limits: Vec<usize> = grid
         .table
         .iter()
@@ -102,55 +104,54 @@ fn gate(grid: &Grid) -> Checked {
         .collect();
     limits.sort_unstable();
     limits.dedup();
-    let mut tables = Vec::new();
-    let mut table_seconds = Vec::new();
-    let mut count_seconds = Vec::new();
+    let (tables, counts) = timed();
+    let mut checked = Checked {
+        tables: Vec::new(),
+        table_seconds: Vec::new(),
+        count_seconds: Vec::new(),
+    };
     let start = Instant::now();
     for &n in &limits {
-        let built: Vec<(&str, Table)> = table::BACKENDS
-            .iter()
-            .map(|e| {
-                let t0 = Instant::now();
-                let t = (e.make)().build(&moves, n);
-                table_seconds.push((e.name, n, t0.elapsed().as_secs_f64()));
-                (e.name, t)
-            })
-            .collect();
-        if let Err(e) = require_equal(&format!("table at N = {n}"), &built) {
-            panic!("bench matrix refused to time disagreeing back-ends: {e}");
-        }
-        let reference = built.into_iter().next().expect("a table back-end").1;
-        if grid.count.contains(&n) || grid.solve.contains(&n) {
-            // Every count back-end on the (common) table: the `count` group's inputs, and
-            // with the tables equal, every `solve` pair's answer.
-            let answers: Vec<(&str, u128)> = count::BACKENDS
+        let case = Case {
+            moves: Moves::Squares,
+            limit: n,
+            heaps: 3,
+        };
+        let report = check::check(&case, &tables, &counts)
+            .and_then(|r| r.into_result())
+            .unwrap_or_else(|e| panic!("bench matrix refused to time: {e}"));
+        for p in &report.pairs {
+            if !checked
+                .table_seconds
                 .iter()
-                .map(|e| {
-                    let t0 = Instant::now();
-                    let a = (e.make)().count(&reference, 3).unwrap_or_else(|err| {
-                        panic!("count back-end '{}' failed at N = {n}: {err}", e.name)
-                    });
-                    count_seconds.push((e.name, n, t0.elapsed().as_secs_f64()));
-                    (e.name, a)
-                })
-                .collect();
-            if let Err(e) = require_equal(&format!("count at N = {n}"), &answers) {
-                panic!("bench matrix refused to time disagreeing back-ends: {e} (all answers: {answers:?})");
+                .any(|t| t.0 == p.table && t.1 == n)
+            {
+                checked.table_seconds.push((p.table, n, p.table_seconds));
             }
+            checked.count_seconds.push((p.count, n, p.count_seconds));
         }
-        tables.push((n, reference));
+        checked.tables.push((n, report.table));
     }
     eprintln!(
-        "agreement gate: {} table and {} count back-ends agree at N = {limits:?} ({:.1} s)",
-        table::BACKENDS.len(),
-        count::BACKENDS.len(),
+        "agreement gate: {} table and {} count back-ends agree with the judges at N = {limits:?} ({:.1} s)",
+        tables.len(),
+        counts.len(),
         start.elapsed().as_secs_f64()
     );
-    Checked {
-        tables,
-        table_seconds,
-        count_seconds,
-    }
+    checked
+}
+
+/// The back-ends the matrix times: every registered one except the naive controls.
+type Timed = (
+    Vec<&'static Entry<dyn TableBuilder>>,
+    Vec<&'static Entry<dyn Counter>>,
+);
+
+fn timed() -> Timed {
+    (
+        registry::fast(table::BACKENDS).collect(),
+        registry::fast(count::BACKENDS).collect(),
+    )
 }
 
 /// Fits a benchmark whose one run takes `seconds` (as the gate measured it) into the budget.
@@ -187,7 +188,7 @@ fn bench_table(c: &mut Criterion, grid: &Grid, checked: &Checked) {
     let mut group = c.benchmark_group("table");
     for &n in &grid.table {
         group.throughput(Throughput::Elements(moves.option_steps(n) as u64));
-        for e in table::BACKENDS {
+        for e in timed().0 {
             size(&mut group, grid, checked.table_seconds(e.name, n));
             let builder = (e.make)();
             group.bench_with_input(BenchmarkId::new(e.name, n), &n, |b, &n| {
@@ -202,7 +203,7 @@ fn bench_count(c: &mut Criterion, grid: &Grid, checked: &Checked) {
     let mut group = c.benchmark_group("count");
     for &n in &grid.count {
         let t = checked.table(n);
-        for e in count::BACKENDS {
+        for e in timed().1 {
             let counter = (e.make)();
             size(&mut group, grid, checked.count_seconds(e.name, n));
             group.bench_with_input(BenchmarkId::new(e.name, n), t, |b, t| {
@@ -218,8 +219,9 @@ fn bench_solve(c: &mut Criterion, grid: &Grid, checked: &Checked) {
     let mut group = c.benchmark_group("solve");
     for &n in &grid.solve {
         group.throughput(Throughput::Elements(moves.option_steps(n) as u64));
-        for te in table::BACKENDS {
-            for ce in count::BACKENDS {
+        let (tables, counts) = timed();
+        for te in &tables {
+            for ce in &counts {
                 let builder = (te.make)();
                 let counter = (ce.make)();
                 let seconds = checked.table_seconds(te.name, n) + checked.count_seconds(ce.name, n);

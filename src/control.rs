@@ -1,27 +1,13 @@
-//! The naive controls: deliberately simple code that exists only to check the fast back-ends.
+//! Controls outside the two stages' registries (the registered controls are the table
+//! back-end `naive-mex` and the count back-end `brute`):
 //!
-//! - [`brute`] and [`brute_triples`]: the definition of the count itself, three nested loops
-//!   over a <= b <= c testing the nim-sum (seed `000_242f32a778847c70.txt`, `brute_small`).
 //! - [`game_tree`]: win/lose for every triple of small heaps from the rules alone, with no
-//!   Grundy theory, so that the Sprague–Grundy reduction is checked rather than assumed
-//!   (seed `003_ceee418ff670a86b.txt`, "Checking it against a real search").
+//!   Grundy theory, so that the Sprague–Grundy reduction itself is checked rather than
+//!   assumed (as the source on subtraction games checks its rule against a real search).
+//! - [`brute_triples`]: the losing triples themselves, listed, for the small facts.
 
 use crate::moves::Moves;
 use crate::table::Table;
-
-/// The number of sorted triples 0 <= a <= b <= c <= N with g(a) xor g(b) xor g(c) = 0, by
-/// enumerating all C(N+3, 3) of them. O(N^3): meant for N <= 100.
-pub fn brute(table: &Table) -> u128 {
-    let g = table.values();
-    let mut count = 0u128;
-    for a in 0..g.len() {
-        for b in a..g.len() {
-            let ab = g[a] ^ g[b];
-            count += g[b..].iter().filter(|&&gc| gc == ab).count() as u128;
-        }
-    }
-    count
-}
 
 /// Every losing sorted triple (a, b, c), in lexicographic order, by enumeration.
 pub fn brute_triples(table: &Table) -> Vec<(usize, usize, usize)> {
@@ -95,21 +81,4 @@ pub fn game_tree(moves: &Moves, max: usize) -> GameTree {
         }
     }
     tree
-}
-
-/// The number of sorted K-tuples 0 <= a_1 <= … <= a_K <= N (K = `heaps`) whose values xor
-/// to 0, by enumerating every one of the C(N+K, K) multisets. The definition itself, for any
-/// K (K = 0 counts the one empty multiset); meant for small N, e.g. N <= 30 for K <= 4.
-pub fn brute_multisets(table: &Table, heaps: usize) -> u128 {
-    /// Counts the completions of a sorted prefix whose values xor to `xor`, choosing
-    /// `left` more heaps, each at least `from`.
-    fn extend(g: &[u16], from: usize, left: usize, xor: u16) -> u128 {
-        if left == 0 {
-            return u128::from(xor == 0);
-        }
-        (from..g.len())
-            .map(|a| extend(g, a, left - 1, xor ^ g[a]))
-            .sum()
-    }
-    extend(table.values(), 0, heaps, 0)
 }

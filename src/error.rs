@@ -18,6 +18,8 @@ pub enum Error {
     },
     /// A back-end asked to do something it cannot do (it says so instead of answering wrongly).
     Unsupported { backend: &'static str, what: String },
+    /// An exact answer that does not fit the type it is returned in (`u128`).
+    Overflow(String),
     /// Two back-ends (or a back-end and a control) gave different answers.
     Disagreement(String),
     /// Any other invalid argument.
@@ -40,6 +42,7 @@ impl fmt::Display for Error {
             Error::Unsupported { backend, what } => {
                 write!(f, "back-end '{backend}' does not support {what}")
             }
+            Error::Overflow(msg) => write!(f, "{msg}"),
             Error::Disagreement(msg) => write!(f, "disagreement: {msg}"),
             Error::Invalid(msg) => write!(f, "{msg}"),
         }

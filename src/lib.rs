@@ -15,7 +15,7 @@
 //! assert_eq!(answer, 1160); // the checkpoint of Project Euler 310
 //! ```
 
-pub mod agree;
+pub mod check;
 pub mod cli;
 pub mod control;
 pub mod count;

@@ -10,29 +10,6 @@ use crate::error::{Error, Result};
 /// exercised in tests without exhausting a machine.
 pub const AVAILABLE_OVERRIDE: &str = "NIMSQUARE_MEM_AVAILABLE_BYTES";
 
-/// Bytes the table stage needs for N = `limit` with the named back-end, before it allocates:
-/// the u16 table (2 bytes a position) plus the back-end's scratch. An upper estimate; the
-/// count stage needs only O(G) more (G <= 65 536 values).
-pub fn table_bytes(limit: usize, backend: &str) -> u64 {
-    let n = limit as u64 + 1;
-    let moves = (n as f64).sqrt() as u64 + 2;
-    let table = 2 * n;
-    // 32 lanes of at most 128 KiB of stamps (the widest lane stride, for values near 65 535).
-    let lane_scratch = 32 * 131_072;
-    let threads = rayon::current_num_threads() as u64;
-    let scratch = match backend {
-        // Two bitsets of N bits (unassigned positions, current class).
-        "value-bounded" => 2 * n.div_ceil(64) * 8,
-        // Masks of a super-block (2048 positions, words for every value up to max + 2048),
-        // and 32 lanes of stamps per thread.
-        "stamped-parallel" => 2048 * ((moves + 2048) / 64 + 2) * 8 + (threads + 1) * lane_scratch,
-        "stamped-lanes" => lane_scratch,
-        _ => 0,
-    };
-    // The move list (usize each) and a stamped `seen` array of the same length.
-    table + scratch + 16 * moves
-}
-
 /// `MemAvailable` in bytes (or the override), if known.
 pub fn available_bytes() -> Option<u64> {
     if let Ok(text) = std::env::var(AVAILABLE_OVERRIDE) {
@@ -97,12 +74,6 @@ mod tests {
             .to_string();
         assert!(msg.contains("3.0 GiB") && msg.contains("1.0 GiB"), "{msg}");
         assert!(!msg.contains('\n'));
-    }
-
-    #[test]
-    fn table_bytes_is_dominated_by_two_bytes_a_position() {
-        let b = table_bytes(100_000_000, "stamped-parallel");
-        assert!((200_000_002..220_000_000).contains(&b), "{b}");
     }
 
     #[test]

@@ -1,29 +1,32 @@
-//! The planner: what `--table auto` and `--count auto` mean.
+//! The planner: a request (moves, N, heaps, back-end names or `auto`, threads) resolved once
+//! into a [`Plan`] that `solve`, `verify`, `profile` and `scale` execute and report.
 //!
-//! Like RustFFT's planner choosing an algorithm by length, it picks a back-end from N and the
-//! rayon thread count, using crossovers measured on the project's 2-core machine. Every
-//! threshold below names the results file its measurement is recorded in.
+//! Everything that can refuse a request is checked here, before any work: the limit, the
+//! back-end names, whether the counter supports the number of heaps, and the memory the run
+//! needs (each back-end states its own scratch through its trait). Like RustFFT's planner
+//! choosing an algorithm by length, `auto` picks a back-end from N and the thread count,
+//! using crossovers measured on the project's 2-core machine (results/planner.md).
 //!
 //! The planner only chooses; it never changes an answer (every back-end it can name is in
-//! the registry and gated by the agreement tests).
+//! the registry and checked by the checker).
 
 use crate::count::{self, Counter};
 use crate::error::{Error, Result};
+use crate::memory;
 use crate::moves::Moves;
 use crate::registry::Entry;
-use crate::table::{self, TableBuilder};
+use crate::table::{self, Table, TableBuilder};
+use serde_json::json;
 
 /// The name that asks the planner to choose.
 pub const AUTO: &str = "auto";
 
-/// Below this N the seed's `stamped` mex wins: the lane blocks' set-up (a 32-lane scratch
+/// Below this N the plain `stamped` mex wins: the lane blocks' set-up (a 32-lane scratch
 /// and its stride dispatch) costs more than the few option steps there are.
-/// From `results/planner.md` (table crossovers, 1 and 2 threads).
 pub const TABLE_LANES_FROM: usize = 100;
 
 /// From this N on, with two or more threads, `stamped-parallel` beats `stamped-lanes`
 /// (below it, the per-super-block synchronisation outweighs the split work).
-/// From `results/planner.md` (table crossovers, 2 threads).
 pub const TABLE_PARALLEL_FROM: usize = 300_000;
 
 /// The table back-end `auto` means for (moves, N, threads).
@@ -40,46 +43,144 @@ pub fn choose_table(_moves: &Moves, limit: usize, threads: usize) -> &'static st
 /// The count back-end `auto` means for N, the number of heaps and the thread count.
 ///
 /// `wht` works on the value histogram the table already holds, O(G log G) per heap count,
-/// against O(G^2) for `burnside` and O(N·G) for the sweeps, and it is the only fast route
-/// for K != 3 (`sweep` and `rayon-sweep` count triples only). It was the fastest count
-/// back-end at both N of the bench matrix's `count` group (`results/matrix.csv`), and the
-/// count stage is far below 1% of the table there, so there is no crossover to encode.
+/// against O(G^2) for `burnside` and O(N·G) for the sweeps, and it counts any K; it was the
+/// fastest count back-end at every N of the bench matrix, so there is no crossover to encode.
 pub fn choose_count(_limit: usize, _heaps: usize, _threads: usize) -> &'static str {
     "wht"
 }
 
-/// Resolves a `--table` argument: `auto` through the planner, otherwise the registry
-/// (an unknown name lists the valid ones, `auto` included).
-pub fn resolve_table(
-    requested: &str,
-    moves: &Moves,
-    limit: usize,
-) -> Result<&'static Entry<dyn TableBuilder>> {
-    let name = if requested == AUTO {
-        choose_table(moves, limit, rayon::current_num_threads())
-    } else {
-        requested
-    };
-    table::find(name).map_err(with_auto)
+/// What the user asked for, before anything is checked.
+#[derive(Debug, Clone)]
+pub struct Request {
+    pub moves: Moves,
+    pub limit: u64,
+    pub heaps: usize,
+    /// A table back-end name or [`AUTO`].
+    pub table: String,
+    /// A count back-end name or [`AUTO`].
+    pub count: String,
 }
 
-/// Resolves a `--count` argument: `auto` through the planner, otherwise the registry.
-pub fn resolve_count(
-    requested: &str,
-    limit: usize,
-    heaps: usize,
-) -> Result<&'static Entry<dyn Counter>> {
-    let name = if requested == AUTO {
-        choose_count(limit, heaps, rayon::current_num_threads())
-    } else {
-        requested
-    };
-    count::find(name).map_err(with_auto)
+/// A checked request: the chosen back-ends, the limit, the memory, the threads.
+pub struct Plan {
+    pub moves: Moves,
+    pub limit: usize,
+    pub heaps: usize,
+    pub table: &'static Entry<dyn TableBuilder>,
+    pub count: &'static Entry<dyn Counter>,
+    /// What was asked for (`auto` or a name), for the report.
+    pub table_requested: String,
+    pub count_requested: String,
+    pub threads: usize,
+    /// Bytes the run needs (table, scratch of both stages) and bytes available, if known.
+    pub memory_needed: u64,
+    pub memory_available: Option<u64>,
 }
 
-/// Adds `auto` to the valid names of an unknown-back-end error.
-fn with_auto(e: Error) -> Error {
-    match e {
+impl Plan {
+    /// Resolves and checks `request` on the current rayon pool; refuses, before any work,
+    /// anything that cannot run.
+    pub fn new(request: &Request) -> Result<Plan> {
+        let limit = table::check_limit(request.limit)?;
+        let threads = rayon::current_num_threads();
+        count::check_heaps(request.heaps)?;
+        let table = resolve(
+            &request.table,
+            || table::find(choose_table(&request.moves, limit, threads)),
+            table::find,
+        )?;
+        let count = resolve(
+            &request.count,
+            || count::find(choose_count(limit, request.heaps, threads)),
+            count::find,
+        )?;
+        count::check_supports(count, request.heaps)?;
+        let builder = (table.make)();
+        check_affords(
+            table.name,
+            builder.affordable_limit().is_none_or(|m| limit <= m),
+            "--table",
+        )?;
+        check_affords(
+            count.name,
+            (count.make)().affordable(limit, request.heaps),
+            "--count",
+        )?;
+        // Values are at most the number of moves <= N, so that bounds the alphabet.
+        let alphabet = request.moves.up_to(limit).len() + 1;
+        let memory_needed = table::bytes_needed(&*builder, &request.moves, limit, threads)
+            + (count.make)().scratch_bytes(alphabet, threads);
+        let memory_available = memory::available_bytes();
+        memory::check_fits(
+            memory_needed,
+            memory_available,
+            &format!("the '{}' table for N = {limit}", table.name),
+        )?;
+        Ok(Plan {
+            moves: request.moves.clone(),
+            limit,
+            heaps: request.heaps,
+            table,
+            count,
+            table_requested: request.table.clone(),
+            count_requested: request.count.clone(),
+            threads,
+            memory_needed,
+            memory_available,
+        })
+    }
+
+    /// Builds the table with the planned back-end.
+    pub fn build_table(&self) -> Table {
+        (self.table.make)().build(&self.moves, self.limit)
+    }
+
+    /// Counts with the planned back-end.
+    pub fn count(&self, table: &Table) -> Result<u128> {
+        (self.count.make)().count(table, self.heaps)
+    }
+
+    /// The plan's facts as JSON fields (merged into each command's report).
+    pub fn to_json(&self) -> serde_json::Value {
+        json!({
+            "limit": self.limit,
+            "moves": self.moves.label(),
+            "heaps": self.heaps,
+            "table": self.table.name,
+            "count": self.count.name,
+            "table_requested": self.table_requested,
+            "count_requested": self.count_requested,
+            "threads": self.threads,
+            "memory_needed_bytes": self.memory_needed,
+            "memory_available_bytes": self.memory_available,
+        })
+    }
+}
+
+/// Refuses a naive control asked for an input it does not afford (it would run for hours).
+fn check_affords(name: &'static str, affords: bool, flag: &str) -> Result<()> {
+    if affords {
+        return Ok(());
+    }
+    Err(Error::Unsupported {
+        backend: name,
+        what: format!(
+            "this size: it is a naive control, run only on small inputs (see `nimsquare list`); choose another {flag} or auto"
+        ),
+    })
+}
+
+/// `auto` through the planner's choice, any other name through the registry; an unknown
+/// name lists the valid ones with `auto` first.
+fn resolve<T: ?Sized + 'static>(
+    requested: &str,
+    auto: impl FnOnce() -> Result<&'static Entry<T>>,
+    find: impl FnOnce(&str) -> Result<&'static Entry<T>>,
+) -> Result<&'static Entry<T>> {
+    if requested == AUTO {
+        return auto();
+    }
+    find(requested).map_err(|e| match e {
         Error::UnknownBackend {
             stage,
             name,
@@ -89,28 +190,66 @@ fn with_auto(e: Error) -> Error {
             Error::UnknownBackend { stage, name, valid }
         }
         other => other,
-    }
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn request(table: &str, count: &str, limit: u64, heaps: usize) -> Request {
+        Request {
+            moves: Moves::Squares,
+            limit,
+            heaps,
+            table: table.into(),
+            count: count.into(),
+        }
+    }
+
     #[test]
     fn auto_resolves_and_unknown_names_list_auto() {
-        let t = resolve_table(AUTO, &Moves::Squares, 1_000_000).unwrap();
-        assert!(t.name.starts_with("stamped"));
-        assert_eq!(
-            resolve_table("bitset", &Moves::Squares, 10).unwrap().name,
-            "bitset"
-        );
-        let msg = resolve_table("nope", &Moves::Squares, 10)
+        let p = Plan::new(&request(AUTO, AUTO, 1_000_000, 3)).unwrap();
+        assert!(p.table.name.starts_with("stamped") && p.count.name == "wht");
+        let p = Plan::new(&request("bitset", "sweep", 10, 3)).unwrap();
+        assert_eq!((p.table.name, p.count.name), ("bitset", "sweep"));
+        let msg = Plan::new(&request("nope", AUTO, 10, 3))
             .err()
             .unwrap()
             .to_string();
-        assert!(msg.contains("auto, stamped"), "{msg}");
-        let msg = resolve_count("nope", 10, 3).err().unwrap().to_string();
-        assert!(msg.contains("auto, sweep"), "{msg}");
+        assert!(msg.contains("auto, naive-mex, stamped"), "{msg}");
+        let msg = Plan::new(&request(AUTO, "nope", 10, 3))
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(msg.contains("auto, brute, sweep"), "{msg}");
+    }
+
+    #[test]
+    fn a_counter_that_cannot_do_k_heaps_is_refused_naming_those_that_can() {
+        let msg = Plan::new(&request(AUTO, "sweep", 10, 5))
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            msg.contains("'sweep'") && msg.contains("burnside") && msg.contains("wht"),
+            "{msg}"
+        );
+        assert!(!msg.contains("brute"), "controls are not suggested: {msg}");
+    }
+
+    #[test]
+    fn a_control_past_its_size_is_refused() {
+        assert!(Plan::new(&request("naive-mex", "brute", 100, 3)).is_ok());
+        let msg = Plan::new(&request(AUTO, "brute", 101, 3))
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            msg.contains("'brute'") && msg.contains("naive control"),
+            "{msg}"
+        );
+        assert!(Plan::new(&request("naive-mex", AUTO, 100_001, 3)).is_err());
     }
 
     #[test]

@@ -1,12 +1,28 @@
-//! A registry entry: what the CLI, the tests and the benches iterate over.
+//! A registry entry: what the CLI, the checker, the tests and the benches iterate over.
 //!
-//! Each stage keeps a static slice of [`Entry`]; adding a back-end is one file and one line in
-//! that slice, and it then shows up in `nimsquare list`, `verify`, the agreement tests and the
-//! bench matrix without further edits.
+//! Each stage keeps a static slice of [`Entry`]; adding a back-end is one file, its `mod`
+//! line and one entry in that slice. Everything else a caller needs to know (scratch memory,
+//! which inputs it supports) is asked of the back-end through its stage's trait, never
+//! looked up by name, so the new back-end shows up in `list`, `verify`, the checker, the
+//! memory guard and the bench matrix with no further edit.
 
 use crate::error::{Error, Result};
 
-/// One back-end of a stage: its CLI name, a one-line description, its cost, and a constructor.
+/// What a back-end is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// A back-end that competes on speed: `auto` may choose it, the bench matrix times it.
+    Fast,
+    /// A fast back-end that also serves as the stage's reference where no control affords
+    /// the input (one per stage; the checker finds it by this role, never by position).
+    Reference,
+    /// A naive control, written straight from the definition to check the others: never
+    /// chosen by `auto`, left out of the bench timings, used only on the sizes it affords.
+    Control,
+}
+
+/// One back-end of a stage: its CLI name, a one-line description, its cost, its role and a
+/// constructor.
 pub struct Entry<T: ?Sized + 'static> {
     /// The name used on the command line (`--table NAME`, `--count NAME`).
     pub name: &'static str,
@@ -14,8 +30,17 @@ pub struct Entry<T: ?Sized + 'static> {
     pub description: &'static str,
     /// Its cost in time, in the notation of the README's back-end table.
     pub cost: &'static str,
+    /// Fast, reference or control.
+    pub role: Role,
     /// Builds the back-end.
     pub make: fn() -> Box<T>,
+}
+
+impl<T: ?Sized> Entry<T> {
+    /// True for the naive controls.
+    pub fn is_control(&self) -> bool {
+        self.role == Role::Control
+    }
 }
 
 /// Finds `name` in `entries`, or an error listing the valid names of `stage`.
@@ -32,4 +57,17 @@ pub fn find<T: ?Sized>(
             name: name.to_string(),
             valid: entries.iter().map(|e| e.name).collect(),
         })
+}
+
+/// The one entry of `entries` with [`Role::Reference`].
+pub fn reference<T: ?Sized>(entries: &'static [Entry<T>]) -> &'static Entry<T> {
+    entries
+        .iter()
+        .find(|e| e.role == Role::Reference)
+        .expect("every stage registers exactly one reference back-end")
+}
+
+/// The entries that are not controls: what `auto` and the bench matrix choose from.
+pub fn fast<T: ?Sized>(entries: &'static [Entry<T>]) -> impl Iterator<Item = &'static Entry<T>> {
+    entries.iter().filter(|e| !e.is_control())
 }

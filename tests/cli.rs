@@ -31,14 +31,17 @@ fn solve_prints_the_answer_alone() {
 fn every_pair_prints_the_same_answer() {
     let list = nimsquare().args(["list", "--json"]).output().unwrap();
     let list: serde_json::Value = serde_json::from_slice(&list.stdout).unwrap();
+    // Every back-end but the naive controls, which are refused at this size (below).
     let names = |stage: &str| -> Vec<String> {
         list[stage]
             .as_array()
             .unwrap()
             .iter()
+            .filter(|e| e["role"] != "control")
             .map(|e| e["name"].as_str().unwrap().to_string())
             .collect()
     };
+    assert_eq!(names("table").len() + names("count").len(), 9);
     for t in names("table") {
         for c in names("count") {
             nimsquare()
@@ -48,6 +51,30 @@ fn every_pair_prints_the_same_answer() {
                 .stdout("2586528661783\n");
         }
     }
+}
+
+#[test]
+fn the_controls_answer_small_inputs_and_refuse_large_ones() {
+    nimsquare()
+        .args([
+            "solve",
+            "--limit",
+            "29",
+            "--table",
+            "naive-mex",
+            "--count",
+            "brute",
+        ])
+        .assert()
+        .success()
+        .stdout("1160\n");
+    let err = refused(&["solve", "--count", "brute"]);
+    assert!(
+        err.contains("'brute'") && err.contains("naive control"),
+        "{err}"
+    );
+    let err = refused(&["solve", "--limit", "1e6", "--table", "naive-mex"]);
+    assert!(err.contains("'naive-mex'"), "{err}");
 }
 
 #[test]
@@ -100,7 +127,10 @@ fn verify_passes_at_60_and_shows_every_pair() {
     let text = String::from_utf8(out.stdout).unwrap();
     let pairs = nimsquare::table::BACKENDS.len() * nimsquare::count::BACKENDS.len();
     assert_eq!(text.matches(" 7160 ").count(), pairs, "{text}");
-    assert!(text.contains("brute force at N = 60"));
+    assert!(
+        text.contains("agrees with 'naive-mex' and 'brute' at N = 60"),
+        "{text}"
+    );
     assert!(text.contains("all checks passed"));
     let out = nimsquare()
         .args(["verify", "--limit", "60", "--json"])
@@ -117,18 +147,41 @@ fn verify_passes_at_60_and_shows_every_pair() {
 }
 
 #[test]
-fn list_names_every_back_end() {
+fn list_names_every_back_end_with_its_role() {
     let out = nimsquare().arg("list").output().unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
-    for name in [
-        "stamped",
-        "bitset",
-        "value-bounded",
-        "sweep",
-        "rayon-sweep",
-        "burnside",
-    ] {
-        assert!(text.contains(name), "{name} missing from list");
+    let lines: Vec<&str> = text.lines().collect();
+    for e in nimsquare::table::BACKENDS
+        .iter()
+        .map(|e| (e.name, e.role))
+        .chain(nimsquare::count::BACKENDS.iter().map(|e| (e.name, e.role)))
+    {
+        let line = lines
+            .iter()
+            .find(|l| l.split_whitespace().next() == Some(e.0));
+        let line = line.unwrap_or_else(|| panic!("{} missing from list:\n{text}", e.0));
+        let role = format!("{:?}", e.1).to_lowercase();
+        assert_eq!(
+            line.split_whitespace().nth(1),
+            Some(role.as_str()),
+            "{line}"
+        );
+    }
+    // The columns line up: in each stage the role column starts at one offset, however
+    // long the names (`stamped-parallel` was once wider than the column).
+    for stage in text.split("back-ends (").skip(1) {
+        let offsets: Vec<usize> = stage
+            .lines()
+            .filter(|l| l.starts_with("  "))
+            .map(|l| {
+                let name_end = 2 + l[2..].find(' ').unwrap();
+                name_end + l[name_end..].find(|c: char| c != ' ').unwrap()
+            })
+            .collect();
+        assert!(
+            offsets.len() >= 4 && offsets.iter().all(|&o| o == offsets[0]),
+            "{offsets:?}"
+        );
     }
 }
 

@@ -36,7 +36,10 @@ fn solve_any_heaps_equals_brute_force() {
     let moves = nimsquare::moves::Moves::parse("1,3,4").unwrap();
     let t = nimsquare::table::build("stamped", &moves, 12).unwrap();
     for heaps in 1..=5 {
-        let want = nimsquare::control::brute_multisets(&t, heaps).to_string();
+        let want = (nimsquare::count::find("brute").unwrap().make)()
+            .count(&t, heaps)
+            .unwrap()
+            .to_string();
         let k = heaps.to_string();
         let got = stdout_of(&["solve", "--limit", "12", "--moves", "1,3,4", "--heaps", &k]);
         assert_eq!(got.trim(), want, "K = {heaps}");
@@ -98,7 +101,7 @@ fn verify_skips_three_heap_only_back_ends_and_checks_the_rest() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|s| s["count"].as_str().unwrap())
+        .map(|s| s["backend"].as_str().unwrap())
         .collect();
     assert_eq!(skipped, ["sweep", "rayon-sweep"]);
     let counts: std::collections::BTreeSet<&str> = v["pairs"]
@@ -107,15 +110,22 @@ fn verify_skips_three_heap_only_back_ends_and_checks_the_rest() {
         .iter()
         .map(|p| p["count"].as_str().unwrap())
         .collect();
-    assert_eq!(counts.into_iter().collect::<Vec<_>>(), ["burnside", "wht"]);
-    // The requested N is small, so brute force ran on it and passed.
+    assert_eq!(
+        counts.into_iter().collect::<Vec<_>>(),
+        ["brute", "burnside", "wht"]
+    );
+    // The requested N is small, so brute force judged it and everything passed.
+    assert_eq!(v["count_judge"], "brute");
     let checks = v["checks"].as_array().unwrap();
-    assert!(checks
-        .iter()
-        .any(|c| c["name"] == "brute force at N = 25" && c["passed"] == true));
+    assert!(checks.iter().any(|c| c["name"]
+        == "every back-end agrees with 'naive-mex' and 'brute' at N = 25"
+        && c["passed"] == true));
     let moves = nimsquare::moves::Moves::parse("2,5,7").unwrap();
     let t = nimsquare::table::build("stamped", &moves, 25).unwrap();
-    let want = nimsquare::control::brute_multisets(&t, 4).to_string();
+    let want = (nimsquare::count::find("brute").unwrap().make)()
+        .count(&t, 4)
+        .unwrap()
+        .to_string();
     assert!(v["pairs"]
         .as_array()
         .unwrap()
@@ -126,9 +136,9 @@ fn verify_skips_three_heap_only_back_ends_and_checks_the_rest() {
 #[test]
 fn verify_keeps_the_nim_square_checkpoints() {
     let out = stdout_of(&["verify", "--limit", "60"]);
-    assert!(out.contains("ok   checkpoint N = 29 gives 1160"), "{out}");
+    assert!(out.contains("ok   N = 29 gives 1160"), "{out}");
     assert!(
-        out.contains("ok   checkpoint N = 40 equals brute force"),
+        out.contains("ok   every back-end agrees with 'naive-mex' and 'brute' at N = 40"),
         "{out}"
     );
     assert!(out.contains("verify: all checks passed"), "{out}");

@@ -1,14 +1,16 @@
-//! Any number of heaps K: the `wht` and `burnside` back-ends against brute-force enumeration
-//! of multisets, the three-heap-only back-ends refusing K != 3, and overflow refused.
+//! Any number of heaps K: every counter that says it counts K against brute-force
+//! enumeration of multisets (through the checker), a third route by value at large N, the
+//! counters that do not count K refused naming those that do, and overflow refused.
 
-use nimsquare::control::brute_multisets;
+mod common;
+
+use common::{assert_agree, moves_strategy};
 use nimsquare::count::{self, burnside_count_big, wht_count_big};
 use nimsquare::moves::Moves;
+use nimsquare::registry;
 use nimsquare::table::{self, Table};
 use num_bigint::BigUint;
-
-/// The back-ends that answer for every K.
-const ANY_K: [&str; 2] = ["wht", "burnside"];
+use proptest::prelude::*;
 
 fn sets() -> Vec<Moves> {
     vec![
@@ -24,71 +26,67 @@ fn counted(name: &str, t: &Table, heaps: usize) -> u128 {
         .unwrap_or_else(|e| panic!("{name} at K = {heaps}: {e}"))
 }
 
-/// Every any-K back-end gives the brute-force count on (moves, N, K).
-fn any_k_equal_brute_force(table_backend: &str, moves: &Moves, n: u64, heaps: usize) {
-    let t = table::build(table_backend, moves, n).unwrap();
-    let brute = brute_multisets(&t, heaps);
-    for name in ANY_K {
-        assert_eq!(
-            counted(name, &t, heaps),
-            brute,
-            "{name}, moves {}, K = {heaps}, N = {n}",
-            moves.label()
-        );
-    }
+/// The count back-ends (controls aside) that say they count K heaps.
+fn counting(heaps: usize) -> Vec<&'static str> {
+    registry::fast(count::BACKENDS)
+        .filter(|e| (e.make)().heaps().contains(&heaps))
+        .map(|e| e.name)
+        .collect()
 }
 
 #[test]
-fn any_k_back_ends_equal_brute_force_on_small_n() {
+fn every_k_agrees_with_brute_force_on_small_n() {
     for moves in sets() {
         for heaps in 1..=5usize {
             let max_n = if heaps <= 4 { 30 } else { 20 };
             for n in 0..=max_n {
-                any_k_equal_brute_force("stamped", &moves, n, heaps);
+                let report = assert_agree(&moves, n, heaps);
+                let judge = report.count_judge.map(|(name, _)| name);
+                assert_eq!(judge, Some("brute"), "K = {heaps}, N = {n}");
+                // Every counter that says it counts K answered; the others were skipped.
+                let answered: Vec<&str> = report
+                    .pairs
+                    .iter()
+                    .filter(|p| p.table == report.table_judge && p.count != "brute")
+                    .map(|p| p.count)
+                    .collect();
+                assert_eq!(answered, counting(heaps), "K = {heaps}");
             }
         }
     }
 }
 
-#[test]
-fn any_k_back_ends_equal_brute_force_on_random_sets() {
-    let mut state = 0x2545_F491_4F6C_DD1Du64;
-    let mut next = move |m: u64| {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state % m
-    };
-    for _ in 0..100 {
-        let len = 1 + next(5) as usize;
-        let list: Vec<u64> = (0..len).map(|_| 1 + next(12)).collect();
-        let moves = Moves::list(list).unwrap();
-        let heaps = 1 + next(6) as usize;
-        let n = next(if heaps <= 4 { 25 } else { 12 });
-        any_k_equal_brute_force("bitset", &moves, n, heaps);
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(100))]
+
+    #[test]
+    fn every_k_agrees_with_brute_force_on_random_sets(
+        moves in moves_strategy(12),
+        heaps in 1usize..=6,
+        n in 0usize..25,
+    ) {
+        let n = if heaps <= 4 { n } else { n.min(12) };
+        assert_agree(&moves, n, heaps);
     }
 }
 
 #[test]
-fn brute_multisets_at_three_heaps_is_the_triple_control() {
-    for moves in sets() {
-        for n in 0..=40u64 {
-            let t = table::build("stamped", &moves, n).unwrap();
-            assert_eq!(brute_multisets(&t, 3), nimsquare::control::brute(&t));
-        }
+fn any_k_is_counted_by_more_than_one_route() {
+    // The any-K check is only a check if two independent routes answer.
+    for heaps in 1..=16 {
+        assert!(
+            counting(heaps).len() >= 2,
+            "K = {heaps}: {:?}",
+            counting(heaps)
+        );
     }
 }
 
 #[test]
-fn three_heaps_equal_every_existing_back_end() {
+fn three_heaps_agree_at_larger_n() {
     for moves in sets() {
-        for n in (0..=200u64).chain([1000, 5000]) {
-            let t = table::build("stamped", &moves, n).unwrap();
-            let answers: Vec<(&str, u128)> = count::BACKENDS
-                .iter()
-                .map(|e| (e.name, counted(e.name, &t, 3)))
-                .collect();
-            nimsquare::agree::require_equal(&format!("N = {n}"), &answers).unwrap();
+        for n in [150usize, 1000, 5000] {
+            assert_agree(&moves, n, 3);
         }
     }
 }
@@ -120,11 +118,12 @@ fn wht_and_burnside_agree_at_large_n_for_every_k_that_fits() {
         let a = wht_count_big(&t, heaps).unwrap();
         let b = burnside_count_big(&t, heaps).unwrap();
         assert_eq!(a, b, "K = {heaps}");
-        // The u128 answer is given exactly when it fits, refused otherwise.
-        for name in ANY_K {
+        // The u128 answer is given exactly when it fits, refused otherwise; each counter is
+        // compared with the other's exact value (not with the route it calls itself).
+        for (name, exact) in [("wht", &b), ("burnside", &a)] {
             let got = (count::find(name).unwrap().make)().count(&t, heaps);
-            if a.bits() <= 128 {
-                assert_eq!(BigUint::from(got.unwrap()), a, "{name}, K = {heaps}");
+            if exact.bits() <= 128 {
+                assert_eq!(BigUint::from(got.unwrap()), *exact, "{name}, K = {heaps}");
             } else {
                 let msg = got.unwrap_err().to_string();
                 assert!(msg.contains("overflows u128"), "{name}, K = {heaps}: {msg}");
@@ -138,34 +137,19 @@ fn wht_and_burnside_agree_at_large_n_for_every_k_that_fits() {
 }
 
 #[test]
-fn three_heap_only_back_ends_refuse_other_k() {
-    let t = table::build("stamped", &Moves::Squares, 10).unwrap();
-    for name in ["sweep", "rayon-sweep"] {
-        for heaps in [1usize, 2, 4, 16] {
-            let err = (count::find(name).unwrap().make)()
-                .count(&t, heaps)
-                .unwrap_err()
-                .to_string();
-            assert!(
-                err.contains(name) && err.contains(&format!("{heaps} heaps")),
-                "{err}"
-            );
-            assert!(!err.contains('\n'));
-        }
-    }
-}
-
-#[test]
-fn every_back_end_refuses_zero_and_too_many_heaps() {
-    let t = table::build("stamped", &Moves::Squares, 10).unwrap();
+fn a_counter_asked_for_k_it_does_not_count_is_refused_naming_those_that_do() {
     for entry in count::BACKENDS {
-        for heaps in [0usize, 17, 100] {
-            assert!(
-                (entry.make)().count(&t, heaps).is_err(),
-                "{} accepted K = {heaps}",
-                entry.name
-            );
+        for heaps in [0usize, 1, 2, 4, 16, 17] {
+            let counts = (entry.make)().heaps().contains(&heaps);
+            let refusal = count::check_supports(entry, heaps);
+            assert_eq!(refusal.is_ok(), counts, "{} K = {heaps}", entry.name);
+            if let Err(e) = refusal {
+                let msg = e.to_string();
+                assert!(msg.contains(entry.name) && !msg.contains('\n'), "{msg}");
+            }
         }
+        assert!(!(entry.make)().heaps().contains(&0));
+        assert!(!(entry.make)().heaps().contains(&17));
     }
 }
 

@@ -32,14 +32,9 @@ fn auto_follows_the_thread_count() {
     let one = solve_json(&["--threads", "1", "solve", "--limit", "1e6", "--json"]);
     let two = solve_json(&["--threads", "2", "solve", "--limit", "1e6", "--json"]);
     assert_eq!(one["answer"], two["answer"]);
-    assert_eq!(
-        one["table"],
-        nimsquare::planner::choose_table(&nimsquare::moves::Moves::Squares, 1_000_000, 1)
-    );
-    assert_eq!(
-        two["table"],
-        nimsquare::planner::choose_table(&nimsquare::moves::Moves::Squares, 1_000_000, 2)
-    );
+    // The documented thresholds: lanes on one thread, the parallel table from 3 * 10^5 on two.
+    assert_eq!(one["table"], "stamped-lanes");
+    assert_eq!(two["table"], "stamped-parallel");
 }
 
 #[test]

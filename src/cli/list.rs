@@ -1,42 +1,60 @@
-//! `nimsquare list`: the back-ends of each stage.
+//! `nimsquare list`: the back-ends of each stage, straight from the registries.
 
+use super::args::JsonArg;
 use super::CliResult;
+use crate::registry::{Entry, Role};
 use crate::{count, table};
 use serde_json::json;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Print one JSON object instead of text.
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    json: JsonArg,
 }
 
 pub fn run(args: Args) -> CliResult {
-    if args.json {
-        let stage = |entries: Vec<(&str, &str, &str)>| {
-            entries
-                .into_iter()
-                .map(|(n, d, c)| json!({"name": n, "description": d, "cost": c}))
-                .collect::<Vec<_>>()
-        };
-        let t = table::BACKENDS
-            .iter()
-            .map(|e| (e.name, e.description, e.cost))
-            .collect();
-        let c = count::BACKENDS
-            .iter()
-            .map(|e| (e.name, e.description, e.cost))
-            .collect();
-        println!("{}", json!({"table": stage(t), "count": stage(c)}));
+    if args.json.json {
+        println!(
+            "{}",
+            json!({"table": stage_json(table::BACKENDS), "count": stage_json(count::BACKENDS)})
+        );
         return Ok(0);
     }
     println!("table back-ends (--table NAME):");
-    for e in table::BACKENDS {
-        println!("  {:<14} {}  [{}]", e.name, e.description, e.cost);
-    }
+    print_stage(table::BACKENDS);
     println!("count back-ends (--count NAME):");
-    for e in count::BACKENDS {
-        println!("  {:<14} {}  [{}]", e.name, e.description, e.cost);
-    }
+    print_stage(count::BACKENDS);
     Ok(0)
+}
+
+/// The word shown for a role.
+fn role_word(role: Role) -> &'static str {
+    match role {
+        Role::Fast => "fast",
+        Role::Reference => "reference",
+        Role::Control => "control",
+    }
+}
+
+fn stage_json<T: ?Sized>(entries: &[Entry<T>]) -> Vec<serde_json::Value> {
+    entries
+        .iter()
+        .map(|e| {
+            json!({"name": e.name, "role": role_word(e.role), "description": e.description, "cost": e.cost})
+        })
+        .collect()
+}
+
+/// One line per back-end, the name column as wide as the longest name.
+fn print_stage<T: ?Sized>(entries: &[Entry<T>]) {
+    let width = entries.iter().map(|e| e.name.len()).max().unwrap_or(0);
+    for e in entries {
+        println!(
+            "  {:<width$}  {:<9}  {}  [{}]",
+            e.name,
+            role_word(e.role),
+            e.description,
+            e.cost
+        );
+    }
 }

@@ -7,7 +7,6 @@
 use super::{parse_limit, CliResult};
 use crate::error::Error;
 use crate::moves::Moves;
-use crate::table;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -53,10 +52,14 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> CliResult {
-    let limit = table::check_limit(args.limit)?;
-    let table_entry = crate::planner::resolve_table(&args.table, &args.moves, limit)?;
-    let count_entry = crate::planner::resolve_count(&args.count, limit, 3)?;
-    table::check_memory(limit, table_entry.name)?;
+    let plan = crate::planner::Plan::new(&crate::planner::Request {
+        moves: args.moves.clone(),
+        limit: args.limit,
+        heaps: 3,
+        table: args.table.clone(),
+        count: args.count.clone(),
+    })?;
+    let (limit, table_entry, count_entry) = (plan.limit, plan.table, plan.count);
     if !(1..=10_000).contains(&args.frequency) {
         return Err(Error::Invalid(format!(
             "--frequency must be between 1 and 10000 Hz, got {}",

@@ -4,7 +4,6 @@
 //! in [`crate::scaling`].
 
 use super::{parse_limit, CliResult};
-use crate::agree;
 use crate::error::Error;
 use crate::moves::Moves;
 use crate::scaling::{self, CsvLog, Row, FIT_MIN_N};
@@ -223,7 +222,11 @@ pub fn run(args: Args) -> CliResult {
             }
             let print = print.expect("at least one repeat");
             prints.push((name, print));
-            agree::require_equal(&format!("table at N = {n}"), &prints)?;
+            if let Some((first, fp)) = prints.iter().find(|(_, fp)| *fp != print) {
+                return Err(Error::Disagreement(format!(
+                    "table at N = {n}: '{first}' and '{name}' differ (fingerprints {fp:?} and {print:?})"
+                )));
+            }
             let med = scaling::median(&times);
             let min = times.iter().copied().fold(f64::INFINITY, f64::min);
             let row = Row {

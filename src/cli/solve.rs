@@ -1,9 +1,9 @@
-//! `nimsquare solve`: one table back-end, one count back-end, one answer.
+//! `nimsquare solve`: one plan, one table, one count, one answer.
 
 use super::args::{HeapsArg, JsonArg, LimitArg, MovesArg};
 use super::CliResult;
-use crate::{memory, planner, table};
-use serde_json::json;
+use crate::memory;
+use crate::planner::{self, Plan, Request};
 use std::time::Instant;
 
 #[derive(clap::Args)]
@@ -25,39 +25,34 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> CliResult {
-    let limit = table::check_limit(args.limit.limit)?;
-    let table_entry = planner::resolve_table(&args.table, &args.moves.moves, limit)?;
-    let count_entry = planner::resolve_count(&args.count, limit, args.heaps.heaps)?;
-    table::check_memory(limit, table_entry.name)?;
-    let counter = (count_entry.make)();
-    // A back-end that cannot do K heaps says so on a one-position table, before the real
-    // table is built (which can take minutes at large N).
-    counter.count(&table::Table::from_values(vec![0]), args.heaps.heaps)?;
+    let plan = Plan::new(&Request {
+        moves: args.moves.moves,
+        limit: args.limit.limit,
+        heaps: args.heaps.heaps,
+        table: args.table,
+        count: args.count,
+    })?;
     let start = Instant::now();
-    let t = (table_entry.make)().build(&args.moves.moves, limit);
+    let t = plan.build_table();
     let table_seconds = start.elapsed().as_secs_f64();
     let start = Instant::now();
-    let answer = counter.count(&t, args.heaps.heaps)?;
+    let answer = plan.count(&t)?;
     let count_seconds = start.elapsed().as_secs_f64();
     if args.json.json {
-        let out = json!({
-            "limit": limit,
-            "moves": args.moves.moves.label(),
-            "heaps": args.heaps.heaps,
-            "table": table_entry.name,
-            "count": count_entry.name,
-            "table_requested": args.table,
-            "count_requested": args.count,
+        let mut out = plan.to_json();
+        let facts = serde_json::json!({
             "answer": answer.to_string(),
             "max_value": t.max_value(),
             "max_value_first_at": t.max_value_first_at(),
             "cold_positions": t.cold_count(),
-            "option_steps": args.moves.moves.option_steps(limit).to_string(),
-            "threads": rayon::current_num_threads(),
+            "option_steps": plan.moves.option_steps(plan.limit).to_string(),
             "table_seconds": table_seconds,
             "count_seconds": count_seconds,
             "peak_rss_bytes": memory::peak_rss_bytes(),
         });
+        out.as_object_mut()
+            .expect("a plan is a JSON object")
+            .extend(facts.as_object().expect("an object").clone());
         println!("{out}");
     } else {
         println!("{answer}");

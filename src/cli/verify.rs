@@ -1,242 +1,271 @@
-//! `nimsquare verify`: every table back-end against every count back-end, plus the controls.
+//! `nimsquare verify`: every table back-end against every count back-end, through the one
+//! checker ([`crate::check`]), plus known values.
 //!
-//! Count back-ends that refuse the input (a three-heap-only back-end asked for K != 3, or an
-//! answer that overflows `u128`) are reported as skipped, not as failures; all that answer
-//! are compared. The controls: for the squares with three heaps, the Project Euler
-//! checkpoints (L(29) = 1160, L(40) = brute force); for any set and K, brute-force
-//! enumeration of multisets at a small checkpoint N and at the requested N when it is small.
+//! Checks, each printed as `ok` or `FAIL` with what it compared against: for the squares and
+//! three heaps, Project Euler 310's published checkpoint L(29) = 1160; at a small checkpoint
+//! N every back-end against the naive controls (`naive-mex`, `brute`); at the requested N
+//! every back-end against the judges the checker names. Back-ends that cannot take the input
+//! (a three-heap-only counter asked for K != 3, a control past its size, an answer that
+//! overflows `u128`) are listed as skipped, with the reason. Exit status 1 when any check
+//! fails.
 
-use super::{
-    fmt_seconds, parse_heaps, parse_limit, parse_moves, CliResult, DEFAULT_LIMIT, EXIT_CHECK_FAILED,
-};
-use crate::agree;
-use crate::control;
-use crate::count;
+use super::args::{HeapsArg, JsonArg, LimitArg, MovesArg};
+use super::{fmt_seconds, CliResult, EXIT_CHECK_FAILED};
+use crate::check::{self, Case, Report};
+use crate::count::{brute_multisets_affordable, MAX_HEAPS};
 use crate::error::Error;
-use crate::moves::Moves;
-use crate::table::{self, Table};
 use serde_json::json;
 
-/// Project Euler 310's checkpoint, quoted in seed `000_242f32a778847c70.txt`: L(29) = 1160.
-const CHECKPOINT_29: u128 = 1160;
-/// Brute force runs whenever N is at most this for three heaps (it is O(N^3)).
-const BRUTE_MAX: usize = 100;
-/// For other K, brute force runs when it enumerates at most this many multisets.
-const BRUTE_MULTISETS_MAX: u128 = 5_000_000;
-/// The largest checkpoint N for other sets and heaps (lowered until brute force fits).
+/// Project Euler 310's checkpoint for the squares and three heaps: L(29) = 1160.
+const CHECKPOINT_29: (usize, u128) = (29, 1160);
+/// The largest small checkpoint N (lowered until brute force affords it).
 const CHECKPOINT_MAX: usize = 40;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The largest heap size N.
-    #[arg(long, short = 'n', value_name = "N", default_value_t = DEFAULT_LIMIT,
-          value_parser = parse_limit, allow_hyphen_values = true)]
-    limit: u64,
-    /// Subtraction set: `squares` or a comma-separated list like 1,3,4.
-    #[arg(long, value_name = "LIST", default_value = "squares", value_parser = parse_moves,
-          allow_hyphen_values = true)]
-    moves: Moves,
-    /// Number of heaps K (1 to 16).
-    #[arg(long, value_name = "K", default_value_t = 3, value_parser = parse_heaps,
-          allow_hyphen_values = true)]
-    heaps: usize,
-    /// Print one JSON object instead of text.
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    limit: LimitArg,
+    #[command(flatten)]
+    moves: MovesArg,
+    #[command(flatten)]
+    heaps: HeapsArg,
+    #[command(flatten)]
+    json: JsonArg,
 }
 
 /// One named check and whether it held.
-struct Check {
-    name: String,
-    passed: bool,
-    detail: String,
+pub struct Check {
+    pub name: String,
+    pub passed: bool,
+    pub detail: String,
 }
 
-/// C(N+K, K), the number of sorted K-tuples in [0, N], or `None` past `u128`.
-fn multisets(limit: usize, heaps: usize) -> Option<u128> {
-    let mut c = 1u128;
-    for i in 1..=heaps as u128 {
-        c = c.checked_mul(limit as u128 + i)? / i;
-    }
-    Some(c)
+/// Everything `verify` found: the checks and the report at the requested N.
+pub struct Verdict {
+    pub checks: Vec<Check>,
+    pub report: Report,
 }
 
-/// True when brute force is cheap enough at (N, K).
-fn brute_affordable(limit: usize, heaps: usize) -> bool {
-    if heaps == 3 {
-        return limit <= BRUTE_MAX;
-    }
-    multisets(limit, heaps).is_some_and(|m| m <= BRUTE_MULTISETS_MAX)
-}
-
-/// The brute-force count for any K (the triple loop for K = 3).
-fn brute(t: &Table, heaps: usize) -> u128 {
-    if heaps == 3 {
-        control::brute(t)
-    } else {
-        control::brute_multisets(t, heaps)
-    }
-}
-
-/// The answer of every count back-end that answers at (moves, N, K) on the first table
-/// back-end's table, or the first non-refusal error.
-fn answers(
-    moves: &Moves,
-    limit: usize,
-    heaps: usize,
-) -> crate::Result<(Table, Vec<(&'static str, u128)>)> {
-    let t = table::build(table::BACKENDS[0].name, moves, limit as u64)?;
-    let mut out = Vec::new();
-    for entry in count::BACKENDS {
-        match (entry.make)().count(&t, heaps) {
-            Ok(answer) => out.push((entry.name, answer)),
-            Err(Error::Unsupported { .. }) => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok((t, out))
-}
-
-/// A check that every answering back-end gives `want`.
-fn all_equal_check(name: String, answers: &[(&str, u128)], want: u128, what: &str) -> Check {
-    let wrong: Vec<String> = answers
-        .iter()
-        .filter(|(_, a)| *a != want)
-        .map(|(n, a)| format!("'{n}' gives {a}"))
-        .collect();
-    Check {
-        name,
-        passed: wrong.is_empty() && !answers.is_empty(),
-        detail: if answers.is_empty() {
-            "no count back-end answers".into()
-        } else if wrong.is_empty() {
-            format!("{} back-end(s) give {want}, {what}", answers.len())
-        } else {
-            format!("{what} {want}, but {}", wrong.join(", "))
-        },
+impl Verdict {
+    pub fn passed(&self) -> bool {
+        self.checks.iter().all(|c| c.passed)
     }
 }
 
 pub fn run(args: Args) -> CliResult {
-    let (moves, heaps) = (&args.moves, args.heaps);
-    let mut checks = Vec::new();
-
-    if moves.is_squares() && heaps == 3 {
-        let (_, at_29) = answers(moves, 29, 3)?;
-        checks.push(all_equal_check(
-            "checkpoint N = 29 gives 1160".into(),
-            &at_29,
-            CHECKPOINT_29,
-            "Project Euler 310",
-        ));
-        let (t40, at_40) = answers(moves, 40, 3)?;
-        checks.push(all_equal_check(
-            "checkpoint N = 40 equals brute force".into(),
-            &at_40,
-            control::brute(&t40),
-            "brute force",
-        ));
+    let case = Case {
+        moves: args.moves.moves,
+        limit: crate::table::check_limit(args.limit.limit)?,
+        heaps: args.heaps.heaps,
+    };
+    let verdict = verify(&case)?;
+    if args.json.json {
+        println!("{}", render_json(&verdict));
     } else {
-        let checkpoint = (0..=CHECKPOINT_MAX)
-            .rev()
-            .find(|&n| brute_affordable(n, heaps))
-            .unwrap_or(0);
-        let (t, at) = answers(moves, checkpoint, heaps)?;
-        checks.push(all_equal_check(
-            format!("checkpoint N = {checkpoint}, {heaps} heaps, equals brute force"),
-            &at,
-            brute(&t, heaps),
-            "brute force",
-        ));
+        render_text(&verdict);
     }
+    Ok(if verdict.passed() {
+        0
+    } else {
+        EXIT_CHECK_FAILED
+    })
+}
 
-    let (reference, rows, refused, disagreement) =
-        match agree::run_answering(moves, args.limit, heaps) {
-            Ok(all) => (Some(all.table), all.rows, all.refused, None),
-            Err(e @ Error::Disagreement(_)) => (None, Vec::new(), Vec::new(), Some(e.to_string())),
-            Err(e) => return Err(e),
+/// Runs every check of `verify` on `case` (a library function, so its failure path is
+/// tested with a deliberately wrong back-end).
+pub fn verify(case: &Case) -> crate::Result<Verdict> {
+    verify_with(case, check::everything)
+}
+
+/// [`verify`] with the checker call given, so a test can pass one that includes a wrong
+/// back-end.
+pub fn verify_with(
+    case: &Case,
+    run_check: impl Fn(&Case) -> crate::Result<Report>,
+) -> crate::Result<Verdict> {
+    let mut checks = Vec::new();
+    if case.moves.is_squares() && case.heaps == 3 {
+        let at = Case {
+            limit: CHECKPOINT_29.0,
+            ..case.clone()
         };
-    if disagreement.is_none() && rows.is_empty() {
-        // Nothing answered: say why for every back-end, on one line.
-        let reasons: Vec<String> = refused.iter().map(|(_, why)| why.to_string()).collect();
+        checks.push(known_value(&run_check(&at)?, CHECKPOINT_29.1));
+    }
+    let small = (0..=CHECKPOINT_MAX.min(case.limit))
+        .rev()
+        .find(|&n| brute_multisets_affordable(n, case.heaps))
+        .unwrap_or(0);
+    if small < case.limit {
+        checks.push(agreement(&run_check(&Case {
+            limit: small,
+            ..case.clone()
+        })?));
+    }
+    let report = run_check(case)?;
+    if report.pairs.is_empty() && report.disagreements.is_empty() {
+        let reasons: Vec<String> = report.skipped.iter().map(|s| s.reason.clone()).collect();
         return Err(Error::Invalid(format!(
-            "no count back-end answers for {heaps} heaps at N = {}: {}",
-            args.limit,
+            "no count back-end answers for {} heaps at N = {} (1 to {MAX_HEAPS} heaps are counted): {}",
+            case.heaps,
+            case.limit,
             reasons.join("; ")
         )));
     }
-    checks.push(Check {
-        name: format!("all answering back-end pairs agree at N = {}", args.limit),
-        passed: disagreement.is_none(),
-        detail: disagreement.unwrap_or_else(|| {
-            format!(
-                "{} pairs, {} count back-end(s) skipped",
-                rows.len(),
-                refused.len()
-            )
-        }),
-    });
-    if let (Some(t), Some(first)) = (&reference, rows.first()) {
-        if brute_affordable(t.limit(), heaps) {
-            let brute = brute(t, heaps);
-            checks.push(Check {
-                name: format!("brute force at N = {}", args.limit),
-                passed: brute == first.answer,
-                detail: format!("brute force {brute}, back-ends {}", first.answer),
-            });
-        }
-    }
-    let passed = checks.iter().all(|c| c.passed);
+    checks.push(agreement(&report));
+    Ok(Verdict { checks, report })
+}
 
-    if args.json {
-        let out = json!({
-            "limit": args.limit,
-            "moves": moves.label(),
-            "heaps": heaps,
-            "passed": passed,
-            "pairs": rows.iter().map(|r| json!({
-                "table": r.table, "count": r.count, "answer": r.answer.to_string(),
-                "table_seconds": r.table_seconds, "count_seconds": r.count_seconds,
-            })).collect::<Vec<_>>(),
-            "skipped": refused.iter().map(|(name, why)| json!({
-                "count": name, "reason": why.to_string(),
-            })).collect::<Vec<_>>(),
-            "checks": checks.iter().map(|c| json!({
-                "name": c.name, "passed": c.passed, "detail": c.detail,
-            })).collect::<Vec<_>>(),
-        });
-        println!("{out}");
-    } else {
-        println!("moves {}, {heaps} heaps, N = {}", moves.label(), args.limit);
+/// Every pair of `report` gives the published `want`.
+fn known_value(report: &Report, want: u128) -> Check {
+    let wrong: Vec<String> = report
+        .pairs
+        .iter()
+        .filter(|p| p.answer != want)
+        .map(|p| format!("'{}+{}' gives {}", p.table, p.count, p.answer))
+        .collect();
+    let disagreement = report.disagreements.first();
+    Check {
+        name: format!("N = {} gives {want}", report.case.limit),
+        passed: wrong.is_empty() && !report.pairs.is_empty() && disagreement.is_none(),
+        detail: match (wrong.is_empty(), disagreement) {
+            (false, _) => format!(
+                "Project Euler 310's checkpoint is {want}, but {}",
+                wrong.join(", ")
+            ),
+            (true, Some(d)) => format!("{} pairs give {want}, but {d}", report.pairs.len()),
+            (true, None) => format!(
+                "{} pairs, Project Euler 310's checkpoint",
+                report.pairs.len()
+            ),
+        },
+    }
+}
+
+/// Every answering pair of `report` agrees with the judges it names.
+fn agreement(report: &Report) -> Check {
+    let judges = match report.count_judge {
+        Some((count, _)) => format!("'{}' and '{count}'", report.table_judge),
+        None => format!("'{}'", report.table_judge),
+    };
+    Check {
+        name: format!(
+            "every back-end agrees with {judges} at N = {}",
+            report.case.limit
+        ),
+        passed: report.passed(),
+        detail: match report.disagreements.first() {
+            Some(d) => format!("{d} ({} disagreements)", report.disagreements.len()),
+            None => format!(
+                "{} pairs, {} back-end(s) skipped",
+                report.pairs.len(),
+                report.skipped.len()
+            ),
+        },
+    }
+}
+
+fn render_text(v: &Verdict) {
+    let r = &v.report;
+    println!(
+        "moves {}, {} heaps, N = {}",
+        r.case.moves.label(),
+        r.case.heaps,
+        r.case.limit
+    );
+    let names = r
+        .pairs
+        .iter()
+        .map(|p| p.table.len())
+        .max()
+        .unwrap_or(5)
+        .max(5);
+    let counts = r
+        .pairs
+        .iter()
+        .map(|p| p.count.len())
+        .max()
+        .unwrap_or(5)
+        .max(5);
+    println!(
+        "{:<names$} {:<counts$} {:>24} {:>12} {:>12}",
+        "table", "count", "answer", "table time", "count time"
+    );
+    for p in &r.pairs {
         println!(
-            "{:<14} {:<12} {:>24} {:>12} {:>12}",
-            "table", "count", "answer", "table time", "count time"
-        );
-        for r in &rows {
-            println!(
-                "{:<14} {:<12} {:>24} {:>12} {:>12}",
-                r.table,
-                r.count,
-                r.answer,
-                fmt_seconds(r.table_seconds),
-                fmt_seconds(r.count_seconds)
-            );
-        }
-        for (name, why) in &refused {
-            println!("skip {name}: {why}");
-        }
-        for c in &checks {
-            let mark = if c.passed { "ok  " } else { "FAIL" };
-            println!("{mark} {} ({})", c.name, c.detail);
-        }
-        println!(
-            "{}",
-            if passed {
-                "verify: all checks passed"
-            } else {
-                "verify: FAILED"
-            }
+            "{:<names$} {:<counts$} {:>24} {:>12} {:>12}",
+            p.table,
+            p.count,
+            p.answer,
+            fmt_seconds(p.table_seconds),
+            fmt_seconds(p.count_seconds)
         );
     }
-    Ok(if passed { 0 } else { EXIT_CHECK_FAILED })
+    for s in &r.skipped {
+        println!("skip {}: {}", s.backend, s.reason);
+    }
+    for c in &v.checks {
+        let mark = if c.passed { "ok  " } else { "FAIL" };
+        println!("{mark} {} ({})", c.name, c.detail);
+    }
+    let verdict = if v.passed() {
+        "all checks passed"
+    } else {
+        "FAILED"
+    };
+    println!("verify: {verdict}");
+}
+
+fn render_json(v: &Verdict) -> serde_json::Value {
+    let r = &v.report;
+    json!({
+        "limit": r.case.limit,
+        "moves": r.case.moves.label(),
+        "heaps": r.case.heaps,
+        "passed": v.passed(),
+        "table_judge": r.table_judge,
+        "count_judge": r.count_judge.map(|(name, _)| name),
+        "pairs": r.pairs.iter().map(|p| json!({
+            "table": p.table, "count": p.count, "answer": p.answer.to_string(),
+            "table_seconds": p.table_seconds, "count_seconds": p.count_seconds,
+        })).collect::<Vec<_>>(),
+        "skipped": r.skipped.iter().map(|s| json!({
+            "backend": s.backend, "reason": s.reason,
+        })).collect::<Vec<_>>(),
+        "disagreements": r.disagreements.iter().map(|d| d.to_string()).collect::<Vec<_>>(),
+        "checks": v.checks.iter().map(|c| json!({
+            "name": c.name, "passed": c.passed, "detail": c.detail,
+        })).collect::<Vec<_>>(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::testing::WRONG_AT_17;
+    use crate::moves::Moves;
+    use crate::{count, table};
+
+    #[test]
+    fn a_wrong_back_end_fails_verify_and_is_named() {
+        let case = Case {
+            moves: Moves::Squares,
+            limit: 60,
+            heaps: 3,
+        };
+        let with_wrong = |c: &Case| {
+            let tables = [table::find("stamped").unwrap(), &WRONG_AT_17];
+            check::check(c, &tables, &[count::find("wht").unwrap()])
+        };
+        let verdict = verify_with(&case, with_wrong).unwrap();
+        assert!(!verdict.passed());
+        let failed: Vec<&Check> = verdict.checks.iter().filter(|c| !c.passed).collect();
+        // Every check reaching position 17 fails: L(29), the N = 40 control check and N = 60.
+        assert_eq!(failed.len(), 3);
+        assert!(
+            failed.iter().all(|c| c.detail.contains("wrong-at-17")),
+            "{:?}",
+            failed[0].detail
+        );
+        assert!(verify(&case).unwrap().passed());
+    }
 }

@@ -1,5 +1,5 @@
-//! `burnside`: the count from the value histogram alone, by Burnside's lemma (seed
-//! `000_242f32a778847c70.txt`, "Complexity and Verification").
+//! `burnside`: the count from the value histogram alone, by Burnside's lemma (the Nim
+//! Square write-up's "Complexity and Verification").
 //!
 //! Algorithm: with f(x) the number of n <= N of value x, the ordered triples of nim-sum 0
 //! number |X| = sum over x, y of f(x)·f(y)·f(x xor y). The six permutations of the three
@@ -10,7 +10,8 @@
 //! Cost: O(G^2) for G = max value + 1, after the O(N) histogram the table already holds.
 //!
 //! Invariant: the numerator is a multiple of 6 (it is six times the number of orbits);
-//! a remainder would mean a wrong histogram, and is reported rather than rounded away.
+//! a remainder would mean a wrong histogram, and is reported rather than rounded away
+//! ([`cycle_index::three_heaps_from_ordered`]).
 //! |X| <= (N+1)^3 < 2^97 for N < 2^32, so `u128` holds every term.
 //!
 //! Any number of heaps K != 3 (1 <= K <= 16) goes through the cycle index of S_K
@@ -23,22 +24,22 @@
 //! with an error when it overflows. This is deliberately a different route from `wht`, so
 //! the two check each other for every K.
 
-use super::cycle_index::{self, check_heaps};
+use super::cycle_index::{self, check_heaps, MAX_HEAPS};
 use super::Counter;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::table::Table;
 use num_bigint::BigUint;
 use num_traits::{One, Zero};
+use std::ops::RangeInclusive;
 
 /// Burnside's lemma over the value histogram. See the module documentation.
 pub struct Burnside;
 
 impl Counter for Burnside {
     fn count(&self, table: &Table, heaps: usize) -> Result<u128> {
-        check_heaps(heaps)?;
         if heaps != 3 {
             let answer = burnside_count_big(table, heaps)?;
-            return cycle_index::to_u128("burnside", heaps, table.limit(), &answer);
+            return cycle_index::to_u128(heaps, table.limit(), &answer);
         }
         let f: Vec<u128> = table.histogram().iter().map(|&c| c as u128).collect();
         let g = f.len();
@@ -50,15 +51,16 @@ impl Counter for Burnside {
                 }
             }
         }
-        let z = f[0];
-        let n1 = table.limit() as u128 + 1;
-        let numerator = ordered + 3 * n1 * z + 2 * z;
-        if numerator % 6 != 0 {
-            return Err(Error::Disagreement(format!(
-                "Burnside numerator {numerator} is not a multiple of 6"
-            )));
-        }
-        Ok(numerator / 6)
+        cycle_index::three_heaps_from_ordered(ordered, table.limit(), table.cold_count())
+    }
+
+    fn heaps(&self) -> RangeInclusive<usize> {
+        1..=MAX_HEAPS
+    }
+
+    fn scratch_bytes(&self, alphabet: usize, _threads: usize) -> u64 {
+        // Two big-integer vectors of W entries, each up to (N+1)^K: about 64 bytes each.
+        128 * alphabet.next_power_of_two() as u64
     }
 }
 
@@ -86,5 +88,5 @@ pub fn burnside_count_big(table: &Table, heaps: usize) -> Result<BigUint> {
         h = next;
         ordered.push(h[0].clone());
     }
-    cycle_index::multisets_from_ordered("burnside", heaps, table.limit(), &ordered)
+    cycle_index::multisets_from_ordered(heaps, table.limit(), &ordered)
 }

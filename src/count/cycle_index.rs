@@ -114,13 +114,8 @@ pub fn factorial(n: usize) -> BigUint {
 
 /// The number of multisets {a_1 <= … <= a_K} in [0, N] whose values xor to 0, from
 /// `ordered[o]` = T(o), the number of ordered o-tuples with xor 0, for o = 0..=K.
-/// `backend` names the caller in the error for an inexact division (a wrong T).
-pub fn multisets_from_ordered(
-    backend: &'static str,
-    heaps: usize,
-    limit: usize,
-    ordered: &[BigUint],
-) -> Result<BigUint> {
+/// An inexact division (a wrong T) is an error, never rounded away.
+pub fn multisets_from_ordered(heaps: usize, limit: usize, ordered: &[BigUint]) -> Result<BigUint> {
     check_heaps(heaps)?;
     assert_eq!(ordered.len(), heaps + 1, "T(o) is needed for o = 0..=K");
     let positions = BigUint::from(limit) + 1u32;
@@ -131,25 +126,36 @@ pub fn multisets_from_ordered(
     let factorial_k = factorial(heaps);
     if !(&total % &factorial_k).is_zero() {
         return Err(Error::Disagreement(format!(
-            "{backend}: the cycle-index sum {total} for {heaps} heaps is not a multiple of {heaps}!"
+            "the cycle-index sum {total} for {heaps} heaps is not a multiple of {heaps}!"
         )));
     }
     Ok(total / factorial_k)
 }
 
+/// The three-heap count from T(3), the number of ordered triples of nim-sum 0, by
+/// Burnside's lemma: a transposition fixes the (N+1)·z triples (a, a, c) with g(c) = 0 and
+/// a three-cycle the z triples (a, a, a) with g(a) = 0, where z = f(0), so
+/// L = (T(3) + 3(N+1)z + 2z) / 6. The numerator is six times a number of orbits; a remainder
+/// means a wrong T(3) or histogram and is an error, never rounded away. Every term is below
+/// 2^98 for N < 2^32, so `u128` holds it.
+pub fn three_heaps_from_ordered(ordered: u128, limit: usize, zeros: u64) -> Result<u128> {
+    let (z, n1) = (zeros as u128, limit as u128 + 1);
+    let numerator = ordered + 3 * n1 * z + 2 * z;
+    if numerator % 6 != 0 {
+        return Err(Error::Disagreement(format!(
+            "the Burnside numerator {numerator} is not a multiple of 6"
+        )));
+    }
+    Ok(numerator / 6)
+}
+
 /// The answer as `u128`, or an error saying it overflows (never a wrapped value).
-pub fn to_u128(
-    backend: &'static str,
-    heaps: usize,
-    limit: usize,
-    answer: &BigUint,
-) -> Result<u128> {
-    answer.to_u128().ok_or_else(|| Error::Unsupported {
-        backend,
-        what: format!(
-            "{heaps} heaps at N = {limit}: the count {answer} overflows u128 (it has {} bits); choose fewer heaps or a smaller N",
+pub fn to_u128(heaps: usize, limit: usize, answer: &BigUint) -> Result<u128> {
+    answer.to_u128().ok_or_else(|| {
+        Error::Overflow(format!(
+            "the count for {heaps} heaps at N = {limit} is {answer}, which overflows u128 (it has {} bits); choose fewer heaps or a smaller N",
             answer.bits()
-        ),
+        ))
     })
 }
 
@@ -193,7 +199,7 @@ mod tests {
                 let t: Vec<BigUint> = (0..=k)
                     .map(|o| BigUint::from(n + 1).pow(o as u32))
                     .collect();
-                let got = multisets_from_ordered("test", k, n, &t).unwrap();
+                let got = multisets_from_ordered(k, n, &t).unwrap();
                 let want = factorial(n + k) / (factorial(n) * factorial(k));
                 assert_eq!(got, want, "K = {k}, N = {n}");
             }
@@ -206,8 +212,8 @@ mod tests {
         assert!(check_heaps(17).is_err());
         assert!(check_heaps(16).is_ok());
         let big = BigUint::one() << 128u32;
-        let err = to_u128("x", 16, 5, &big).unwrap_err().to_string();
+        let err = to_u128(16, 5, &big).unwrap_err().to_string();
         assert!(err.contains("overflows u128"), "{err}");
-        assert_eq!(to_u128("x", 3, 5, &(big - 1u32)).unwrap(), u128::MAX);
+        assert_eq!(to_u128(3, 5, &(big - 1u32)).unwrap(), u128::MAX);
     }
 }

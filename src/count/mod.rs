@@ -1,15 +1,15 @@
 //! Stage 2, the count: the number of sorted heap tuples whose Grundy values xor to zero.
 //!
 //! Every back-end implements [`Counter`] on a finished [`Table`]; the registry [`BACKENDS`]
-//! lists them. The naive control is [`crate::control::brute`], which enumerates every
-//! sorted triple.
+//! lists them. The naive control `brute` ([`Brute`]) enumerates the tuples themselves; the
+//! checker ([`crate::check`]) compares every back-end with it where it affords the input.
 //!
-//! Counts are `u128`. For K != 3 heaps `wht` and `burnside` compute exactly in big integers
-//! and refuse with an error when the answer overflows `u128` ([`cycle_index::to_u128`]).
-//! For three heaps the count never exceeds C(N+3, 3) < 2^94 for
-//! N < 2^32, so `u128` cannot overflow; a `u64` would overflow once N passes about
-//! 3.8 million (C(N+3,3) > 2^64).
+//! Counts are `u128`. For three heaps the count never exceeds C(N+3, 3) < 2^94 for
+//! N < 2^32, so `u128` cannot overflow (a `u64` would once N passes about 3.8 million).
+//! Other numbers of heaps are computed exactly in big integers and refused with
+//! [`crate::Error::Overflow`] when the answer does not fit `u128`.
 
+mod brute;
 mod burnside;
 pub mod cycle_index;
 mod rayon_sweep;
@@ -17,6 +17,7 @@ mod sweep;
 mod wht;
 mod xor_dot;
 
+pub use brute::{affordable as brute_multisets_affordable, Brute};
 pub use burnside::{burnside_count_big, Burnside};
 pub use cycle_index::{check_heaps, MAX_HEAPS};
 pub use rayon_sweep::RayonSweep;
@@ -24,22 +25,45 @@ pub use sweep::Sweep;
 pub use wht::{walsh_hadamard, walsh_hadamard_naive, wht_count_big, Wht};
 
 use crate::error::{Error, Result};
-use crate::registry::{self, Entry};
+use crate::registry::{self, Entry, Role};
 use crate::table::Table;
+use std::ops::RangeInclusive;
 
 /// A count back-end: turns a [`Table`] into the number of losing positions
 /// 0 <= a_1 <= … <= a_K <= N (K = `heaps`) whose values xor to zero.
 pub trait Counter: Send + Sync {
-    /// The count, or [`Error::Unsupported`] for a number of heaps the back-end cannot do.
+    /// The count. The caller asks only for a K in [`Counter::heaps`]; an answer that does not
+    /// fit `u128` is [`Error::Overflow`].
     fn count(&self, table: &Table, heaps: usize) -> Result<u128>;
+
+    /// The numbers of heaps K the back-end can count.
+    fn heaps(&self) -> RangeInclusive<usize>;
+
+    /// True when the back-end affords (N, K) (the brute-force control is polynomial of
+    /// degree K); callers skip it otherwise, saying so.
+    fn affordable(&self, _limit: usize, _heaps: usize) -> bool {
+        true
+    }
+
+    /// Bytes the back-end allocates beside the table for an alphabet of G values on
+    /// `threads` threads (an upper estimate; the count stage is O(G), small beside a table).
+    fn scratch_bytes(&self, alphabet: usize, threads: usize) -> u64;
 }
 
 /// Every count back-end, in the order `list`, `verify` and the benches show them.
 pub static BACKENDS: &[Entry<dyn Counter>] = &[
     Entry {
+        name: "brute",
+        description: "control: enumerate every sorted tuple and test its nim-sum",
+        cost: "O(C(N+K, K)); affords N <= 100 for three heaps",
+        role: Role::Control,
+        make: || Box::new(Brute),
+    },
+    Entry {
         name: "sweep",
-        description: "the seed's middle-heap sweep with prefix and suffix value tables",
+        description: "the middle-heap sweep with prefix and suffix value tables (the reference)",
         cost: "O(N * G), G = max value + 1",
+        role: Role::Reference,
         make: || Box::new(Sweep),
     },
     Entry {
@@ -47,18 +71,21 @@ pub static BACKENDS: &[Entry<dyn Counter>] = &[
         description:
             "the sweep in parallel chunks, started from prefix sums of per-chunk histograms",
         cost: "O(N * G / threads + chunks * G)",
+        role: Role::Fast,
         make: || Box::new(RayonSweep),
     },
     Entry {
         name: "burnside",
         description: "Burnside's lemma on the value histogram: (|X| + 3(N+1)z + 2z) / 6; any K by the cycle index and xor convolution",
         cost: "O(N + G^2); K != 3: O(N + K * G^2) big-integer products",
+        role: Role::Fast,
         make: || Box::new(Burnside),
     },
     Entry {
         name: "wht",
         description: "Walsh-Hadamard transform of the value histogram: ordered xor-0 tuples = (1/W) sum F(k)^K; any K by the cycle index",
         cost: "O(N + G log G); K != 3: O(N + G log G + K * G) big-integer products",
+        role: Role::Fast,
         make: || Box::new(Wht),
     },
 ];
@@ -68,18 +95,35 @@ pub fn find(name: &str) -> Result<&'static Entry<dyn Counter>> {
     registry::find(BACKENDS, "count", name)
 }
 
-/// The error a three-heap-only back-end returns for any other number of heaps.
-pub(crate) fn only_three_heaps(backend: &'static str, heaps: usize) -> Result<()> {
-    if heaps == 3 {
-        Ok(())
-    } else {
-        Err(Error::Unsupported {
-            backend,
-            what: format!(
-                "{heaps} heaps (it counts triples only); use --count wht or --count burnside"
-            ),
-        })
+/// The reference count back-end (the one with [`Role::Reference`]).
+pub fn reference() -> &'static Entry<dyn Counter> {
+    registry::reference(BACKENDS)
+}
+
+/// Ok when the back-end of `entry` counts K = `heaps` heaps; otherwise the refusal, naming
+/// the back-ends that do.
+pub fn check_supports(entry: &Entry<dyn Counter>, heaps: usize) -> Result<()> {
+    let counter = (entry.make)();
+    if counter.heaps().contains(&heaps) {
+        return Ok(());
     }
+    let others: Vec<&str> = registry::fast(BACKENDS)
+        .filter(|e| (e.make)().heaps().contains(&heaps))
+        .map(|e| e.name)
+        .collect();
+    let range = counter.heaps();
+    Err(Error::Unsupported {
+        backend: entry.name,
+        what: format!(
+            "{heaps} heaps (it counts {} heaps only); use --count {}",
+            if range.start() == range.end() {
+                range.start().to_string()
+            } else {
+                format!("{} to {}", range.start(), range.end())
+            },
+            others.join(" or --count ")
+        ),
+    })
 }
 
 /// The middle-heap sweep over the middle heaps `values` (consecutive positions b), starting
@@ -87,10 +131,9 @@ pub(crate) fn only_three_heaps(backend: &'static str, heaps: usize) -> Result<()
 /// value counts of the positions from the first b to N, padded with zeros to a power of two
 /// at least the alphabet size, so `x ^ g(b)` never leaves it).
 ///
-/// Invariant, as seed `000_242f32a778847c70.txt` §7 requires: when b is counted, g(b) is
-/// already in `prefix` and still in `suffix`; it is added to the first before and removed
-/// from the second after. Each b's term is at most (b+1)(N-b+1) < 2^63 for N < 2^32, so
-/// it is summed in `u64` and the total in `u128`.
+/// Invariant: when b is counted, g(b) is already in `prefix` and still in `suffix`; it is
+/// added to the first before and removed from the second after. Each b's term is at most
+/// (b+1)(N-b+1) < 2^63 for N < 2^32, so it is summed in `u64` and the total in `u128`.
 ///
 /// The inner sum runs four values at a time ([`xor_dot::XorSweep`], `wide`) whenever every
 /// count fits `u32` (always, unless N + 1 = 2^32 positions share one value); otherwise the

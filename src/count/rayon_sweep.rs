@@ -12,10 +12,11 @@
 //! Invariant: a chunk starting at b0 starts with exactly the tables the sequential sweep
 //! holds on reaching b0, so each b's term, and therefore the sum, is the same.
 
-use super::{only_three_heaps, sweep_range, Counter};
+use super::{sweep_range, Counter};
 use crate::error::Result;
 use crate::table::Table;
 use rayon::prelude::*;
+use std::ops::RangeInclusive;
 
 /// The chunked parallel sweep. See the module documentation.
 pub struct RayonSweep;
@@ -24,8 +25,7 @@ pub struct RayonSweep;
 const MIN_CHUNK: usize = 1 << 14;
 
 impl Counter for RayonSweep {
-    fn count(&self, table: &Table, heaps: usize) -> Result<u128> {
-        only_three_heaps("rayon-sweep", heaps)?;
+    fn count(&self, table: &Table, _heaps: usize) -> Result<u128> {
         let values = table.values();
         let alphabet = table.alphabet();
         let padded = alphabet.next_power_of_two();
@@ -60,5 +60,17 @@ impl Counter for RayonSweep {
                 sweep_range(c, &mut prefix, &mut suffix)
             })
             .sum())
+    }
+
+    fn heaps(&self) -> RangeInclusive<usize> {
+        3..=3
+    }
+
+    fn scratch_bytes(&self, alphabet: usize, threads: usize) -> u64 {
+        // A histogram and a starting prefix per chunk (4 chunks per thread at most when the
+        // table is large), and each running chunk's sweep tables.
+        let w = alphabet.next_power_of_two() as u64;
+        let chunks = 4 * threads as u64 + 1;
+        chunks * 16 * w + threads as u64 * (8 * 3 + 4 * 5) * w
     }
 }

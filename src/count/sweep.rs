@@ -1,4 +1,4 @@
-//! `sweep`: the seed's middle-heap sweep (seed `000_242f32a778847c70.txt` §7-9).
+//! `sweep`: the middle-heap sweep of the Nim Square write-up, the stage's reference.
 //!
 //! Algorithm: every sorted triple a <= b <= c is counted once, at its middle entry b. With
 //! P_b(x) = #{a <= b : g(a) = x} and S_b(y) = #{c >= b : g(c) = y}, the triples with middle
@@ -11,20 +11,29 @@
 //! the suffix table is padded to a power of two so x xor g(b) is always a valid index (the
 //! padding holds zeros, since those values never occur).
 
-use super::{only_three_heaps, sweep_range, Counter};
+use super::{sweep_range, Counter};
 use crate::error::Result;
 use crate::table::Table;
+use std::ops::RangeInclusive;
 
 /// The scalar middle-heap sweep. See the module documentation.
 pub struct Sweep;
 
 impl Counter for Sweep {
-    fn count(&self, table: &Table, heaps: usize) -> Result<u128> {
-        only_three_heaps("sweep", heaps)?;
+    fn count(&self, table: &Table, _heaps: usize) -> Result<u128> {
         let hist = table.histogram();
         let mut prefix = vec![0u64; hist.len()];
         let mut suffix = vec![0u64; hist.len().next_power_of_two()];
         suffix[..hist.len()].copy_from_slice(hist);
         Ok(sweep_range(table.values(), &mut prefix, &mut suffix))
+    }
+
+    fn heaps(&self) -> RangeInclusive<usize> {
+        3..=3
+    }
+
+    fn scratch_bytes(&self, alphabet: usize, _threads: usize) -> u64 {
+        // Prefix and padded suffix tables, and the vector path's four permuted u32 copies.
+        (8 * 3 + 4 * 5) * alphabet.next_power_of_two() as u64
     }
 }

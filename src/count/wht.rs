@@ -25,29 +25,38 @@
 //! Burnside numerator a multiple of 6; a remainder in either is reported as an error, not
 //! rounded. For K != 3, F(k)^K reaches 2^512 and the count C(N+K, K) about 2^468, so the
 //! power sums and the cycle index are computed in [`BigUint`]/[`BigInt`], and the final
-//! answer is returned as `u128` when it fits and as an [`Error::Unsupported`] saying it
+//! answer is returned as `u128` when it fits and as an [`Error::Overflow`] saying it
 //! overflows `u128` otherwise ([`wht_count_big`] returns the exact value whatever its size).
 //! The `Counter` signature stays `u128` because every other back-end and the CLI use it,
 //! and every count of three heaps (the project's workload) fits it.
 
-use super::cycle_index::{self, check_heaps};
+use super::cycle_index::{self, check_heaps, MAX_HEAPS};
 use super::Counter;
 use crate::error::{Error, Result};
 use crate::table::Table;
 use num_bigint::{BigInt, BigUint, Sign};
 use num_traits::{One, Zero};
+use std::ops::RangeInclusive;
 
 /// The Walsh–Hadamard counter. See the module documentation.
 pub struct Wht;
 
 impl Counter for Wht {
     fn count(&self, table: &Table, heaps: usize) -> Result<u128> {
-        check_heaps(heaps)?;
         if heaps == 3 {
             return three_heaps(table);
         }
         let answer = wht_count_big(table, heaps)?;
-        cycle_index::to_u128("wht", heaps, table.limit(), &answer)
+        cycle_index::to_u128(heaps, table.limit(), &answer)
+    }
+
+    fn heaps(&self) -> RangeInclusive<usize> {
+        1..=MAX_HEAPS
+    }
+
+    fn scratch_bytes(&self, alphabet: usize, _threads: usize) -> u64 {
+        // The transform (i64) and, for K != 3, K + 1 big-integer power sums.
+        8 * alphabet.next_power_of_two() as u64 + 64 * (MAX_HEAPS as u64 + 1)
     }
 }
 
@@ -121,15 +130,7 @@ fn three_heaps(table: &Table) -> Result<u128> {
         )));
     }
     let ordered = (sum_of_cubes / w) as u128;
-    let z = table.histogram()[0] as u128;
-    let n1 = table.limit() as u128 + 1;
-    let numerator = ordered + 3 * n1 * z + 2 * z;
-    if numerator % 6 != 0 {
-        return Err(Error::Disagreement(format!(
-            "wht: Burnside numerator {numerator} is not a multiple of 6"
-        )));
-    }
-    Ok(numerator / 6)
+    cycle_index::three_heaps_from_ordered(ordered, table.limit(), table.cold_count())
 }
 
 /// The exact count of sorted K-tuples with xor 0, whatever its size, for 1 <= K <= 16.
@@ -159,29 +160,23 @@ pub fn wht_count_big(table: &Table, heaps: usize) -> Result<BigUint> {
         let (_, magnitude) = (sum / &w).into_parts();
         ordered.push(magnitude);
     }
-    cycle_index::multisets_from_ordered("wht", heaps, table.limit(), &ordered)
+    cycle_index::multisets_from_ordered(heaps, table.limit(), &ordered)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// A small deterministic generator (xorshift), so the random tests are reproducible.
-    fn xorshift(state: &mut u64) -> u64 {
-        *state ^= *state << 13;
-        *state ^= *state >> 7;
-        *state ^= *state << 17;
-        *state
-    }
+    use crate::rng::SplitMix64;
 
     #[test]
     fn fast_transform_equals_definition_on_random_inputs() {
-        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut rng = SplitMix64(0x9E37_79B9_7F4A_7C15);
         for log_w in 0..=9 {
             for _ in 0..20 {
                 let w = 1usize << log_w;
                 let data: Vec<i64> = (0..w)
-                    .map(|_| (xorshift(&mut state) % 2_000_001) as i64 - 1_000_000)
+                    .map(|_| rng.range(0, 2_000_000) as i64 - 1_000_000)
                     .collect();
                 let mut fast = data.clone();
                 walsh_hadamard(&mut fast);
@@ -202,12 +197,10 @@ mod tests {
 
     #[test]
     fn three_heap_path_equals_general_path() {
-        let mut state = 12345u64;
+        let mut rng = SplitMix64(12345);
         for _ in 0..50 {
-            let len = 1 + (xorshift(&mut state) % 200) as usize;
-            let values: Vec<u16> = (0..len)
-                .map(|_| (xorshift(&mut state) % 13) as u16)
-                .collect();
+            let len = rng.range(1, 200) as usize;
+            let values: Vec<u16> = (0..len).map(|_| rng.below(13) as u16).collect();
             let table = Table::from_values(values);
             let fast = three_heaps(&table).unwrap();
             let general = wht_count_big(&table, 3).unwrap();

@@ -162,7 +162,7 @@ pub fn find_period(moves: &Moves, search_max: usize) -> Result<PeriodSearch> {
         })?;
     let mut length = (8 * window).max(4096).min(search_max);
     loop {
-        let t = table::build(table::BACKENDS[0].name, moves, length as u64)?;
+        let t = table::build(table::reference().name, moves, length as u64)?;
         if let Some((m, j)) = first_repeated_window(t.values(), window) {
             return Ok(PeriodSearch::Found(Periodicity {
                 preperiod: m,
@@ -184,7 +184,7 @@ pub fn find_period(moves: &Moves, search_max: usize) -> Result<PeriodSearch> {
 /// Values, cold positions up to `limit`, and the period search (bounded by `search_max`).
 pub fn analyse(moves: &Moves, limit: usize, search_max: usize) -> Result<Analysis> {
     let computed = limit.max(VALUES_SHOWN - 1);
-    let t: Table = table::build(table::BACKENDS[0].name, moves, computed as u64)?;
+    let t: Table = table::build(table::reference().name, moves, computed as u64)?;
     let up_to_limit = &t.values()[..=limit];
     Ok(Analysis {
         moves: moves.clone(),

@@ -17,7 +17,8 @@
 //! only be unrepresentable if the whole mask is full, and then the block is redone one word
 //! wider.
 
-use super::{Table, TableBuilder};
+use super::bits::{lowest_zero_bit, split_moves};
+use super::TableBuilder;
 use crate::moves::Moves;
 
 /// Positions per block.
@@ -27,19 +28,18 @@ pub const LANES: usize = 64;
 pub struct Bitset;
 
 impl TableBuilder for Bitset {
-    fn build(&self, moves: &Moves, limit: usize) -> Table {
+    fn fill(&self, moves: &Moves, g: &mut [u16], from: usize, max_before: u16) {
+        let limit = g.len().saturating_sub(1);
         let moves = moves.up_to(limit);
-        let split = moves.partition_point(|&s| s < LANES);
-        let (near, far) = moves.split_at(split);
-        let mut g = vec![0u16; limit + 1];
-        let mut max_so_far = 0usize;
+        let (near, far) = split_moves(&moves, LANES);
+        let mut max_so_far = max_before as usize;
         let mut masks: Vec<u64> = Vec::new();
-        let mut n0 = 0usize;
-        while n0 <= limit {
-            let len = LANES.min(limit + 1 - n0);
+        let mut n0 = from;
+        while n0 < g.len() {
+            let len = LANES.min(g.len() - n0);
             let mut words = max_so_far / 64 + 1;
             loop {
-                match fill_block(&mut g, &mut masks, n0, len, words, near, far) {
+                match fill_block(g, &mut masks, n0, len, words, near, far) {
                     Some(block_max) => {
                         max_so_far = max_so_far.max(block_max);
                         break;
@@ -49,7 +49,12 @@ impl TableBuilder for Bitset {
             }
             n0 += len;
         }
-        Table::from_values(g)
+    }
+
+    fn scratch_bytes(&self, moves: &Moves, limit: usize, _threads: usize) -> u64 {
+        // The move list, and a block's masks wide enough for every value (at most #moves).
+        let m = moves.up_to(limit).len() as u64;
+        8 * m + LANES as u64 * 8 * (m / 64 + 2)
     }
 }
 
@@ -93,25 +98,4 @@ fn fill_block(
         block_max = block_max.max(mex);
     }
     Some(block_max)
-}
-
-/// The index of the lowest zero bit of a multi-word mask, or `None` when every bit is one
-/// (the mex would not be representable in this width).
-fn lowest_zero_bit(mask: &[u64]) -> Option<usize> {
-    mask.iter()
-        .position(|&w| w != u64::MAX)
-        .map(|i| i * 64 + mask[i].trailing_ones() as usize)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn lowest_zero_bit_crosses_words() {
-        assert_eq!(lowest_zero_bit(&[0b1011]), Some(2));
-        assert_eq!(lowest_zero_bit(&[u64::MAX, 0]), Some(64));
-        assert_eq!(lowest_zero_bit(&[u64::MAX, 0b111]), Some(67));
-        assert_eq!(lowest_zero_bit(&[u64::MAX]), None);
-    }
 }

@@ -108,13 +108,13 @@ impl<const G: usize> SeenLanes<G> {
     }
 }
 
-/// How many moves ahead [`SeenLanes::stamp_moves`] prefetches the span it will read.
-/// Measured (results/table-speed.md): the table leaves L2 past N ~ 10^6, and each move's
-/// span of LANES values is a separate stream no hardware prefetcher follows.
+/// How many moves ahead [`SeenLanes::stamp_moves`] prefetches the span it will read: the
+/// table leaves L2 past N ~ 10^6, and each move's span of LANES values is a separate stream
+/// that no hardware prefetcher follows.
 const PREFETCH_AHEAD: usize = 16;
 
 /// Asks the CPU to start loading the cache lines of `g[at .. at + LANES]` (32 values, 64
-/// bytes, at most two lines). A hint only: it has no effect on results (the tests compare every back-end's table with `stamped`), and on
+/// bytes, at most two lines). A hint only: it has no effect on results, and on
 /// targets without a prefetch instruction it does nothing.
 #[inline(always)]
 fn prefetch_span(g: &[u16], at: usize) {
@@ -186,12 +186,10 @@ pub(crate) fn stamps_to_bits_scalar(seen: &[u8], stamp: u8, out: &mut [u64]) {
     }
 }
 
-/// The index of the lowest zero bit of a multi-word mask, or `None` when every bit is one.
-#[inline]
-pub(crate) fn lowest_zero_bit(mask: &[u64]) -> Option<usize> {
-    mask.iter()
-        .position(|&w| w != u64::MAX)
-        .map(|i| i * 64 + mask[i].trailing_ones() as usize)
+/// Bytes of one [`SeenLanes`] scratch for the largest stride a table for (moves, N) can
+/// need: values are at most the number of moves <= N, plus a block.
+pub(crate) fn lane_scratch_bytes(moves: &crate::moves::Moves, limit: usize) -> u64 {
+    (LANES * stride_for(moves.up_to(limit).len() + LANES)) as u64
 }
 
 /// The smallest power-of-two lane stride (at least 64) that holds every value up to `max`.
@@ -302,13 +300,6 @@ mod tests {
             stamps_to_bits_scalar(&seen, stamp, &mut b);
             assert_eq!(a, b, "case {case}");
         }
-    }
-
-    #[test]
-    fn lowest_zero_bit_crosses_words() {
-        assert_eq!(lowest_zero_bit(&[0b1011]), Some(2));
-        assert_eq!(lowest_zero_bit(&[u64::MAX, 0b111]), Some(67));
-        assert_eq!(lowest_zero_bit(&[u64::MAX]), None);
     }
 
     #[test]

@@ -1,26 +1,29 @@
 //! Stage 1, the table: the Grundy value g(n) of one heap for every n <= N.
 //!
 //! Every back-end implements [`TableBuilder`] and returns the same [`Table`]; the registry
-//! [`BACKENDS`] lists them. The naive control for this stage is [`crate::control::game_tree`],
-//! which decides positions from the rules alone, and the back-ends are checked against each
-//! other (`tests/agreement.rs`).
+//! [`BACKENDS`] lists them. The naive control `naive-mex` ([`NaiveMex`]) computes the mex
+//! straight from the definition; the checker ([`crate::check`]) compares every back-end with
+//! it where it affords N, and with the reference back-end (`stamped`) beyond.
 
+mod bits;
 mod bitset;
 mod lanes;
+mod naive_mex;
 mod stamped;
 mod stamped_lanes;
 mod stamped_parallel;
 mod value_bounded;
 
 pub use bitset::Bitset;
+pub use naive_mex::NaiveMex;
 pub use stamped::Stamped;
 pub use stamped_lanes::StampedLanes;
-pub use stamped_parallel::StampedParallel;
+pub use stamped_parallel::{Schedule, StampedParallel};
 pub use value_bounded::ValueBounded;
 
 use crate::error::{Error, Result};
 use crate::moves::Moves;
-use crate::registry::{self, Entry};
+use crate::registry::{self, Entry, Role};
 
 /// The largest supported limit N. Values are stored as `u16`, and for the squares
 /// g(n) <= floor(sqrt n), which stays below 65 536 exactly for n < 2^32.
@@ -119,42 +122,85 @@ impl Table {
     }
 }
 
-/// A table back-end: turns (moves, N) into a [`Table`].
+/// A table back-end: turns (moves, N) into g(0..=N).
+///
+/// The one required method is [`TableBuilder::fill`], which extends a finished prefix, so
+/// every back-end that builds in position order can be checkpointed, resumed and seeded from
+/// a smaller table; [`TableBuilder::build`] is `fill` from scratch.
 pub trait TableBuilder: Send + Sync {
-    /// Computes g(0..=limit). The caller has checked `limit` with [`check_limit`].
-    fn build(&self, moves: &Moves, limit: usize) -> Table;
+    /// Computes g[from..g.len()] for the subtraction set `moves`, given that g[..from] is
+    /// finished and `max_before` is its largest value (0 when `from` = 0). A back-end that
+    /// is not [`resumable`](TableBuilder::resumable) recomputes g[..from] as well (with the
+    /// same values). `g.len() - 1` is the N of the table and at most [`MAX_LIMIT`].
+    fn fill(&self, moves: &Moves, g: &mut [u16], from: usize, max_before: u16);
+
+    /// True when [`fill`](TableBuilder::fill) really starts at `from` (the back-end builds in
+    /// position order), so a run can be checkpointed and resumed.
+    fn resumable(&self) -> bool {
+        true
+    }
+
+    /// Bytes of memory the back-end needs beside the u16 table itself, for N = `limit` on
+    /// `threads` threads: what the memory guard adds up before anything is allocated. An
+    /// upper estimate.
+    fn scratch_bytes(&self, moves: &Moves, limit: usize, threads: usize) -> u64;
+
+    /// The largest N this back-end affords, if it is limited (the naive control is
+    /// quadratic); callers skip it beyond, saying so.
+    fn affordable_limit(&self) -> Option<usize> {
+        None
+    }
+
+    /// g(0..=limit) from scratch. The caller has checked `limit` with [`check_limit`].
+    fn build(&self, moves: &Moves, limit: usize) -> Table {
+        let mut g = vec![0u16; limit + 1];
+        self.fill(moves, &mut g, 0, 0);
+        Table::from_values(g)
+    }
 }
 
 /// Every table back-end, in the order `list`, `verify` and the benches show them.
 pub static BACKENDS: &[Entry<dyn TableBuilder>] = &[
     Entry {
+        name: "naive-mex",
+        description: "control: the mex straight from the definition, a fresh set of option values per position",
+        cost: "O(S(N)) with a set per position; affords N <= 10^5",
+        role: Role::Control,
+        make: || Box::new(NaiveMex),
+    },
+    Entry {
         name: "stamped",
-        description: "the seed's mex: stamp n into seen[g(n-s)] for every move s, walk up from 0",
+        description: "stamp n into seen[g(n-s)] for every move s, walk up from 0 (the reference)",
         cost: "O(S(N)), S(N) = option steps ~ (2/3) N^1.5",
+        role: Role::Reference,
         make: || Box::new(Stamped),
     },
     Entry {
         name: "bitset",
         description: "OR option values into a bit mask per position, 64 positions per block; mex = lowest zero bit",
         cost: "O(S(N) * ceil(G/64)) word ops",
+        role: Role::Fast,
         make: || Box::new(Bitset),
     },
     Entry {
         name: "stamped-lanes",
         description: "stamped mex 32 positions at a time, one byte array each: a load and a byte store per option",
         cost: "O(S(N)) byte stores, 32*G bytes of scratch",
+        role: Role::Fast,
         make: || Box::new(StampedLanes),
     },
     Entry {
         name: "stamped-parallel",
-        description: "stamped-lanes in super-blocks of 512: options before the block in parallel (rayon), the rest in order",
-        cost: "O(S(N) / threads + N * sqrt(512))",
-        make: || Box::new(StampedParallel),
+        description: "stamped-lanes in pipelined super-blocks: options before the previous super-block in parallel (rayon), the rest in order",
+        cost: "O(S(N) / threads + N * sqrt(B)), B = super-block",
+        role: Role::Fast,
+        make: || Box::new(StampedParallel::default()),
     },
     Entry {
         name: "value-bounded",
         description: "Eppstein: decide value classes 0, 1, 2, ... by word-parallel sumset tests on bitsets",
         cost: "O((m+1) * S(N) / 64), m = max value",
+        role: Role::Fast,
         make: || Box::new(ValueBounded),
     },
 ];
@@ -164,22 +210,32 @@ pub fn find(name: &str) -> Result<&'static Entry<dyn TableBuilder>> {
     registry::find(BACKENDS, "table", name)
 }
 
-/// Refuses, before anything is allocated, a table for N = `limit` with the named back-end
-/// that would not fit the memory the system reports available (`MemAvailable`); the message
-/// says how much it would need.
-pub fn check_memory(limit: usize, backend: &str) -> Result<()> {
-    let needed = crate::memory::table_bytes(limit, backend);
-    crate::memory::check_fits(
-        needed,
-        crate::memory::available_bytes(),
-        &format!("the '{backend}' table for N = {limit}"),
-    )
+/// The reference table back-end (the one with [`Role::Reference`]).
+pub fn reference() -> &'static Entry<dyn TableBuilder> {
+    registry::reference(BACKENDS)
+}
+
+/// Bytes a table for N = `limit` needs with `builder` on `threads` threads: the u16 values
+/// and the back-end's own scratch.
+pub fn bytes_needed(
+    builder: &dyn TableBuilder,
+    moves: &Moves,
+    limit: usize,
+    threads: usize,
+) -> u64 {
+    2 * (limit as u64 + 1) + builder.scratch_bytes(moves, limit, threads)
 }
 
 /// Checks `limit` (range and memory) and builds the table with the named back-end.
 pub fn build(name: &str, moves: &Moves, limit: u64) -> Result<Table> {
     let entry = find(name)?;
     let limit = check_limit(limit)?;
-    check_memory(limit, entry.name)?;
-    Ok((entry.make)().build(moves, limit))
+    let builder = (entry.make)();
+    let needed = bytes_needed(&*builder, moves, limit, rayon::current_num_threads());
+    crate::memory::check_fits(
+        needed,
+        crate::memory::available_bytes(),
+        &format!("the '{}' table for N = {limit}", entry.name),
+    )?;
+    Ok(builder.build(moves, limit))
 }

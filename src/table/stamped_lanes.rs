@@ -1,4 +1,4 @@
-//! `stamped-lanes`: the seed's stamped mex, run L = 32 positions at a time with one `seen`
+//! `stamped-lanes`: the stamped mex, run L = 32 positions at a time with one `seen`
 //! byte array per position, so every option step is one load and one byte store.
 //!
 //! Algorithm: positions are processed in lane blocks of L consecutive n (see
@@ -20,25 +20,27 @@
 //! are at most m + L; the stride is the smallest power of two above m + L, and is doubled
 //! (the block loop re-dispatched) as soon as the running max makes that false.
 
-use super::lanes::{stride_for, with_stride, SeenLanes, LANES};
-use super::{Table, TableBuilder};
+use super::bits::split_moves;
+use super::lanes::{lane_scratch_bytes, stride_for, with_stride, SeenLanes, LANES};
+use super::TableBuilder;
 use crate::moves::Moves;
 
 /// Lane-blocked stamped mex. See the module documentation.
 pub struct StampedLanes;
 
 impl TableBuilder for StampedLanes {
-    fn build(&self, moves: &Moves, limit: usize) -> Table {
-        let moves = moves.up_to(limit);
-        let split = moves.partition_point(|&s| s < LANES);
-        let (near, far) = moves.split_at(split);
-        let mut g = vec![0u16; limit + 1];
-        let (mut n0, mut max) = (0usize, 0usize);
-        while n0 <= limit {
+    fn fill(&self, moves: &Moves, g: &mut [u16], from: usize, max_before: u16) {
+        let moves = moves.up_to(g.len().saturating_sub(1));
+        let (near, far) = split_moves(&moves, LANES);
+        let (mut n0, mut max) = (from, max_before as usize);
+        while n0 < g.len() {
             let stride = stride_for(max + LANES);
-            (n0, max) = with_stride!(stride, G => run::<G>(&mut g, n0, max, near, far));
+            (n0, max) = with_stride!(stride, G => run::<G>(g, n0, max, near, far));
         }
-        Table::from_values(g)
+    }
+
+    fn scratch_bytes(&self, moves: &Moves, limit: usize, _threads: usize) -> u64 {
+        8 * moves.up_to(limit).len() as u64 + lane_scratch_bytes(moves, limit)
     }
 }
 

@@ -2,7 +2,7 @@
 //! part of every super-block split across the rayon pool (`--threads T`) and pipelined with
 //! the ordered part of the super-block before it.
 //!
-//! Algorithm: positions are processed in super-blocks [n0, n0 + B) of B = 512 to 4096
+//! Algorithm: positions are processed in super-blocks [n0, n0 + B) of B positions ([`Schedule`]: 512 doubling to 4096 by default)
 //! positions, cut into lane blocks of L = 32 (see [`super::lanes`]). Let d be the length of
 //! the super-block before (d = 0 for the first), which starts at n0 - d.
 //! 1a. In parallel over the lane blocks: the lane block at offset j0 applies every move
@@ -36,35 +36,58 @@
 //! at most m + B_k + B_{k+1} (a mex exceeds its largest option by at most one), which the W
 //! mask words of super-block k + 1 cover.
 
-use super::lanes::{lowest_zero_bit, stride_for, with_stride, SeenLanes, LANES};
-use super::{Table, TableBuilder};
+use super::bits::{lowest_zero_bit, set_bit};
+use super::lanes::{lane_scratch_bytes, stride_for, with_stride, SeenLanes, LANES};
+use super::TableBuilder;
 use crate::moves::Moves;
 use rayon::prelude::*;
 use std::sync::Mutex;
 
 /// Smallest super-block size in positions (a multiple of 32). Phase 2, the ordered part,
 /// costs about sqrt(2B) steps per position; smaller blocks make phase 2 cheaper but
-/// synchronise the threads more often. Measured on one thread before the pipeline
-/// (`results/table-speed.md`, when phase 2 cost about (2/3)·sqrt(B) steps a position):
-/// phase 2 took 0.032 / 0.035 / 0.044 / 0.064 s of 0.32 / 0.32 / 0.31 / 0.41 s at N = 10^6
-/// for B = 256 / 512 / 1024 / 2048.
+/// synchronise the threads more often.
 pub const SUPER_BLOCK: usize = 512;
 
-/// The super-block size from position `n0` on: [`SUPER_BLOCK`] up to 2^22, then doubling
-/// every factor 4 of n0 up to 4096. Phase 2's share, about sqrt(B / n0), stays near 1-2%
-/// while the number of thread synchronisations (one per super-block) drops; under
-/// time-slicing with other processes each synchronisation can cost a scheduler slice.
-fn super_block(n0: usize) -> usize {
-    match n0 {
-        0..0x40_0000 => SUPER_BLOCK,
-        0x40_0000..0x100_0000 => 2 * SUPER_BLOCK,
-        0x100_0000..0x400_0000 => 4 * SUPER_BLOCK,
-        _ => 8 * SUPER_BLOCK,
+/// The super-block sizes of a run: `base` positions up to `grow_at[0]`, then doubling at
+/// each of the three thresholds. The default doubles every factor 4 of n0 from 2^22 on, so
+/// phase 2's share, about sqrt(B / n0), stays near 1-2% while the number of thread
+/// synchronisations (one per super-block) drops. Tests set small thresholds so that every
+/// size is reached at small N.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Schedule {
+    /// The first super-block size, a positive multiple of [`LANES`].
+    pub base: usize,
+    /// The positions from which the size doubles (ascending).
+    pub grow_at: [usize; 3],
+}
+
+impl Default for Schedule {
+    fn default() -> Self {
+        Schedule {
+            base: SUPER_BLOCK,
+            grow_at: [0x40_0000, 0x100_0000, 0x400_0000],
+        }
+    }
+}
+
+impl Schedule {
+    /// The super-block size from position `n0` on.
+    pub fn super_block(&self, n0: usize) -> usize {
+        self.base << self.grow_at.iter().filter(|&&at| n0 >= at).count()
+    }
+
+    /// The largest super-block the schedule ever uses.
+    pub fn largest(&self) -> usize {
+        self.base << self.grow_at.len()
     }
 }
 
 /// Parallel lane-blocked stamped mex. See the module documentation.
-pub struct StampedParallel;
+#[derive(Debug, Clone, Copy, Default)]
+pub struct StampedParallel {
+    /// The super-block sizes.
+    pub schedule: Schedule,
+}
 
 /// The pipeline state between super-blocks: the pending super-block at `n0`, whose phase 1a
 /// (moves s >= `d` + j0 + L, with `d` the length of the super-block before it) is in `cur`
@@ -79,30 +102,61 @@ struct Pending {
 }
 
 impl TableBuilder for StampedParallel {
-    fn build(&self, moves: &Moves, limit: usize) -> Table {
-        let moves = moves.up_to(limit);
-        let mut g = vec![0u16; limit + 1];
-        // The first super-block has no phase 1a (every option lies inside it): empty masks.
-        let words = super_block(0) / 64 + 1;
-        let blocks = super_block(0).min(limit + 1).div_ceil(LANES);
-        let mut p = Pending {
-            n0: 0,
-            d: 0,
-            max: 0,
-            words,
-            cur: vec![0; blocks * LANES * words],
-            next: Vec::new(),
-        };
+    fn fill(&self, moves: &Moves, g: &mut [u16], from: usize, max_before: u16) {
+        assert!(
+            self.schedule.base > 0 && self.schedule.base % LANES == 0,
+            "super-blocks are whole lane blocks"
+        );
+        let moves = moves.up_to(g.len().saturating_sub(1));
+        let sched = &self.schedule;
         // The whole loop runs on a pool thread: the phase-1a splits are then cheap pushes to
         // its own deque, where from outside the pool every super-block would be a cold
         // hand-over to the pool and back.
         rayon::scope(|_| {
-            while p.n0 <= limit {
+            let mut p = first_pending(g, from, max_before as usize, &moves, sched);
+            while p.n0 < g.len() {
                 let stride = stride_for(p.max);
-                with_stride!(stride, G => run::<G>(&mut g, &mut p, &moves));
+                with_stride!(stride, G => run::<G>(g, &mut p, &moves, sched));
             }
         });
-        Table::from_values(g)
+    }
+
+    fn scratch_bytes(&self, moves: &Moves, limit: usize, threads: usize) -> u64 {
+        let values = moves.up_to(limit).len();
+        let b = self.schedule.largest();
+        // Two mask buffers of B positions with words for every value a super-block reaches,
+        // one lane scratch per thread (and one for the first far phase), the move list.
+        let words = (values + 2 * b) / 64 + 2;
+        let masks = 2 * (b * words * 8) as u64;
+        masks + (threads as u64 + 1) * lane_scratch_bytes(moves, limit) + 8 * values as u64
+    }
+}
+
+/// The pipeline state for a run starting at `from` (values before it final, largest
+/// `max`): phase 1a of the first super-block, which has no super-block before it (d = 0),
+/// runs here, since there is nothing to overlap it with. At `from` = 0 every option lies
+/// inside the first super-block, so its masks start empty.
+fn first_pending(g: &[u16], from: usize, max: usize, moves: &[usize], s: &Schedule) -> Pending {
+    let end = (from + s.super_block(from)).min(g.len());
+    let blocks = (end - from).div_ceil(LANES);
+    let stride = stride_for(max);
+    let words = ((max + end - from) / 64 + 1).max(stride / 64);
+    let mut cur = vec![0; blocks * LANES * words];
+    if from > 0 {
+        with_stride!(stride, G => {
+            let scratch: Vec<Mutex<SeenLanes<G>>> = (0..rayon::current_num_threads())
+                .map(|_| Mutex::new(SeenLanes::new()))
+                .collect();
+            far_phase(&g[..from], from, 0, moves, &mut cur, words, &scratch);
+        });
+    }
+    Pending {
+        n0: from,
+        d: 0,
+        max,
+        words,
+        cur,
+        next: Vec::new(),
     }
 }
 
@@ -112,14 +166,14 @@ impl TableBuilder for StampedParallel {
 /// thread that finishes first steals phase-1a chunks. Each rayon thread keeps one scratch of
 /// stamps for the whole run (allocating it per task cost more than the task's work at
 /// N = 10^6).
-fn run<const G: usize>(g: &mut [u16], p: &mut Pending, moves: &[usize]) {
+fn run<const G: usize>(g: &mut [u16], p: &mut Pending, moves: &[usize], sched: &Schedule) {
     let limit = g.len() - 1;
     let scratch: Vec<Mutex<SeenLanes<G>>> = (0..rayon::current_num_threads())
         .map(|_| Mutex::new(SeenLanes::new()))
         .collect();
     while p.n0 <= limit && stride_for(p.max) == G {
         let n0 = p.n0;
-        let end = (n0 + super_block(n0)).min(limit + 1);
+        let end = (n0 + sched.super_block(n0)).min(limit + 1);
         let (done, rest) = g.split_at_mut(n0);
         let block = &mut rest[..end - n0];
         let cur = &mut p.cur[..];
@@ -130,7 +184,7 @@ fn run<const G: usize>(g: &mut [u16], p: &mut Pending, moves: &[usize]) {
             p.n0 = end;
             break;
         }
-        let next_end = (end + super_block(end)).min(limit + 1);
+        let next_end = (end + sched.super_block(end)).min(limit + 1);
         let next_blocks = (next_end - end).div_ceil(LANES);
         // Values below `end` are at most max + (end - n0); super-block k + 1 adds at most
         // its length (a mex exceeds its largest option by at most one).
@@ -225,10 +279,4 @@ fn near_phase(
         }
     }
     max
-}
-
-/// Sets bit v of a multi-word mask.
-#[inline]
-fn set_bit(mask: &mut [u64], v: usize) {
-    mask[v >> 6] |= 1u64 << (v & 63);
 }

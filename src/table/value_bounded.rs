@@ -1,5 +1,5 @@
 //! `value-bounded`: Eppstein's class-by-class evaluation (D. Eppstein, *Faster Evaluation of
-//! Subtraction Games*, arXiv:1804.06515, cited in seed `000_242f32a778847c70.txt` §10).
+//! Subtraction Games*, FUN 2018, arXiv:1804.06515).
 //!
 //! Algorithm: keep the set U of positions not yet given a value, as a bitset. For
 //! v = 0, 1, 2, … decide the class C_v = {n : g(n) = v}: scanning U upward, n joins C_v
@@ -14,21 +14,23 @@
 //! scan stops as soon as every unassigned position in it is hit, and words with no
 //! unassigned position are skipped, so later passes are far cheaper than the bound. The
 //! cost grows with m rather than with the move set; it beats a per-position mex while m is
-//! small beside the word width and loses beyond (GUIDE §3).
+//! small beside the word width and loses beyond.
 //!
 //! Invariant (why the class rule is right): when class v is decided, every n in U has
 //! options of every value u < v, because n was not taken into C_u; so g(n) = v exactly when
 //! no option has value v. The least element of U always joins C_v (its options all have
 //! values below v), so every pass assigns at least one position and the loop ends.
 
-use super::{Table, TableBuilder};
+use super::TableBuilder;
 use crate::moves::Moves;
 
 /// Eppstein-style value-bounded table. See the module documentation.
 pub struct ValueBounded;
 
 impl TableBuilder for ValueBounded {
-    fn build(&self, moves: &Moves, limit: usize) -> Table {
+    /// Decides value classes over all positions, so it ignores `from` (not resumable).
+    fn fill(&self, moves: &Moves, g: &mut [u16], _from: usize, _max_before: u16) {
+        let limit = g.len() - 1;
         let moves = moves.up_to(limit);
         let near_mask = moves
             .iter()
@@ -42,7 +44,6 @@ impl TableBuilder for ValueBounded {
         }
         let mut remaining = limit + 1;
         let mut class = vec![0u64; words];
-        let mut g = vec![0u16; limit + 1];
         let mut value = 0u16;
         while remaining > 0 {
             class.iter_mut().for_each(|w| *w = 0);
@@ -79,7 +80,15 @@ impl TableBuilder for ValueBounded {
             }
             value += 1;
         }
-        Table::from_values(g)
+    }
+
+    fn resumable(&self) -> bool {
+        false
+    }
+
+    fn scratch_bytes(&self, moves: &Moves, limit: usize, _threads: usize) -> u64 {
+        // Two bitsets of N bits (unassigned positions, current class) and the move list.
+        2 * (limit as u64 + 1).div_ceil(64) * 8 + 8 * moves.up_to(limit).len() as u64
     }
 }
 

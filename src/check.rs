@@ -1,0 +1,445 @@
+//! The one checker: every registered back-end run on one input and compared with a judge.
+//!
+//! Like RustFFT's `check_fft_algorithm` and memchr's `Runner`, one piece of code does every
+//! comparison in the project: the tests, the bench matrix's gate, `verify` and `scale` all go
+//! through [`check`] or a [`Checker`]. The judge of each stage is named, never found by
+//! registry position: the naive control where it affords the input (`naive-mex` up to
+//! N = 10^5, `brute` to about N = 100), beyond that the stage's reference back-end
+//! ([`crate::registry::Role::Reference`]). A back-end that cannot take the input (a counter
+//! asked for K heaps it does not count, a control past its size) is skipped with its reason,
+//! which is part of the report, not a silent omission.
+
+use crate::count::{self, Counter};
+use crate::error::{Error, Result};
+use crate::moves::Moves;
+use crate::registry::Entry;
+use crate::table::{self, Table, TableBuilder};
+use std::fmt;
+use std::time::Instant;
+
+/// One input: the subtraction set, N and the number of heaps.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Case {
+    pub moves: Moves,
+    pub limit: usize,
+    pub heaps: usize,
+}
+
+/// A difference between a back-end and the judge, with the first place it shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Disagreement {
+    /// Two tables differ; `at` is the first position where they do.
+    Table {
+        judge: &'static str,
+        backend: &'static str,
+        at: usize,
+        judge_value: u16,
+        value: u16,
+    },
+    /// Two counts differ (back-ends named `table+count`).
+    Count {
+        judge: String,
+        backend: String,
+        judge_answer: u128,
+        answer: u128,
+    },
+    /// A back-end failed where the judge answered.
+    Failed { backend: String, error: String },
+}
+
+impl fmt::Display for Disagreement {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Disagreement::Table {
+                judge,
+                backend,
+                at,
+                judge_value,
+                value,
+            } => write!(
+                f,
+                "table: '{judge}' gives g({at}) = {judge_value} but '{backend}' gives {value}"
+            ),
+            Disagreement::Count {
+                judge,
+                backend,
+                judge_answer,
+                answer,
+            } => write!(
+                f,
+                "count: '{judge}' gives {judge_answer} but '{backend}' gives {answer}"
+            ),
+            Disagreement::Failed { backend, error } => write!(f, "'{backend}' failed: {error}"),
+        }
+    }
+}
+
+/// A back-end left out of a check, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Skip {
+    pub backend: &'static str,
+    pub reason: String,
+}
+
+/// One (table, count) pair's answer and times.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pair {
+    pub table: &'static str,
+    pub count: &'static str,
+    pub answer: u128,
+    pub table_seconds: f64,
+    pub count_seconds: f64,
+}
+
+/// What a check found.
+#[derive(Debug, Clone)]
+pub struct Report {
+    pub case: Case,
+    /// The judge of the table stage and its table.
+    pub table_judge: &'static str,
+    pub table: Table,
+    /// The judge of the count stage and its answer, when some counter answered.
+    pub count_judge: Option<(&'static str, u128)>,
+    /// Every answering (table, count) pair.
+    pub pairs: Vec<Pair>,
+    pub disagreements: Vec<Disagreement>,
+    pub skipped: Vec<Skip>,
+}
+
+impl Report {
+    /// True when nothing disagreed and at least one pair answered.
+    pub fn passed(&self) -> bool {
+        self.disagreements.is_empty() && !self.pairs.is_empty()
+    }
+
+    /// The report, or an [`Error::Disagreement`] naming the first disagreement.
+    pub fn into_result(self) -> Result<Report> {
+        match self.disagreements.first() {
+            Some(d) => Err(Error::Disagreement(format!(
+                "{} at N = {} ({} heaps, moves {})",
+                d,
+                self.case.limit,
+                self.case.heaps,
+                self.case.moves.label()
+            ))),
+            None => Ok(self),
+        }
+    }
+}
+
+/// Compares tables and counts with a judge as they come (`scale` feeds it the tables it
+/// times; [`check`] the ones it builds).
+pub struct Checker {
+    report: Report,
+}
+
+impl Checker {
+    /// A checker whose table judge is `judge` with its table `table`.
+    pub fn new(case: Case, judge: &'static str, table: Table) -> Checker {
+        Checker {
+            report: Report {
+                case,
+                table_judge: judge,
+                table,
+                count_judge: None,
+                pairs: Vec::new(),
+                disagreements: Vec::new(),
+                skipped: Vec::new(),
+            },
+        }
+    }
+
+    /// Compares `table`, built by `backend`, with the judge's table; returns whether equal.
+    pub fn table(&mut self, backend: &'static str, table: &Table) -> bool {
+        let judge = &self.report.table;
+        let first = judge
+            .values()
+            .iter()
+            .zip(table.values())
+            .position(|(a, b)| a != b);
+        let at = first
+            .or((judge.limit() != table.limit()).then(|| judge.limit().min(table.limit()) + 1));
+        if let Some(at) = at {
+            let value_at = |t: &Table| t.values().get(at).copied().unwrap_or(u16::MAX);
+            self.report.disagreements.push(Disagreement::Table {
+                judge: self.report.table_judge,
+                backend,
+                at,
+                judge_value: value_at(judge),
+                value: value_at(table),
+            });
+        }
+        at.is_none()
+    }
+
+    /// Sets the count judge: `count` and its answer on the judge's table.
+    pub fn count_judge(&mut self, count: &'static str, answer: u128) {
+        self.report.count_judge = Some((count, answer));
+    }
+
+    /// Records a pair's answer (or failure) and compares it with the count judge.
+    pub fn pair(&mut self, pair: std::result::Result<Pair, (String, Error)>) {
+        match pair {
+            Ok(p) => {
+                if let Some((judge, want)) = self.report.count_judge {
+                    if p.answer != want {
+                        self.report.disagreements.push(Disagreement::Count {
+                            judge: format!("{}+{judge}", self.report.table_judge),
+                            backend: format!("{}+{}", p.table, p.count),
+                            judge_answer: want,
+                            answer: p.answer,
+                        });
+                    }
+                }
+                self.report.pairs.push(p);
+            }
+            Err((backend, e)) => self.report.disagreements.push(Disagreement::Failed {
+                backend,
+                error: e.to_string(),
+            }),
+        }
+    }
+
+    /// Records a back-end left out, and why.
+    pub fn skip(&mut self, backend: &'static str, reason: String) {
+        if !self.report.skipped.iter().any(|s| s.backend == backend) {
+            self.report.skipped.push(Skip { backend, reason });
+        }
+    }
+
+    /// The judge's table.
+    pub fn judge_table(&self) -> &Table {
+        &self.report.table
+    }
+
+    /// The finished report.
+    pub fn finish(self) -> Report {
+        self.report
+    }
+}
+
+/// The table judge for N: the naive control where it affords N, else the reference.
+pub fn table_judge(limit: usize) -> &'static Entry<dyn TableBuilder> {
+    table::BACKENDS
+        .iter()
+        .find(|e| e.is_control() && affords_table(&*(e.make)(), limit))
+        .unwrap_or_else(table::reference)
+}
+
+/// The count judge for (N, K): the brute-force control where it affords it, else the
+/// reference if it counts K heaps, else the first fast counter that does.
+pub fn count_judge(limit: usize, heaps: usize) -> Option<&'static Entry<dyn Counter>> {
+    let counts = |e: &&Entry<dyn Counter>| (e.make)().heaps().contains(&heaps);
+    count::BACKENDS
+        .iter()
+        .filter(counts)
+        .find(|e| e.is_control() && (e.make)().affordable(limit, heaps))
+        .or_else(|| Some(count::reference()).filter(counts))
+        .or_else(|| crate::registry::fast(count::BACKENDS).find(counts))
+}
+
+fn affords_table(b: &dyn TableBuilder, limit: usize) -> bool {
+    b.affordable_limit().is_none_or(|max| limit <= max)
+}
+
+/// Runs every entry of `tables` and `counts` on `case` and compares each with the judges;
+/// refuses (before any work) a case whose two largest tables would not fit in memory.
+/// Disagreements are in the report ([`Report::into_result`] turns them into an error).
+pub fn check(
+    case: &Case,
+    tables: &[&'static Entry<dyn TableBuilder>],
+    counts: &[&'static Entry<dyn Counter>],
+) -> Result<Report> {
+    check_memory(case, tables)?;
+    let judge = table_judge(case.limit);
+    let start = Instant::now();
+    let judge_table = (judge.make)().build(&case.moves, case.limit);
+    let judge_seconds = start.elapsed().as_secs_f64();
+    let mut checker = Checker::new(case.clone(), judge.name, judge_table);
+    if let Some(cj) = count_judge(case.limit, case.heaps) {
+        match (cj.make)().count(checker.judge_table(), case.heaps) {
+            Ok(answer) => checker.count_judge(cj.name, answer),
+            Err(e @ Error::Overflow(_)) => checker.skip(cj.name, e.to_string()),
+            Err(e) => checker.pair(Err((cj.name.to_string(), e))),
+        }
+    }
+    for &entry in tables {
+        let builder = (entry.make)();
+        if !affords_table(&*builder, case.limit) {
+            let max = builder.affordable_limit().unwrap_or(0);
+            checker.skip(entry.name, format!("a control, run only up to N = {max}"));
+            continue;
+        }
+        let (table, seconds) = if entry.name == judge.name {
+            (None, judge_seconds)
+        } else {
+            let start = Instant::now();
+            let t = builder.build(&case.moves, case.limit);
+            (Some(t), start.elapsed().as_secs_f64())
+        };
+        if let Some(t) = &table {
+            if !checker.table(entry.name, t) {
+                continue;
+            }
+        }
+        let t = table
+            .as_ref()
+            .unwrap_or_else(|| checker.judge_table())
+            .clone();
+        count_pairs(&mut checker, case, entry.name, &t, seconds, counts);
+    }
+    Ok(checker.finish())
+}
+
+/// Every counter of `counts` on `t` (built by `table` in `table_seconds`), into `checker`.
+fn count_pairs(
+    checker: &mut Checker,
+    case: &Case,
+    table: &'static str,
+    t: &Table,
+    table_seconds: f64,
+    counts: &[&'static Entry<dyn Counter>],
+) {
+    for &entry in counts {
+        let counter = (entry.make)();
+        if !counter.heaps().contains(&case.heaps) {
+            let why = count::check_supports(entry, case.heaps)
+                .err()
+                .map(|e| e.to_string());
+            checker.skip(entry.name, why.unwrap_or_default());
+            continue;
+        }
+        if !counter.affordable(case.limit, case.heaps) {
+            checker.skip(entry.name, "a control, too slow for this N and K".into());
+            continue;
+        }
+        let start = Instant::now();
+        let result = counter.count(t, case.heaps);
+        let count_seconds = start.elapsed().as_secs_f64();
+        match result {
+            Err(e @ Error::Overflow(_)) => checker.skip(entry.name, e.to_string()),
+            Err(e) => checker.pair(Err((format!("{table}+{}", entry.name), e))),
+            Ok(answer) => checker.pair(Ok(Pair {
+                table,
+                count: entry.name,
+                answer,
+                table_seconds,
+                count_seconds,
+            })),
+        }
+    }
+}
+
+/// Refuses a check whose judge table plus the largest other table would not fit.
+fn check_memory(case: &Case, tables: &[&'static Entry<dyn TableBuilder>]) -> Result<()> {
+    let threads = rayon::current_num_threads();
+    let need = |e: &Entry<dyn TableBuilder>| {
+        table::bytes_needed(&*(e.make)(), &case.moves, case.limit, threads)
+    };
+    let largest = tables.iter().map(|e| need(e)).max().unwrap_or(0);
+    crate::memory::check_fits(
+        need(table_judge(case.limit)) + largest,
+        crate::memory::available_bytes(),
+        &format!("checking the table back-ends at N = {}", case.limit),
+    )
+}
+
+/// Every registered table and count back-end, controls included.
+pub fn everything(case: &Case) -> Result<Report> {
+    let tables: Vec<_> = table::BACKENDS.iter().collect();
+    let counts: Vec<_> = count::BACKENDS.iter().collect();
+    check(case, &tables, &counts)
+}
+
+/// A deliberately wrong back-end for the tests of the checker and of `verify`.
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::*;
+
+    /// The reference with one value changed (g(17) + 1).
+    struct OffByOneAt(usize);
+
+    impl TableBuilder for OffByOneAt {
+        fn fill(&self, moves: &Moves, g: &mut [u16], from: usize, max: u16) {
+            table::Stamped.fill(moves, g, from, max);
+            if self.0 < g.len() {
+                g[self.0] += 1;
+            }
+        }
+        fn scratch_bytes(&self, _: &Moves, _: usize, _: usize) -> u64 {
+            0
+        }
+    }
+
+    pub(crate) static WRONG_AT_17: Entry<dyn TableBuilder> = Entry {
+        name: "wrong-at-17",
+        description: "test only",
+        cost: "",
+        role: crate::registry::Role::Fast,
+        make: || Box::new(OffByOneAt(17)),
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    use super::testing::WRONG_AT_17;
+
+    fn case(limit: usize) -> Case {
+        Case {
+            moves: Moves::Squares,
+            limit,
+            heaps: 3,
+        }
+    }
+
+    #[test]
+    fn a_wrong_table_is_named_with_its_first_wrong_position() {
+        let report = check(
+            &case(40),
+            &[table::find("stamped").unwrap(), &WRONG_AT_17],
+            &[],
+        )
+        .unwrap();
+        assert_eq!(report.table_judge, "naive-mex");
+        assert_eq!(
+            report.disagreements,
+            vec![Disagreement::Table {
+                judge: "naive-mex",
+                backend: "wrong-at-17",
+                at: 17,
+                judge_value: 0, // 17 is a cold position of subtract-a-square
+                value: 1,
+            }]
+        );
+        let err = report.into_result().unwrap_err().to_string();
+        assert!(
+            err.contains("'wrong-at-17' gives 1") && err.contains("g(17) = 0"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn judges_are_the_controls_while_affordable_then_the_references() {
+        assert_eq!(table_judge(100_000).name, "naive-mex");
+        assert_eq!(table_judge(100_001).name, "stamped");
+        assert_eq!(count_judge(100, 3).unwrap().name, "brute");
+        assert_eq!(count_judge(101, 3).unwrap().name, "sweep");
+        assert_eq!(count_judge(1000, 5).unwrap().name, "burnside");
+    }
+
+    #[test]
+    fn refusals_are_skips_with_reasons() {
+        let counts: Vec<_> = count::BACKENDS.iter().collect();
+        let c = Case {
+            heaps: 5,
+            ..case(20)
+        };
+        let r = check(&c, &[table::find("stamped").unwrap()], &counts).unwrap();
+        assert!(r.passed(), "{:?}", r.disagreements);
+        let skipped: Vec<&str> = r.skipped.iter().map(|s| s.backend).collect();
+        assert_eq!(skipped, vec!["sweep", "rayon-sweep"]);
+        assert!(r.skipped[0].reason.contains("3 heaps only"));
+    }
+}

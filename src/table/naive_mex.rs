@@ -1,0 +1,48 @@
+//! `naive-mex`: the table control, the mex straight from the definition.
+//!
+//! Algorithm: for each n in increasing order, collect the values g(n - s) of every option
+//! (s a move, s <= n) into a fresh set, then take the least value not in it. No stamps, no
+//! blocks, no bit tricks: it exists only to check the fast back-ends, as RustFFT's `Dft`
+//! checks its FFTs, and is never chosen by `auto` nor timed by the bench matrix.
+//!
+//! Cost: O(S(N)) set insertions plus a fresh allocation per position; it affords N up to
+//! [`AFFORDABLE`].
+//!
+//! Invariant: when n is decided, g(0..n) are final, so the set holds exactly the option
+//! values of n.
+
+use super::TableBuilder;
+use crate::moves::Moves;
+use std::collections::BTreeSet;
+
+/// The largest N the checker runs the control at (a set per position makes it many times
+/// slower than `stamped`).
+pub const AFFORDABLE: usize = 100_000;
+
+/// The naive mex. See the module documentation.
+pub struct NaiveMex;
+
+impl TableBuilder for NaiveMex {
+    fn fill(&self, moves: &Moves, g: &mut [u16], from: usize, _max_before: u16) {
+        let moves = moves.up_to(g.len().saturating_sub(1));
+        for n in from..g.len() {
+            let options: BTreeSet<u16> = moves
+                .iter()
+                .filter(|&&s| s <= n)
+                .map(|&s| g[n - s])
+                .collect();
+            g[n] = (0u16..)
+                .find(|v| !options.contains(v))
+                .expect("a mex exists");
+        }
+    }
+
+    fn scratch_bytes(&self, moves: &Moves, limit: usize, _threads: usize) -> u64 {
+        // The move list and one set of at most #moves values.
+        40 * moves.up_to(limit).len() as u64
+    }
+
+    fn affordable_limit(&self) -> Option<usize> {
+        Some(AFFORDABLE)
+    }
+}

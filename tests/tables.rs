@@ -1,0 +1,144 @@
+//! The table contract: every back-end resumes from any finished prefix, the parallel table's
+//! every super-block size runs at small N against the naive control, the result does not
+//! depend on the thread count, and (release builds) every back-end agrees at N = 10^6.
+
+mod common;
+
+use common::{assert_agree, moves_strategy};
+use nimsquare::moves::Moves;
+use nimsquare::table::{self, Schedule, StampedParallel, TableBuilder};
+use nimsquare::{count, planner, registry};
+use proptest::prelude::*;
+
+/// g(0..=limit) by the naive control.
+fn naive(moves: &Moves, limit: usize) -> Vec<u16> {
+    table::build("naive-mex", moves, limit as u64)
+        .unwrap()
+        .values()
+        .to_vec()
+}
+
+/// Fills g in pieces ending at `cuts` (ascending), each resumed from the finished prefix.
+fn fill_in_pieces(b: &dyn TableBuilder, moves: &Moves, limit: usize, cuts: &[usize]) -> Vec<u16> {
+    let mut g = vec![0u16; limit + 1];
+    let mut from = 0;
+    for &to in cuts.iter().chain([&(limit + 1)]) {
+        let to = to.clamp(from, limit + 1);
+        let max = g[..from].iter().copied().max().unwrap_or(0);
+        b.fill(moves, &mut g[..to], from, max);
+        from = to;
+    }
+    g
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// A run resumed at any positions (inside a lane block, at its edge, anywhere in a
+    /// super-block) gives the same table as the control, for every resumable back-end.
+    #[test]
+    fn every_resumable_back_end_resumes_from_any_prefix(
+        moves in prop_oneof![Just(Moves::Squares), moves_strategy(200)],
+        limit in 0usize..4000,
+        mut cuts in proptest::collection::vec(0usize..4000, 0..5),
+    ) {
+        cuts.sort_unstable();
+        let want = naive(&moves, limit);
+        for e in table::BACKENDS {
+            let b = (e.make)();
+            if b.resumable() {
+                prop_assert_eq!(&fill_in_pieces(&*b, &moves, limit, &cuts), &want, "{} cut at {:?}", e.name, &cuts);
+            }
+        }
+    }
+}
+
+#[test]
+fn every_super_block_size_of_the_parallel_table_runs_in_ci() {
+    // A schedule that grows at 1000, 2000 and 4000 goes through all four super-block sizes
+    // (64, 128, 256, 512) below N = 6000; the default one does the same past 2^22.
+    let sched = Schedule {
+        base: 64,
+        grow_at: [1000, 2000, 4000],
+    };
+    assert_eq!(
+        [0, 1000, 2000, 4000].map(|n| sched.super_block(n)),
+        [64, 128, 256, 512]
+    );
+    let def = Schedule::default();
+    assert_eq!(
+        [0, 1 << 22, 1 << 24, 1 << 26].map(|n| def.super_block(n)),
+        [512, 1024, 2048, 4096]
+    );
+    let b = StampedParallel { schedule: sched };
+    for moves in [Moves::Squares, Moves::list((1..=150).collect()).unwrap()] {
+        let want = naive(&moves, 6000);
+        for threads in [1, 2] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            let got = pool.install(|| b.build(&moves, 6000));
+            assert_eq!(got.values(), &want[..], "{moves:?} on {threads} threads");
+            let pieces =
+                pool.install(|| fill_in_pieces(&b, &moves, 6000, &[999, 1000, 2500, 4001]));
+            assert_eq!(pieces, want, "{moves:?} resumed on {threads} threads");
+        }
+    }
+}
+
+#[test]
+fn parallel_table_is_the_same_on_one_and_two_threads() {
+    let build = |threads| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(|| table::build("stamped-parallel", &Moves::Squares, 50_000).unwrap())
+    };
+    assert_eq!(build(1), build(2));
+}
+
+#[test]
+fn the_planner_names_only_registered_fast_back_ends() {
+    for threads in [1, 2, 8] {
+        for limit in [
+            0usize,
+            10,
+            1000,
+            100_000,
+            1_000_000,
+            100_000_000,
+            4_000_000_000,
+        ] {
+            let t = table::find(planner::choose_table(&Moves::Squares, limit, threads)).unwrap();
+            let c = count::find(planner::choose_count(limit, 3, threads)).unwrap();
+            assert!(!t.is_control() && !c.is_control());
+        }
+    }
+    assert_eq!(registry::reference(table::BACKENDS).name, "stamped");
+}
+
+/// Every back-end against the reference at N = 10^6, whose max value is 168 (a fact of the
+/// subtract-a-square game). Release builds only: in a debug build it takes minutes.
+#[test]
+#[cfg_attr(debug_assertions, ignore = "release builds only: cargo test --release")]
+fn every_back_end_agrees_at_a_million() {
+    let report = assert_agree(&Moves::Squares, 1_000_000, 3);
+    assert_eq!(report.table_judge, "stamped");
+    assert_eq!(report.table.max_value(), 168);
+    assert!(report.skipped.iter().any(|s| s.backend == "naive-mex"));
+}
+
+/// Past 2^22 positions the default schedule switches to larger super-blocks; the table
+/// must not notice. Release builds only.
+#[test]
+#[cfg_attr(debug_assertions, ignore = "release builds only: cargo test --release")]
+fn parallel_table_matches_lanes_across_the_default_super_block_change() {
+    let a = table::build("stamped-lanes", &Moves::Squares, 5_000_000).unwrap();
+    let b = table::build("stamped-parallel", &Moves::Squares, 5_000_000).unwrap();
+    assert!(
+        a == b,
+        "stamped-parallel differs from stamped-lanes below 5 * 10^6"
+    );
+}
