@@ -63,15 +63,7 @@ pub fn run(args: Args) -> CliResult {
             args.frequency
         )));
     }
-    if let Some(p) = args.out.parent() {
-        if !p.as_os_str().is_empty() && !p.is_dir() {
-            return Err(Error::Invalid(format!(
-                "--out {}: folder '{}' does not exist",
-                args.out.display(),
-                p.display()
-            )));
-        }
-    }
+    super::args::check_output_path(&args.out, "--out")?;
     let builder = (table_entry.make)();
     let counter = (count_entry.make)();
     let moves = args.moves;
