@@ -9,6 +9,8 @@
 # NIMSQUARE_RESULTS=DIR overrides the parent folder of flamegraphs/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/lib.sh
+source scripts/lib.sh
 
 quick="${NIMSQUARE_QUICK:-}"
 [[ "$quick" == "0" ]] && quick=""
@@ -19,7 +21,7 @@ mkdir -p "$out_dir"
 cargo build --release
 bin=target/release/nimsquare
 log="$out_dir/profile.log"
-echo "# date: $(date -u +%FT%TZ)  cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')  cores: $(nproc)  rustc: $(rustc --version)  git: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)" > "$log"
+provenance > "$log"
 # The table back-ends: the indented lines between the two headings of `nimsquare list`.
 backends=$("$bin" list | awk '/^table back-ends/{t=1; next} /^count back-ends/{t=0} t && /^  /{print $1}')
 # A back-end too fast to be sampled gets no graph (profile says so and exits 2); the others
