@@ -86,17 +86,11 @@ fn slow_period(values: &[u16]) -> Option<(usize, usize)> {
 
 #[test]
 fn window_detection_equals_slow_search_on_many_sets() {
-    let mut state = 0xD1B5_4A32_D192_ED03u64;
-    let mut next = move |m: u64| {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state % m
-    };
+    let mut rng = common::SplitMix64(0xD1B5_4A32_D192_ED03);
     let mut sets = all_small_sets(9);
     for _ in 0..60 {
-        let len = 1 + next(5) as usize;
-        sets.push(Moves::list((0..len).map(|_| 1 + next(20)).collect()).unwrap());
+        let len = rng.range(1, 5) as usize;
+        sets.push(Moves::list((0..len).map(|_| rng.range(1, 20)).collect()).unwrap());
     }
     for moves in sets {
         let p = match find_period(&moves, DEFAULT_PERIOD_SEARCH).unwrap() {
