@@ -52,7 +52,8 @@ enum Command {
     Verify(verify::Args),
     /// List the back-ends of each stage.
     List(list::Args),
-    /// Exhaustive checkers for the other seed games (amalgamation Nim, bounded Moore's Nim).
+    /// Exhaustive checkers for other impartial games (amalgamation Nim, bounded Moore's Nim,
+    /// subtraction games).
     #[command(subcommand)]
     Games(games::Games),
     /// Time table back-ends on a geometric grid of N; CSV, fitted exponents, log-log SVG.

@@ -1,6 +1,6 @@
-//! Subtraction games on one heap (seed `003_ceee418ff670a86b.txt`): the Grundy sequence of
-//! any subtraction set, its cold positions, and the preperiod and period of the sequence
-//! for a finite set.
+//! Subtraction games on one heap ("subtraction games with a period": the Grundy sequence of
+//! a finite subtraction set is eventually periodic): the Grundy sequence of any subtraction
+//! set, its cold positions, and the preperiod and period of the sequence for a finite set.
 //!
 //! Algorithm (periodicity). Let s_max be the largest move of a finite set. For n >= s_max
 //! every move is available, so g(n) = mex{g(n-s) : s in the set} is a function of the
