@@ -21,6 +21,31 @@ fn backend_names() -> Vec<&'static str> {
     table::BACKENDS.iter().map(|e| e.name).collect()
 }
 
+/// The plot holds one coloured line per back-end (each drawn once in the plot and once in
+/// the legend), every name in the legend, and the grey dashed reference.
+fn assert_plot_has_every_backend(svg: &std::path::Path, names: &[&str]) {
+    let svg_text = std::fs::read_to_string(svg).unwrap();
+    assert!(svg_text.contains("<svg"));
+    // Leave out the grey dashed reference and the black frame.
+    let strokes: HashSet<&str> = svg_text
+        .match_indices("<polyline")
+        .filter_map(|(i, _)| {
+            let rest = &svg_text[i..];
+            let s = rest.find("stroke=\"")? + 8;
+            Some(&rest[s..s + 7])
+        })
+        .filter(|c| *c != "#000000" && *c != "#5A5A5A")
+        .collect();
+    assert_eq!(strokes.len(), names.len(), "{strokes:?}");
+    for name in names {
+        assert!(svg_text.contains(name), "legend lacks {name}");
+    }
+    assert!(
+        svg_text.matches("stroke=\"#5A5A5A\"").count() > 2,
+        "no dashed reference"
+    );
+}
+
 #[test]
 fn tiny_grid_writes_csv_fits_and_svg() {
     let dir = scratch("tiny");
@@ -85,27 +110,7 @@ fn tiny_grid_writes_csv_fits_and_svg() {
         .filter(|r| r.n == 20000)
         .all(|r| r.max_value >= 33));
 
-    let svg_text = std::fs::read_to_string(&svg).unwrap();
-    assert!(svg_text.contains("<svg"));
-    // One coloured line per back-end (each drawn once in the plot and once in the legend),
-    // plus the grey dashed reference and the black frame.
-    let strokes: HashSet<&str> = svg_text
-        .match_indices("<polyline")
-        .filter_map(|(i, _)| {
-            let rest = &svg_text[i..];
-            let s = rest.find("stroke=\"")? + 8;
-            Some(&rest[s..s + 7])
-        })
-        .filter(|c| *c != "#000000" && *c != "#5A5A5A")
-        .collect();
-    assert_eq!(strokes.len(), names.len(), "{strokes:?}");
-    for name in &names {
-        assert!(svg_text.contains(name), "legend lacks {name}");
-    }
-    assert!(
-        svg_text.matches("stroke=\"#5A5A5A\"").count() > 2,
-        "no dashed reference"
-    );
+    assert_plot_has_every_backend(&svg, &names);
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -151,6 +156,31 @@ fn fit_is_printed_over_points_from_ten_thousand() {
     );
     assert!((fit.r2 - r2).abs() < 6e-5, "{line} vs {fit:?}");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `refused_run` (the small study again, without --resume) left the 6-row study alone; the
+/// same with --force replaces it.
+fn assert_replaced_only_with_force(csv: &std::path::Path, refused_run: std::process::Output) {
+    // Without --resume an existing study is kept and the run refused; --force replaces it.
+    let out = refused_run;
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert_eq!(read_rows(csv).unwrap().len(), 6);
+    let out = nimsquare()
+        .args([
+            "scale",
+            "--table",
+            "stamped,bitset",
+            "--from",
+            "100",
+            "--to",
+            "1000",
+        ])
+        .args(["--points", "2", "--repeat", "1", "--force", "--out"])
+        .arg(csv)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(read_rows(csv).unwrap().len(), 4);
 }
 
 #[test]
@@ -202,26 +232,7 @@ fn resume_completes_a_partial_csv_without_duplicates() {
     assert_eq!(keys.len(), 6, "duplicated rows");
     let text = std::fs::read_to_string(&csv).unwrap();
     assert_eq!(text.matches("backend,n,").count(), 1);
-    // Without --resume an existing study is kept and the run refused; --force replaces it.
-    let out = run("1000", false);
-    assert_eq!(out.status.code(), Some(2), "{out:?}");
-    assert_eq!(read_rows(&csv).unwrap().len(), 6);
-    let out = nimsquare()
-        .args([
-            "scale",
-            "--table",
-            "stamped,bitset",
-            "--from",
-            "100",
-            "--to",
-            "1000",
-        ])
-        .args(["--points", "2", "--repeat", "1", "--force", "--out"])
-        .arg(&csv)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{out:?}");
-    assert_eq!(read_rows(&csv).unwrap().len(), 4);
+    assert_replaced_only_with_force(&csv, run("1000", false));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -291,6 +302,11 @@ fn bad_arguments_are_refused_with_one_line() {
     refused(&["--from", "1e5", "--to", "1e3"], "larger than --to");
     refused(&["--points", "1"], "--points must be at least 2");
     refused(&["--points", "-2"], "--points must be at least 2");
+    // Was accepted before: a grid of 10^9 points was allocated before any check.
+    refused(
+        &["--points", "1000000000"],
+        "--points 1000000000 is above the limit 1000",
+    );
     refused(&["--to", "5e9"], "supported maximum 4294967295");
     refused(&["--from", "0", "--to", "10"], "--from must be at least 1");
     refused(&["--plot", "no/such/folder/x.svg"], "does not exist");
@@ -309,7 +325,13 @@ fn repeat_zero_and_missing_out_folder_are_refused() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--repeat must be at least 1"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--repeat must be between 1 and"));
+    let out = nimsquare()
+        .args(["scale", "--repeat", "1000000"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--repeat must be between 1 and 1000"));
     let out = nimsquare()
         .args(["scale", "--out", "no/such/folder/s.csv"])
         .output()

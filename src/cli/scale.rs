@@ -79,6 +79,12 @@ pub struct Args {
     moves: MovesArg,
 }
 
+/// The most grid points accepted: more would only repeat values of N (the grid is rounded to
+/// integers) while allocating the whole grid first.
+const MAX_POINTS: i64 = 1000;
+/// The most timed runs per point accepted: the median is settled long before.
+const MAX_REPEAT: i64 = 1000;
+
 /// A checked study: everything `run` needs, refused arguments already turned away.
 struct Plan {
     names: Vec<&'static str>,
@@ -141,8 +147,18 @@ fn check_numbers(args: &Args) -> Result<()> {
             args.points
         ));
     }
-    if args.repeat < 1 {
-        return refuse(format!("--repeat must be at least 1, got {}", args.repeat));
+    if args.points > MAX_POINTS {
+        return refuse(format!(
+            "--points {} is above the limit {MAX_POINTS} (the grid is allocated before it is \
+             deduplicated; a finer grid measures the same N again)",
+            args.points
+        ));
+    }
+    if !(1..=MAX_REPEAT).contains(&args.repeat) {
+        return refuse(format!(
+            "--repeat must be between 1 and {MAX_REPEAT}, got {}",
+            args.repeat
+        ));
     }
     match args.skip_over {
         Some(s) if s.is_nan() || s <= 0.0 => refuse(format!(
