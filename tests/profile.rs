@@ -42,9 +42,14 @@ fn a_sampled_solve_writes_a_flamegraph() {
         "{line}"
     );
     let samples: u64 = field(line, "samples").parse().unwrap();
-    assert!(samples >= 1000, "{line}");
     let repeats: u64 = field(line, "repeats").parse().unwrap();
-    assert!(repeats >= 1, "{line}");
+    let seconds: f64 = field(line, "seconds").parse().unwrap();
+    // 1000 samples, unless the 30 s bound stopped the repeats first (a machine shared with
+    // other jobs gives the process fewer samples per solve).
+    assert!(
+        samples >= 1000 || (seconds >= 30.0 && repeats > 1),
+        "{line}"
+    );
     assert_eq!(field(line, "limit"), "1000000", "{line}");
     // Without --table/--count, profile runs what solve runs by default, and gets its answer.
     let solve = nimsquare()

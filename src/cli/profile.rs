@@ -132,26 +132,36 @@ fn sample(plan: &Plan) -> Result<Sampled> {
         .build()
         .map_err(|e| Error::Invalid(format!("cannot start the profiler: {e}")))?;
     let start = Instant::now();
-    let mut repeats = 0;
+    let target = plan.args.samples as isize;
+    let over_time = || start.elapsed().as_secs_f64() >= MAX_SAMPLING_SECONDS;
+    // Reading the count locks the profiler (samples arriving meanwhile are lost), so it is
+    // read after batches sized from the rate so far, not after every solve.
+    let (mut repeats, mut batch) = (0usize, 1usize);
     let mut answer = None;
-    let taken = || -> isize {
-        let unresolved = guard.report().build_unresolved();
-        unresolved.map_or(0, |r| r.data.values().sum())
-    };
-    while repeats == 0
-        || (taken() < plan.args.samples as isize
-            && start.elapsed().as_secs_f64() < MAX_SAMPLING_SECONDS)
-    {
-        let t = plan.builder.build(&plan.args.moves.moves, plan.limit);
-        let a = plan.counter.count(&t, 3)?;
-        if *answer.get_or_insert(a) != a {
-            return Err(Error::Disagreement(format!(
-                "profile: repeat {} of the solve gave {a}, the first gave {}",
-                repeats + 1,
-                answer.unwrap_or_default()
-            )));
+    loop {
+        for _ in 0..batch {
+            let a = solve_once(plan)?;
+            if *answer.get_or_insert(a) != a {
+                return Err(Error::Disagreement(format!(
+                    "profile: repeat {} of the solve gave {a}, the first gave {}",
+                    repeats + 1,
+                    answer.unwrap_or_default()
+                )));
+            }
+            repeats += 1;
+            if over_time() {
+                break;
+            }
         }
-        repeats += 1;
+        let taken: isize = guard
+            .report()
+            .build_unresolved()
+            .map_or(0, |r| r.data.values().sum());
+        if taken >= target || over_time() {
+            break;
+        }
+        let per_repeat = (taken.max(1) as f64) / repeats as f64;
+        batch = (((target - taken) as f64 / per_repeat).ceil() as usize).clamp(1, 1000);
     }
     let seconds = start.elapsed().as_secs_f64();
     let report = guard
@@ -166,6 +176,12 @@ fn sample(plan: &Plan) -> Result<Sampled> {
         repeats,
         answer: answer.expect("at least one solve"),
     })
+}
+
+/// One solve: the table, then the count of three heaps.
+fn solve_once(plan: &Plan) -> Result<u128> {
+    let t = plan.builder.build(&plan.args.moves.moves, plan.limit);
+    plan.counter.count(&t, 3)
 }
 
 /// Writes the flamegraph and the summary line, or refuses an empty profile.
