@@ -16,6 +16,8 @@
 # filter like table/). Needs python3 to read criterion's JSON.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/lib.sh
+source scripts/lib.sh
 
 quick="${NIMSQUARE_QUICK:-}"
 [[ "$quick" == "0" ]] && quick=""
@@ -36,7 +38,7 @@ extra=()
 [[ -n "$quick" ]] && extra=(--noplot --nresamples 5000)
 {
   echo "# command: NIMSQUARE_QUICK=$quick cargo bench --bench matrix -- ${extra[*]} $*"
-  echo "# date: $started  cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')  cores: $(nproc)  rustc: $(rustc --version)  git: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+  provenance
 } > "$log"
 NIMSQUARE_QUICK="$quick" cargo bench --bench matrix -- "${extra[@]}" "$@" 2>&1 | tee -a "$log"
 t1=$(date +%s)

@@ -1,32 +1,34 @@
 #!/usr/bin/env bash
 # scripts/flamegraph.sh: one pprof flamegraph per table back-end -> results/flamegraphs/.
 #
-# For every table back-end in `nimsquare list`, samples one solve at N = 10^6 (that table,
-# the default count back-end) at 997 Hz with `nimsquare profile` and writes
+# For every table back-end in `nimsquare list`, samples solves at N = 10^6 (that table, the
+# default count back-end) at 997 Hz with `nimsquare profile`, repeated until 1000 samples are
+# taken (a few seconds per back-end on a 2-core machine), and writes
 # results/flamegraphs/<backend>.svg; the samples taken are in results/flamegraphs/profile.log.
-# Took 5 seconds on a 2-core machine with the core's three back-ends, plus the
-# build. NIMSQUARE_QUICK=1: N = 3*10^5, output to target/quick-results/flamegraphs/ (seconds).
+# NIMSQUARE_QUICK=1: N = 3*10^5 and 200 samples, output to target/quick-results/flamegraphs/.
 # NIMSQUARE_RESULTS=DIR overrides the parent folder of flamegraphs/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/lib.sh
+source scripts/lib.sh
 
 quick="${NIMSQUARE_QUICK:-}"
 [[ "$quick" == "0" ]] && quick=""
-if [[ -n "$quick" ]]; then out_dir="${NIMSQUARE_RESULTS:-target/quick-results}/flamegraphs"; limit=300000
-else out_dir="${NIMSQUARE_RESULTS:-results}/flamegraphs"; limit=1e6; fi
+if [[ -n "$quick" ]]; then out_dir="${NIMSQUARE_RESULTS:-target/quick-results}/flamegraphs"; limit=300000; samples=200
+else out_dir="${NIMSQUARE_RESULTS:-results}/flamegraphs"; limit=1e6; samples=1000; fi
 mkdir -p "$out_dir"
 
 cargo build --release
 bin=target/release/nimsquare
 log="$out_dir/profile.log"
-echo "# date: $(date -u +%FT%TZ)  cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')  cores: $(nproc)  rustc: $(rustc --version)  git: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)" > "$log"
+provenance > "$log"
 # The table back-ends: the indented lines between the two headings of `nimsquare list`.
 backends=$("$bin" list | awk '/^table back-ends/{t=1; next} /^count back-ends/{t=0} t && /^  /{print $1}')
 # A back-end too fast to be sampled gets no graph (profile says so and exits 2); the others
 # still run, and the script fails at the end.
 failed=()
 for b in $backends; do
-  if ! "$bin" profile --limit "$limit" --table "$b" --out "$out_dir/$b.svg" | tee -a "$log"; then
+  if ! "$bin" profile --limit "$limit" --samples "$samples" --table "$b" --out "$out_dir/$b.svg" | tee -a "$log"; then
     echo "# $b: no flamegraph (see the error above)" | tee -a "$log"
     failed+=("$b")
   fi

@@ -15,6 +15,8 @@
 # (e.g. --threads 1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/lib.sh
+source scripts/lib.sh
 
 quick="${NIMSQUARE_QUICK:-}"
 [[ "$quick" == "0" ]] && quick=""
@@ -25,7 +27,9 @@ else
   out_dir="${NIMSQUARE_RESULTS:-results}"
   grid=(--from 1e3 --to 1e7 --points 13 --repeat 3 --skip-over 120)
 fi
-resume=()
+# A new study replaces the previous one in $out_dir (--force: scale refuses to overwrite a CSV
+# otherwise); NIMSQUARE_RESUME=1 continues it instead (refused if the settings differ).
+resume=(--force)
 [[ -n "${NIMSQUARE_RESUME:-}" && "${NIMSQUARE_RESUME}" != "0" ]] && resume=(--resume)
 mkdir -p "$out_dir"
 
@@ -34,7 +38,7 @@ bin=target/release/nimsquare
 log="$out_dir/scaling.log"
 {
   echo "# command: $bin scale ${grid[*]} ${resume[*]} $* --out $out_dir/scaling.csv --plot $out_dir/scaling.svg"
-  echo "# date: $(date -u +%FT%TZ)  cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')  cores: $(nproc)  rustc: $(rustc --version)  git: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+  provenance
 } > "$log"
 "$bin" scale "${grid[@]}" "${resume[@]}" "$@" \
   --out "$out_dir/scaling.csv" --plot "$out_dir/scaling.svg" | tee -a "$log"

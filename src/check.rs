@@ -207,6 +207,11 @@ impl Checker {
         }
     }
 
+    /// The disagreements found so far.
+    pub fn disagreements(&self) -> &[Disagreement] {
+        &self.report.disagreements
+    }
+
     /// The judge's table.
     pub fn judge_table(&self) -> &Table {
         &self.report.table

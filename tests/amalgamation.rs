@@ -1,6 +1,7 @@
-//! Amalgamation Nim with restriction (seed `002_38d13a7fea25f149.txt`): the exhaustive search
-//! against hand-computed values and a slow control, formula (4) against the search, a wrong
-//! formula caught, and the CLI.
+//! Amalgamation Nim with restriction: the exhaustive search against hand-computed values and
+//! a slow control, the closed formula G = x1 xor x2 xor x3 xor delta(X) (eq. (4) of the paper
+//! "Amalgamation Nim with restriction") against the search, a wrong formula caught with a
+//! failure status, and the CLI.
 
 mod common;
 
@@ -10,7 +11,7 @@ use nimsquare::games::amalgamation::{
 };
 use std::collections::HashMap;
 
-/// Values worked out by hand from the rules of seed 002 (reduce one heap, or merge two heaps
+/// Values worked out by hand from the rules (reduce one heap, or merge two heaps
 /// each >= 2 into their sum and 0). Each line lists the followers' values.
 const HAND: &[((u32, u32, u32), u32)] = &[
     // (0,0,n) = n: only reductions, to every (0,0,n') with n' < n.
@@ -121,7 +122,7 @@ fn search_agrees_with_slow_control_on_every_ordered_triple() {
 }
 
 #[test]
-fn formula_4_on_the_seeds_cases() {
+fn formula_4_on_the_papers_cases() {
     // Eq. (2)-(3): u = (1, 2, 0) has the one edge {1, 2}: delta = 1, so G = 6 xor 1.
     assert_eq!(edge_count(2, 4, 0), 1);
     assert_eq!(formula_4(2, 4, 0), 7);
@@ -172,6 +173,26 @@ fn dropping_delta_is_reported_as_mismatches() {
     let first = cmp.first_mismatches[0];
     assert_eq!(first.position, (0, 2, 4));
     assert_eq!((first.searched, first.formula), (7, 6));
+}
+
+#[test]
+fn a_wrong_formula_fails_with_status_one_through_the_commands_path() {
+    // The command runs amalgamation::check with formula_4 and returns its exit_status; the
+    // same function with the nim-sum (delta dropped) must report mismatches and status 1.
+    let wrong = amalgamation::check(10, nim_sum, 5).unwrap();
+    assert!(!wrong.passed());
+    assert!(wrong.comparison.mismatch_count > 0);
+    assert_eq!(wrong.comparison.first_mismatches.len(), 5);
+    assert_eq!(wrong.exit_status(), 1);
+    assert_eq!(wrong.exit_status(), nimsquare::cli::EXIT_CHECK_FAILED);
+    let right = amalgamation::check(10, formula_4, 5).unwrap();
+    assert!(right.passed());
+    assert_eq!(right.exit_status(), 0);
+    // And the shipped command, on the right formula, exits with that status.
+    nimsquare()
+        .args(["games", "amalgamation", "--max", "10"])
+        .assert()
+        .code(0);
 }
 
 #[test]
@@ -232,7 +253,7 @@ fn cli_text_output() {
         "{text}"
     );
     assert!(text.contains("mismatches:    0"), "{text}");
-    assert!(text.contains("formula (4) holds"), "{text}");
+    assert!(text.contains("the closed formula holds"), "{text}");
 }
 
 #[test]

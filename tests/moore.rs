@@ -1,5 +1,6 @@
-//! Bounded Moore's Nim with m = 1 (seed `004_4dbc46da170626d6.txt`): the census facts of the
-//! seed and the guide, the fast census against the slow rules-only control, and the CLI.
+//! Bounded Moore's Nim with m = 1 (a move takes one counter from each of 1..K heaps): the
+//! published census facts, the fast census against the slow rules-only control, the caps on
+//! the work, and the CLI.
 
 mod common;
 
@@ -26,7 +27,8 @@ fn five_heaps_up_to_nine_width_two() {
     let settled: Vec<_> = c.classes.iter().filter(|x| x.settled).collect();
     assert_eq!(settled.len(), 4);
     assert_eq!(settled.iter().map(|x| x.positions).sum::<u64>(), 1127);
-    // The binomial class profile the seed lists.
+    // The class sizes: 0..=9 holds 5 odd and 5 even values, so c odd heaps out of 5 can be
+    // chosen in C(5 + c - 1, c) * C(5 + (5 - c) - 1, 5 - c) ways (126, 350, 525, ...).
     let sizes: Vec<u64> = c.classes.iter().map(|x| x.positions).collect();
     assert_eq!(sizes, vec![126, 350, 525, 525, 350, 126]);
 }
@@ -80,7 +82,7 @@ fn all_even_positions_lost_at_every_width() {
 }
 
 #[test]
-fn seed_example_same_parities_different_outcomes() {
+fn same_parities_different_outcomes() {
     let s = solve(MooreParams::new(5, 9, 2).unwrap());
     assert_eq!(s.is_losing(&[0, 0, 1, 1, 1]), Some(true));
     assert_eq!(s.is_losing(&[0, 1, 1, 1, 2]), Some(false));
@@ -124,7 +126,7 @@ fn fast_census_agrees_with_slow_control() {
 
 #[test]
 fn sorted_parity_census_is_consistent() {
-    // At H = 5, M = 9 the seed says the sorted-parity word decides every width and the lost
+    // At H = 5, M = 9 the sorted-parity word is known to decide every width and the lost
     // words form a subspace; the census computes both from the positions.
     for k in 1..=5 {
         let c = census_of(5, 9, k);
@@ -154,7 +156,7 @@ fn small_box_words_are_a_subspace_only_among_occurring_words() {
 
 #[test]
 fn sorted_parity_does_not_decide_six_heaps_width_two() {
-    // Beyond the seed's five heaps: at H = 6, M = 3, K = 2 some sorted-parity word holds a
+    // Beyond five heaps: at H = 6, M = 3, K = 2 some sorted-parity word holds a
     // won and a lost position. Both outcomes are confirmed by the slow control.
     let (h, m, k) = (6, 3, 2);
     let c = census_of(h, m, k);
@@ -162,7 +164,7 @@ fn sorted_parity_does_not_decide_six_heaps_width_two() {
     assert!(!c.mixed_words.is_empty());
     let s = solve(MooreParams::new(h, m, k).unwrap());
     let word = c.mixed_words[0];
-    let parity_word = |x: &[u8]| x.iter().fold(0u32, |w, &v| (w << 1) | (v as u32 & 1));
+    let parity_word = |x: &[u32]| x.iter().fold(0u32, |w, &v| (w << 1) | (v & 1));
     let with_word: Vec<_> = s
         .positions()
         .filter(|(x, _)| parity_word(x) == word)
@@ -181,8 +183,14 @@ fn sorted_parity_does_not_decide_six_heaps_width_two() {
 fn limits_are_refused() {
     for (h, m, k, needle) in [
         (0, 3, 1, "--heaps"),
-        (9, 3, 1, "--heaps 9"),
-        (3, 16, 1, "--max 16"),
+        (17, 1, 1, "--heaps 17"),
+        (
+            16,
+            20,
+            1,
+            "--max 20 with --heaps 16 has more than 10000000 positions",
+        ),
+        (1, 4_000_000_000, 1, "--max 4000000000 with --heaps 1"),
         (3, 3, 0, "--width"),
         (3, 3, 4, "--width 4"),
     ] {
@@ -190,6 +198,9 @@ fn limits_are_refused() {
         assert!(err.contains(needle), "{err}");
     }
     assert!(MooreParams::new(8, 15, 8).is_ok());
+    // The caps follow the work C(M + H, H), not H or M alone.
+    assert!(MooreParams::new(16, 2, 16).is_ok());
+    assert!(MooreParams::new(1, 9_999_999, 1).is_ok());
 }
 
 // ---- CLI ----
@@ -269,8 +280,8 @@ fn cli_bad_input_refused() {
     let base = ["games", "moore"];
     for extra in [
         &["--heaps", "0", "--max", "3", "--width", "1"][..],
-        &["--heaps", "9", "--max", "3", "--width", "1"][..],
-        &["--heaps", "3", "--max", "16", "--width", "1"][..],
+        &["--heaps", "17", "--max", "3", "--width", "1"][..],
+        &["--heaps", "16", "--max", "20", "--width", "1"][..],
         &["--heaps", "3", "--max", "3", "--width", "0"][..],
         &["--heaps", "3", "--max", "3", "--width", "4"][..],
         &["--heaps", "-3", "--max", "3", "--width", "1"][..],
@@ -280,4 +291,55 @@ fn cli_bad_input_refused() {
         let args: Vec<&str> = base.iter().chain(extra).copied().collect();
         assert_refused(&args);
     }
+}
+
+/// Checks every position of (H, M, K) against the slow control; returns the positions.
+fn agrees_with_control(h: usize, m: u32, k: usize) -> u64 {
+    let s = solve(MooreParams::new(h, m, k).unwrap());
+    let mut memo = HashMap::new();
+    let mut checked = 0;
+    for (x, lost) in s.positions() {
+        assert_eq!(
+            slow_losing(x, k, &mut memo),
+            lost,
+            "H={h} M={m} K={k} {x:?}"
+        );
+        checked += 1;
+    }
+    checked
+}
+
+#[test]
+fn caps_follow_the_work_not_the_parameters() {
+    // Both were refused before (M capped at 15, H at 8) though each is a small census.
+    assert_eq!(agrees_with_control(3, 20, 2), 1771); // C(23, 3)
+    assert_eq!(agrees_with_control(9, 2, 3), 55); // C(11, 9)
+    for (args, positions) in [
+        (["--heaps", "3", "--max", "20", "--width", "2"], 1771),
+        (["--heaps", "9", "--max", "2", "--width", "3"], 55),
+    ] {
+        let out = nimsquare()
+            .args(["games", "moore", "--json"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{args:?}: {out:?}");
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(json["positions"], positions, "{args:?}");
+    }
+}
+
+#[test]
+fn sixteen_heaps_census_runs() {
+    // 16 heaps of at most 1: C(17, 16) = 17 positions, lost exactly when the number of
+    // non-empty heaps is 0 mod (K + 1) (a move takes 1..K counters from the heaps of 1).
+    let s = solve(MooreParams::new(16, 1, 3).unwrap());
+    assert_eq!(s.len(), 17);
+    for (x, lost) in s.positions() {
+        let ones = x.iter().filter(|&&v| v == 1).count();
+        assert_eq!(lost, ones % 4 == 0, "{x:?}");
+    }
+    let c = census(&s);
+    assert_eq!(c.positions, 17);
+    assert_eq!(c.losing, 5); // 0, 4, 8, 12, 16 ones
 }

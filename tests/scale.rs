@@ -21,6 +21,31 @@ fn backend_names() -> Vec<&'static str> {
     table::BACKENDS.iter().map(|e| e.name).collect()
 }
 
+/// The plot holds one coloured line per back-end (each drawn once in the plot and once in
+/// the legend), every name in the legend, and the grey dashed reference.
+fn assert_plot_has_every_backend(svg: &std::path::Path, names: &[&str]) {
+    let svg_text = std::fs::read_to_string(svg).unwrap();
+    assert!(svg_text.contains("<svg"));
+    // Leave out the grey dashed reference and the black frame.
+    let strokes: HashSet<&str> = svg_text
+        .match_indices("<polyline")
+        .filter_map(|(i, _)| {
+            let rest = &svg_text[i..];
+            let s = rest.find("stroke=\"")? + 8;
+            Some(&rest[s..s + 7])
+        })
+        .filter(|c| *c != "#000000" && *c != "#5A5A5A")
+        .collect();
+    assert_eq!(strokes.len(), names.len(), "{strokes:?}");
+    for name in names {
+        assert!(svg_text.contains(name), "legend lacks {name}");
+    }
+    assert!(
+        svg_text.matches("stroke=\"#5A5A5A\"").count() > 2,
+        "no dashed reference"
+    );
+}
+
 #[test]
 fn tiny_grid_writes_csv_fits_and_svg() {
     let dir = scratch("tiny");
@@ -55,16 +80,17 @@ fn tiny_grid_writes_csv_fits_and_svg() {
             .map(|r| r.n)
             .collect();
         assert_eq!(ns, vec![1000, 4472, 20000], "{name}");
-        // Two points with N >= 10^4 are needed for a fit; here there is one.
+        // Two points with N >= 10^4 are needed for a fit; here there is one, and the line
+        // says so (it printed points=0 before).
         assert!(
-            stdout.contains(&format!("fit backend={name} slope=NA")),
+            stdout.contains(&format!("fit backend={name} slope=NA r2=NA points=1 ")),
             "{stdout}"
         );
     }
     for r in &rows {
         assert_eq!(r.repeats, 1);
         assert!(r.seconds_min <= r.seconds_median && r.seconds_median > 0.0);
-        // S(N) = sum of floor(sqrt n): 661 750 at 10^4 (GUIDE §1 gives 21 032 170 at 10^5).
+        // S(N) = sum of floor(sqrt n): 661 750 at 10^4, 21 032 170 at 10^5.
         assert_eq!(
             r.option_steps,
             nimsquare::moves::Moves::Squares.option_steps(r.n as usize)
@@ -73,7 +99,8 @@ fn tiny_grid_writes_csv_fits_and_svg() {
         assert!((r.ns_per_step - ns).abs() <= 1e-3 * ns.max(1.0), "{r:?}");
         assert!(r.threads >= 1 && !r.git_rev.is_empty() && !r.cpu.is_empty());
     }
-    // Max value 14 for n <= 1000 and 33 for n <= 10 000 (GUIDE §1); 20 000 lies above 33.
+    // Max value 14 for n <= 1000 and 33 for n <= 10 000 (the squares' Grundy table, computed
+    // by the controls in tests/facts.rs); 20 000 lies above 33.
     assert!(rows
         .iter()
         .filter(|r| r.n == 1000)
@@ -83,27 +110,7 @@ fn tiny_grid_writes_csv_fits_and_svg() {
         .filter(|r| r.n == 20000)
         .all(|r| r.max_value >= 33));
 
-    let svg_text = std::fs::read_to_string(&svg).unwrap();
-    assert!(svg_text.contains("<svg"));
-    // One coloured line per back-end (each drawn once in the plot and once in the legend),
-    // plus the grey dashed reference and the black frame.
-    let strokes: HashSet<&str> = svg_text
-        .match_indices("<polyline")
-        .filter_map(|(i, _)| {
-            let rest = &svg_text[i..];
-            let s = rest.find("stroke=\"")? + 8;
-            Some(&rest[s..s + 7])
-        })
-        .filter(|c| *c != "#000000" && *c != "#5A5A5A")
-        .collect();
-    assert_eq!(strokes.len(), names.len(), "{strokes:?}");
-    for name in &names {
-        assert!(svg_text.contains(name), "legend lacks {name}");
-    }
-    assert!(
-        svg_text.matches("stroke=\"#5A5A5A\"").count() > 2,
-        "no dashed reference"
-    );
+    assert_plot_has_every_backend(&svg, &names);
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -149,6 +156,31 @@ fn fit_is_printed_over_points_from_ten_thousand() {
     );
     assert!((fit.r2 - r2).abs() < 6e-5, "{line} vs {fit:?}");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `refused_run` (the small study again, without --resume) left the 6-row study alone; the
+/// same with --force replaces it.
+fn assert_replaced_only_with_force(csv: &std::path::Path, refused_run: std::process::Output) {
+    // Without --resume an existing study is kept and the run refused; --force replaces it.
+    let out = refused_run;
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert_eq!(read_rows(csv).unwrap().len(), 6);
+    let out = nimsquare()
+        .args([
+            "scale",
+            "--table",
+            "stamped,bitset",
+            "--from",
+            "100",
+            "--to",
+            "1000",
+        ])
+        .args(["--points", "2", "--repeat", "1", "--force", "--out"])
+        .arg(csv)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(read_rows(csv).unwrap().len(), 4);
 }
 
 #[test]
@@ -200,9 +232,7 @@ fn resume_completes_a_partial_csv_without_duplicates() {
     assert_eq!(keys.len(), 6, "duplicated rows");
     let text = std::fs::read_to_string(&csv).unwrap();
     assert_eq!(text.matches("backend,n,").count(), 1);
-    // Without --resume the file is replaced.
-    assert!(run("1000", false).status.success());
-    assert_eq!(read_rows(&csv).unwrap().len(), 4);
+    assert_replaced_only_with_force(&csv, run("1000", false));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -272,6 +302,11 @@ fn bad_arguments_are_refused_with_one_line() {
     refused(&["--from", "1e5", "--to", "1e3"], "larger than --to");
     refused(&["--points", "1"], "--points must be at least 2");
     refused(&["--points", "-2"], "--points must be at least 2");
+    // Was accepted before: a grid of 10^9 points was allocated before any check.
+    refused(
+        &["--points", "1000000000"],
+        "--points 1000000000 is above the limit 1000",
+    );
     refused(&["--to", "5e9"], "supported maximum 4294967295");
     refused(&["--from", "0", "--to", "10"], "--from must be at least 1");
     refused(&["--plot", "no/such/folder/x.svg"], "does not exist");
@@ -290,7 +325,13 @@ fn repeat_zero_and_missing_out_folder_are_refused() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--repeat must be at least 1"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--repeat must be between 1 and"));
+    let out = nimsquare()
+        .args(["scale", "--repeat", "1000000"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--repeat must be between 1 and 1000"));
     let out = nimsquare()
         .args(["scale", "--out", "no/such/folder/s.csv"])
         .output()
@@ -324,6 +365,100 @@ fn threads_flag_is_recorded_in_every_row() {
     assert_eq!(rows.len(), 2);
     assert!(
         rows.iter().all(|r| r.threads == 1 && r.repeats == 2),
+        "{rows:?}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A small study of stamped on the squares, 2 threads, written to `csv`.
+fn small_study(csv: &std::path::Path, extra: &[&str]) -> std::process::Output {
+    nimsquare()
+        .args([
+            "--threads",
+            "2",
+            "scale",
+            "--table",
+            "stamped",
+            "--from",
+            "100",
+        ])
+        .args(["--to", "1000", "--points", "2", "--repeat", "1"])
+        .args(extra)
+        .arg("--out")
+        .arg(csv)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn an_existing_study_is_not_replaced_without_force() {
+    let dir = scratch("force");
+    let csv = dir.join("s.csv");
+    assert!(small_study(&csv, &[]).status.success());
+    let before = std::fs::read_to_string(&csv).unwrap();
+    let out = small_study(&csv, &[]);
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("--out") && stderr.contains("already exists") && stderr.contains("--force"),
+        "{stderr}"
+    );
+    assert_eq!(std::fs::read_to_string(&csv).unwrap(), before);
+    assert!(small_study(&csv, &["--force"]).status.success());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn resume_refuses_a_study_measured_with_other_settings() {
+    let dir = scratch("settings");
+    let csv = dir.join("s.csv");
+    assert!(small_study(&csv, &[]).status.success());
+    let rows = read_rows(&csv).unwrap();
+    assert!(rows.iter().all(|r| r.moves == "squares" && r.threads == 2));
+    let before = std::fs::read_to_string(&csv).unwrap();
+    for (args, needle) in [
+        (
+            vec!["--threads", "1", "scale", "--resume"],
+            "--threads 2, this run has --threads 1",
+        ),
+        (
+            vec!["--threads", "2", "scale", "--resume", "--moves", "1,3,4"],
+            "--moves squares, this run has --moves 1,3,4",
+        ),
+    ] {
+        let out = nimsquare()
+            .args(&args)
+            .args(["--table", "stamped", "--from", "100", "--to", "1000"])
+            .args(["--points", "2", "--repeat", "1", "--out"])
+            .arg(&csv)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(stderr.contains(needle), "{args:?}: {stderr}");
+        assert!(out.stdout.is_empty(), "{args:?} measured something");
+    }
+    assert_eq!(std::fs::read_to_string(&csv).unwrap(), before);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn the_moves_column_records_the_set_and_reads_back_with_commas() {
+    let dir = scratch("moves");
+    let csv = dir.join("s.csv");
+    assert!(small_study(&csv, &["--moves", "4,1,3"]).status.success());
+    let rows = read_rows(&csv).unwrap();
+    assert_eq!(rows.len(), 2);
+    assert!(rows.iter().all(|r| r.moves == "1,3,4"), "{rows:?}");
+    // S(N) for {1,3,4} counted independently: moves <= n, summed over n <= N.
+    let steps = |n: u64| {
+        (1..=n)
+            .map(|k| [1, 3, 4].iter().filter(|&&s| s <= k).count() as u128)
+            .sum::<u128>()
+    };
+    assert!(
+        rows.iter().all(|r| r.option_steps == steps(r.n)),
         "{rows:?}"
     );
     std::fs::remove_dir_all(&dir).unwrap();

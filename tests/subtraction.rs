@@ -1,4 +1,4 @@
-//! Subtraction games (seed `003_ceee418ff670a86b.txt`): the facts of the seed, the period
+//! Subtraction games (subtraction games with a period): known periods of small sets, the period
 //! detection checked against a slow search for periods, the Grundy xor checked against a
 //! game-tree search from the rules alone, and `nimsquare games subtraction`.
 
@@ -86,17 +86,11 @@ fn slow_period(values: &[u16]) -> Option<(usize, usize)> {
 
 #[test]
 fn window_detection_equals_slow_search_on_many_sets() {
-    let mut state = 0xD1B5_4A32_D192_ED03u64;
-    let mut next = move |m: u64| {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state % m
-    };
+    let mut rng = common::SplitMix64(0xD1B5_4A32_D192_ED03);
     let mut sets = all_small_sets(9);
     for _ in 0..60 {
-        let len = 1 + next(5) as usize;
-        sets.push(Moves::list((0..len).map(|_| 1 + next(20)).collect()).unwrap());
+        let len = rng.range(1, 5) as usize;
+        sets.push(Moves::list((0..len).map(|_| rng.range(1, 20)).collect()).unwrap());
     }
     for moves in sets {
         let p = match find_period(&moves, DEFAULT_PERIOD_SEARCH).unwrap() {
@@ -248,6 +242,14 @@ fn cli_refuses_bad_input_with_one_line() {
             "2e7",
         ],
         vec!["games", "subtraction", "--moves", "5000000000"],
+        vec![
+            "games",
+            "subtraction",
+            "--moves",
+            "squares",
+            "--limit",
+            "1e8",
+        ],
         vec!["games"],
     ] {
         let out = nimsquare().args(&args).output().unwrap();
@@ -256,4 +258,38 @@ fn cli_refuses_bad_input_with_one_line() {
         assert_eq!(stderr.trim_end().lines().count(), 1, "{args:?}: {stderr}");
         assert!(stderr.starts_with("error: "), "{args:?}: {stderr}");
     }
+}
+
+#[test]
+fn cli_caps_the_work_naming_the_flag_size_and_cap() {
+    // The squares up to 10^8: sum of floor(sqrt n) option steps, about (2/3) 10^12.
+    let steps: u128 = (1..=100_000_000u64).map(|n| n.isqrt() as u128).sum();
+    let err = common::assert_refused(&[
+        "games",
+        "subtraction",
+        "--moves",
+        "squares",
+        "--limit",
+        "1e8",
+    ]);
+    assert!(
+        err.contains("--limit") && err.contains(&steps.to_string()) && err.contains("cap"),
+        "{err}"
+    );
+    // 5000 moves searched up to 10^7: about 2 * 5000 * 10^7 = 10^11 steps at worst.
+    let many: Vec<String> = (1..=5000).map(|m| m.to_string()).collect();
+    let err = common::assert_refused(&[
+        "games",
+        "subtraction",
+        "--moves",
+        &many.join(","),
+        "--period-search",
+        "1e7",
+    ]);
+    assert!(
+        err.contains("--period-search") && err.contains("cap"),
+        "{err}"
+    );
+    let err = common::assert_refused(&["games", "subtraction", "--moves", "1,3", "--limit", "1e9"]);
+    assert!(err.contains("--limit") && err.contains("2000 MB"), "{err}");
 }

@@ -1,5 +1,5 @@
-//! `nimsquare games ...`: exhaustive checkers for the other seed games, one subcommand per
-//! game, each in its own file under `games/`.
+//! `nimsquare games ...`: exhaustive checkers for three other impartial games, one
+//! subcommand per game, each in its own file under `games/`.
 
 mod amalgamation;
 mod moore;
@@ -10,12 +10,14 @@ use super::CliResult;
 /// The games subcommands.
 #[derive(clap::Subcommand)]
 pub enum Games {
-    /// Amalgamation Nim with restriction (seed 002): exhaustive Grundy values of three heaps
-    /// against the closed formula (4).
+    /// Amalgamation Nim with restriction: exhaustive Grundy values of three heaps against
+    /// the closed formula G = x1 xor x2 xor x3 xor delta(X).
     Amalgamation(amalgamation::Args),
-    /// Bounded Moore's Nim with m = 1 (seed 004): win/lose census and parity tests.
+    /// Bounded Moore's Nim (a move takes one counter from each of 1..K heaps): win/lose
+    /// census and parity tests.
     Moore(moore::Args),
-    /// One subtraction game (seed 003): Grundy values, cold positions, preperiod and period.
+    /// One subtraction game: Grundy values, cold positions, and the period the values
+    /// eventually repeat with (and where it starts).
     Subtraction(subtraction::Args),
 }
 

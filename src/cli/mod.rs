@@ -30,10 +30,13 @@ pub const EXIT_CHECK_FAILED: i32 = 1;
         Nim Square: three heaps, a move removes a positive square from one heap. `solve` \
         counts the losing positions 0 <= a <= b <= c <= N in two stages, a Grundy table and \
         a count, each with several interchangeable back-ends (`list` shows them, `verify` \
-        checks them against each other and against brute force)."
+        checks them against each other and against brute force).\n\n\
+        Exit status: 0 on success, 1 when back-ends disagree or a check fails, 2 for bad input \
+        (one line on stderr). When stdout is closed early (e.g. `nimsquare verify | head -1`) \
+        the process ends quietly, killed by SIGPIPE like other Unix tools: status 141 in a shell."
 )]
 struct Cli {
-    /// Worker threads for the parallel back-ends (default: all cores).
+    /// Worker threads for the parallel back-ends (default: all cores; at most 8 per core).
     #[arg(long, global = true, value_name = "T", value_parser = parse_threads)]
     threads: Option<usize>,
 
@@ -49,7 +52,8 @@ enum Command {
     Verify(verify::Args),
     /// List the back-ends of each stage.
     List(list::Args),
-    /// Exhaustive checkers for the other seed games (amalgamation Nim, bounded Moore's Nim).
+    /// Exhaustive checkers for other impartial games (amalgamation Nim, bounded Moore's Nim,
+    /// subtraction games).
     #[command(subcommand)]
     Games(games::Games),
     /// Time table back-ends on a geometric grid of N; CSV, fitted exponents, log-log SVG.
@@ -160,10 +164,27 @@ fn too_large(text: &str) -> String {
     )
 }
 
-/// Parses a thread count: a positive integer.
+/// How many threads per reported core `--threads` accepts: some oversubscription is a
+/// legitimate experiment, tens of thousands of threads only exhaust the machine.
+pub const MAX_THREADS_PER_CORE: usize = 8;
+
+/// The largest `--threads` accepted on this machine: [`MAX_THREADS_PER_CORE`] times the
+/// cores `std::thread::available_parallelism` reports (1 core when it cannot tell).
+pub fn max_threads() -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+    MAX_THREADS_PER_CORE * cores
+}
+
+/// Parses a thread count: a positive integer, at most [`max_threads`].
 fn parse_threads(text: &str) -> std::result::Result<usize, String> {
     match text.trim().parse::<usize>() {
         Ok(0) => Err("--threads must be at least 1 (omit it to use all cores)".into()),
+        Ok(t) if t > max_threads() => Err(format!(
+            "--threads {t} is above the limit {} ({MAX_THREADS_PER_CORE} per core, {} cores \
+             reported); more threads than that only add start-up and switching cost",
+            max_threads(),
+            max_threads() / MAX_THREADS_PER_CORE
+        )),
         Ok(t) => Ok(t),
         Err(_) => Err(format!("--threads takes a positive integer, got '{text}'")),
     }

@@ -1,27 +1,40 @@
-//! `nimsquare profile`: samples one solve (table, then count) with pprof and writes a
+//! `nimsquare profile`: samples solves (table, then count) with pprof and writes a
 //! flamegraph SVG.
 //!
-//! A run too short to be sampled writes nothing: it prints one line on stderr saying so and
-//! exits with status 2, so a script never mistakes an empty graph for a profile.
+//! One solve at the default N takes a fraction of a second, which gives a few dozen samples,
+//! mostly thread-pool start-up: unreadable. So the solve is repeated until `--samples` samples
+//! (1000 by default) are taken, or [`MAX_SAMPLING_SECONDS`] have passed, whichever is first.
+//! The sampling timer does not fire at the nominal frequency on every kernel (a shared
+//! 2-core machine gave about 190 samples per CPU second at 997 Hz), so the count itself, not
+//! a time, is the target.
+//! A run too short to be sampled still writes nothing: it prints one line on stderr saying so
+//! and exits with status 2, so a script never mistakes an empty graph for a profile.
 
+use super::args::{check_output_path, MovesArg};
 use super::{parse_limit, CliResult};
-use crate::error::Error;
-use crate::moves::Moves;
+use crate::error::{Error, Result};
+use crate::planner;
+use crate::table;
 use std::path::PathBuf;
 use std::time::Instant;
 
-/// The default limit: large enough that the default back-ends run for about a second.
+/// The default limit: the same N as `solve`'s large default runs; the repeats, not N, make
+/// the graph readable.
 const DEFAULT_PROFILE_LIMIT: u64 = 1_000_000;
+/// The wall-clock bound on the repeats, for a frequency or machine that samples slowly.
+const MAX_SAMPLING_SECONDS: f64 = 30.0;
 /// `solve`'s default back-ends: the planner's choice (tests/profile.rs checks the two agree).
 const DEFAULT_TABLE: &str = crate::planner::AUTO;
 const DEFAULT_COUNT: &str = crate::planner::AUTO;
 
 #[derive(clap::Args)]
 #[command(
-    long_about = "Samples one solve (table, then count) with pprof and writes a flamegraph SVG.\n\n\
-    Prints one line: where it wrote the file, how many samples it took, and the answer. A run too \
-    short to take a single sample writes no file, says so on stderr and exits with status 2: raise \
-    --limit or --frequency."
+    long_about = "Samples solves (table, then count) with pprof and writes a flamegraph SVG.\n\n\
+    The solve is repeated until --samples samples are taken (at least one solve, at most 30 s), \
+    so the graph has enough samples to read. Prints one line: where it wrote the file, how many samples it \
+    took, and the answer (`wrote FILE samples=S frequency_hz=F seconds=T repeats=R limit=N \
+    table=NAME count=NAME answer=A`). A run too short to take a single sample writes no file, \
+    says so on stderr and exits with status 2: raise --samples, --limit or --frequency."
 )]
 pub struct Args {
     /// The largest heap size N.
@@ -34,10 +47,8 @@ pub struct Args {
     /// Count back-end (see `nimsquare list`; the same default as `solve`).
     #[arg(long, value_name = "NAME", default_value = DEFAULT_COUNT)]
     count: String,
-    /// Subtraction set: `squares` or a comma-separated list like 1,3,4.
-    #[arg(long, value_name = "LIST", default_value = "squares", value_parser = crate::cli::parse_moves,
-          allow_hyphen_values = true)]
-    moves: Moves,
+    #[command(flatten)]
+    moves: MovesArg,
     /// Where to write the flamegraph.
     #[arg(long, value_name = "FILE.svg", default_value = "flamegraph.svg")]
     out: PathBuf,
@@ -49,70 +60,161 @@ pub struct Args {
         allow_hyphen_values = true
     )]
     frequency: i64,
+    /// Repeat the solve until this many samples are taken (0 = one solve; stops after 30 s).
+    #[arg(
+        long,
+        value_name = "COUNT",
+        default_value_t = 1000,
+        allow_hyphen_values = true
+    )]
+    samples: i64,
+}
+
+/// The checked run: back-ends resolved, numbers in range, output path writable.
+struct Job {
+    limit: usize,
+    table_name: &'static str,
+    builder: Box<dyn table::TableBuilder>,
+    count_name: &'static str,
+    counter: Box<dyn crate::count::Counter>,
+    args: Args,
+}
+
+/// What the sampled solves measured.
+struct Sampled {
+    report: pprof::Report,
+    samples: isize,
+    seconds: f64,
+    repeats: usize,
+    answer: u128,
 }
 
 pub fn run(args: Args) -> CliResult {
-    let plan = crate::planner::Plan::new(&crate::planner::Request {
-        moves: args.moves.clone(),
+    let plan = parse(args)?;
+    let sampled = sample(&plan)?;
+    write(&plan, &sampled)
+}
+
+/// Every refusal, before any work.
+fn parse(args: Args) -> Result<Job> {
+    let planned = planner::Plan::new(&planner::Request {
+        moves: args.moves.moves.clone(),
         limit: args.limit,
         heaps: 3,
         table: args.table.clone(),
         count: args.count.clone(),
     })?;
-    let (limit, table_entry, count_entry) = (plan.limit, plan.table, plan.count);
+    let (limit, table, count) = (planned.limit, planned.table, planned.count);
     if !(1..=10_000).contains(&args.frequency) {
         return Err(Error::Invalid(format!(
             "--frequency must be between 1 and 10000 Hz, got {}",
             args.frequency
         )));
     }
-    if let Some(p) = args.out.parent() {
-        if !p.as_os_str().is_empty() && !p.is_dir() {
-            return Err(Error::Invalid(format!(
-                "--out {}: folder '{}' does not exist",
-                args.out.display(),
-                p.display()
-            )));
-        }
+    if !(0..=1_000_000).contains(&args.samples) {
+        return Err(Error::Invalid(format!(
+            "--samples must be between 0 and 1000000, got {}",
+            args.samples
+        )));
     }
-    let builder = (table_entry.make)();
-    let counter = (count_entry.make)();
-    let moves = args.moves;
+    check_output_path(&args.out, "--out")?;
+    Ok(Job {
+        limit,
+        table_name: table.name,
+        builder: (table.make)(),
+        count_name: count.name,
+        counter: (count.make)(),
+        args,
+    })
+}
 
+/// Runs the solve under the profiler until `--samples` samples are taken (at least once, at
+/// most [`MAX_SAMPLING_SECONDS`]); every repeat must give the same answer.
+fn sample(plan: &Job) -> Result<Sampled> {
     let guard = pprof::ProfilerGuardBuilder::default()
-        .frequency(args.frequency as i32)
+        .frequency(plan.args.frequency as i32)
         .blocklist(&["libc", "libgcc", "pthread", "vdso"])
         .build()
         .map_err(|e| Error::Invalid(format!("cannot start the profiler: {e}")))?;
     let start = Instant::now();
-    let t = builder.build(&moves, limit);
-    let answer = counter.count(&t, 3)?;
+    let target = plan.args.samples as isize;
+    let over_time = || start.elapsed().as_secs_f64() >= MAX_SAMPLING_SECONDS;
+    // Reading the count locks the profiler (samples arriving meanwhile are lost), so it is
+    // read after batches sized from the rate so far, not after every solve.
+    let (mut repeats, mut batch) = (0usize, 1usize);
+    let mut answer = None;
+    loop {
+        for _ in 0..batch {
+            let a = solve_once(plan)?;
+            if *answer.get_or_insert(a) != a {
+                return Err(Error::Disagreement(format!(
+                    "profile: repeat {} of the solve gave {a}, the first gave {}",
+                    repeats + 1,
+                    answer.unwrap_or_default()
+                )));
+            }
+            repeats += 1;
+            if over_time() {
+                break;
+            }
+        }
+        let taken: isize = guard
+            .report()
+            .build_unresolved()
+            .map_or(0, |r| r.data.values().sum());
+        if taken >= target || over_time() {
+            break;
+        }
+        let per_repeat = (taken.max(1) as f64) / repeats as f64;
+        batch = (((target - taken) as f64 / per_repeat).ceil() as usize).clamp(1, 1000);
+    }
     let seconds = start.elapsed().as_secs_f64();
     let report = guard
         .report()
         .build()
         .map_err(|e| Error::Invalid(format!("cannot build the profile: {e}")))?;
-    drop(guard);
-
     let samples: isize = report.data.values().sum();
-    if samples <= 0 {
+    Ok(Sampled {
+        report,
+        samples,
+        seconds,
+        repeats,
+        answer: answer.expect("at least one solve"),
+    })
+}
+
+/// One solve: the table, then the count of three heaps.
+fn solve_once(plan: &Job) -> Result<u128> {
+    let t = plan.builder.build(&plan.args.moves.moves, plan.limit);
+    plan.counter.count(&t, 3)
+}
+
+/// Writes the flamegraph and the summary line, or refuses an empty profile.
+fn write(plan: &Job, s: &Sampled) -> CliResult {
+    let out = &plan.args.out;
+    if s.samples <= 0 {
         return Err(Error::Invalid(format!(
-            "no samples: the solve took {seconds:.4} s, too short to sample at {} Hz; \
-             no file written (raise --limit or --frequency)",
-            args.frequency
+            "no samples: {} solves took {:.4} s, too short to sample at {} Hz; \
+             no file written (raise --samples, --limit or --frequency)",
+            s.repeats, s.seconds, plan.args.frequency
         )));
     }
-    let file = std::fs::File::create(&args.out)
-        .map_err(|e| Error::Invalid(format!("{}: {e}", args.out.display())))?;
-    report
+    let file = std::fs::File::create(out)
+        .map_err(|e| Error::Invalid(format!("--out {}: {e}", out.display())))?;
+    s.report
         .flamegraph(file)
-        .map_err(|e| Error::Invalid(format!("cannot write {}: {e}", args.out.display())))?;
+        .map_err(|e| Error::Invalid(format!("cannot write {}: {e}", out.display())))?;
     println!(
-        "wrote {} samples={samples} frequency_hz={} seconds={seconds:.3} limit={limit} table={} count={} answer={answer}",
-        args.out.display(),
-        args.frequency,
-        table_entry.name,
-        count_entry.name
+        "wrote {} samples={} frequency_hz={} seconds={:.3} repeats={} limit={} table={} count={} answer={}",
+        out.display(),
+        s.samples,
+        plan.args.frequency,
+        s.seconds,
+        s.repeats,
+        plan.limit,
+        plan.table_name,
+        plan.count_name,
+        s.answer
     );
     Ok(0)
 }

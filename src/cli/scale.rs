@@ -1,15 +1,17 @@
 //! `nimsquare scale`: the scaling study. Times table back-ends on a geometric grid of N,
 //! writes one CSV row per (back-end, N) as soon as it is measured, prints the fitted exponent
 //! of each back-end, and optionally draws a log-log SVG. The fitting, CSV and plot code lives
-//! in [`crate::scaling`].
+//! in [`crate::scaling`]; this file is parse (every refusal before any work), measure, render.
 
+use super::args::{check_output_path, MovesArg};
 use super::{parse_limit, CliResult};
-use crate::error::Error;
+use crate::check::{Case, Checker};
+use crate::error::{Error, Result};
 use crate::moves::Moves;
-use crate::scaling::{self, CsvLog, Row, FIT_MIN_N};
+use crate::scaling::{self, CsvLog, Row, Settings, FIT_MIN_N};
 use crate::table;
 use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 #[derive(clap::Args)]
@@ -17,12 +19,16 @@ use std::time::Instant;
     long_about = "Times table back-ends on a geometric grid of N (the scaling study).\n\n\
     For each N from --from to --to (--points values, equally spaced in log N) and each back-end, \
     builds the table --repeat times and appends one CSV row (median and minimum seconds, option \
-    steps S(N), ns per step, max value, threads, git revision, CPU) to --out, flushed at once, so \
-    an interrupted run keeps every finished point; --resume skips the points already there. \
-    Tables of all back-ends at one N must be identical, or the run stops. \
+    steps S(N), ns per step, max value, threads, moves, git revision, CPU) to --out, flushed at \
+    once, so an interrupted run keeps every finished point. An existing --out is never replaced \
+    silently: pass --force to replace it, or --resume to skip the points already there (refused \
+    when the file was measured with other --moves, --threads or --repeat; the back-end list may \
+    differ). The CSV is plain, one header line, readable as is by pandas.read_csv or Python's \
+    csv.DictReader. Tables of all back-ends at one N must be identical, or the run stops. \
     Stdout gets one `row ...` line per point, `skip ...` lines, and at the end one `fit ...` line \
-    per back-end: the least-squares slope of log(seconds) on log(N) over N >= 10^4 and its R^2. \
-    A progress bar is drawn on stderr only when stderr is a terminal."
+    per back-end: the least-squares slope of log(seconds) on log(N) over N >= 10^4, its R^2 and \
+    the number of such points. A progress bar, weighted by the option steps of each point, is \
+    drawn on stderr only when stderr is a terminal."
 )]
 pub struct Args {
     /// Table back-ends to time, comma-separated (default: every one in `nimsquare list`).
@@ -52,223 +58,372 @@ pub struct Args {
         allow_hyphen_values = true
     )]
     repeat: i64,
-    /// The CSV file to write (replaced unless --resume).
+    /// The CSV file to write (an existing one needs --force or --resume).
     #[arg(long, value_name = "FILE.csv", default_value = "scaling.csv")]
     out: PathBuf,
     /// Also draw the study (every back-end in the CSV) as a log-log SVG here.
     #[arg(long, value_name = "FILE.svg")]
     plot: Option<PathBuf>,
-    /// Keep the rows already in --out and skip those (back-end, N) points.
+    /// Keep the rows already in --out and skip those (back-end, N) points; the file must have
+    /// been measured with the same --moves, --threads and --repeat.
     #[arg(long)]
     resume: bool,
+    /// Replace an existing --out (without it, an earlier study is never overwritten).
+    #[arg(long)]
+    force: bool,
     /// Skip a back-end at every N where one run is predicted (from its fitted slope) to take
     /// more than this many seconds; each skip is printed as a `skip ...` line.
     #[arg(long, value_name = "SECONDS", allow_hyphen_values = true)]
     skip_over: Option<f64>,
-    /// Subtraction set: `squares` or a comma-separated list like 1,3,4 (option steps in the
-    /// CSV are counted for this set).
-    #[arg(long, value_name = "LIST", default_value = "squares", value_parser = crate::cli::parse_moves,
-          allow_hyphen_values = true)]
-    moves: Moves,
+    #[command(flatten)]
+    moves: MovesArg,
 }
 
-/// The folder a file would be written into must exist (an empty parent is the current one).
-fn check_parent(path: &Path, flag: &str) -> crate::Result<()> {
-    match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() && !p.is_dir() => Err(Error::Invalid(format!(
-            "{flag} {}: folder '{}' does not exist",
-            path.display(),
-            p.display()
-        ))),
+/// The most grid points accepted: more would only repeat values of N (the grid is rounded to
+/// integers) while allocating the whole grid first.
+const MAX_POINTS: i64 = 1000;
+/// The most timed runs per point accepted: the median is settled long before.
+const MAX_REPEAT: i64 = 1000;
+
+/// A checked study: everything `run` needs, refused arguments already turned away.
+struct Study {
+    names: Vec<&'static str>,
+    grid: Vec<u64>,
+    moves: Moves,
+    settings: Settings,
+    skip_over: Option<f64>,
+    out: PathBuf,
+    plot: Option<PathBuf>,
+    resume: bool,
+}
+
+pub fn run(args: Args) -> CliResult {
+    let plan = parse(args)?;
+    let mut log = if plan.resume {
+        CsvLog::resume(&plan.out, &plan.settings)?
+    } else {
+        CsvLog::create(&plan.out)?
+    };
+    measure(&plan, &mut log)?;
+    render(&plan, &log)
+}
+
+/// Checks every argument and output path, before any work.
+fn parse(args: Args) -> Result<Study> {
+    check_numbers(&args)?;
+    let names = backend_names(&args.table)?;
+    check_outputs(&args)?;
+    let repeats = args.repeat as usize;
+    Ok(Study {
+        names,
+        grid: scaling::geometric_grid(args.from, args.to, args.points as usize),
+        settings: Settings {
+            moves: args.moves.moves.label(),
+            threads: rayon::current_num_threads(),
+            repeats,
+        },
+        moves: args.moves.moves,
+        skip_over: args.skip_over,
+        out: args.out,
+        plot: args.plot,
+        resume: args.resume,
+    })
+}
+
+fn check_numbers(args: &Args) -> Result<()> {
+    let refuse = |msg: String| Err(Error::Invalid(msg));
+    if args.from < 1 {
+        return refuse("--from must be at least 1".into());
+    }
+    if args.from > args.to {
+        return refuse(format!(
+            "--from {} is larger than --to {}",
+            args.from, args.to
+        ));
+    }
+    if args.points < 2 {
+        return refuse(format!(
+            "--points must be at least 2 (a grid needs both ends), got {}",
+            args.points
+        ));
+    }
+    if args.points > MAX_POINTS {
+        return refuse(format!(
+            "--points {} is above the limit {MAX_POINTS} (the grid is allocated before it is \
+             deduplicated; a finer grid measures the same N again)",
+            args.points
+        ));
+    }
+    if !(1..=MAX_REPEAT).contains(&args.repeat) {
+        return refuse(format!(
+            "--repeat must be between 1 and {MAX_REPEAT}, got {}",
+            args.repeat
+        ));
+    }
+    match args.skip_over {
+        Some(s) if s.is_nan() || s <= 0.0 => refuse(format!(
+            "--skip-over must be a positive number of seconds, got {s}"
+        )),
         _ => Ok(()),
     }
 }
 
-/// A cheap fingerprint of a table (FNV-1a over the values), to check the back-ends agree at
-/// each N without keeping every table.
-fn fingerprint(t: &table::Table) -> (usize, u16, u64) {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &v in t.values() {
-        h = (h ^ v as u64).wrapping_mul(0x0000_0100_0000_01b3);
+/// The back-ends to time, in the order given, without repeats (all of them by default).
+fn backend_names(asked: &[String]) -> Result<Vec<&'static str>> {
+    if asked.is_empty() {
+        return Ok(table::BACKENDS.iter().map(|e| e.name).collect());
     }
-    (t.limit(), t.max_value(), h)
+    let mut names = Vec::new();
+    for n in asked {
+        let name = table::find(n.trim())?.name;
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    Ok(names)
 }
 
-pub fn run(args: Args) -> CliResult {
-    // Refuse bad arguments before any work.
-    if args.from < 1 {
-        return Err(Error::Invalid("--from must be at least 1".into()));
-    }
-    if args.from > args.to {
+/// An earlier study is never replaced without --force; both files must be writable.
+fn check_outputs(args: &Args) -> Result<()> {
+    let occupied = std::fs::metadata(&args.out).is_ok_and(|m| m.is_file() && m.len() > 0);
+    if occupied && !args.resume && !args.force {
         return Err(Error::Invalid(format!(
-            "--from {} is larger than --to {}",
-            args.from, args.to
-        )));
-    }
-    if args.points < 2 {
-        return Err(Error::Invalid(format!(
-            "--points must be at least 2 (a grid needs both ends), got {}",
-            args.points
-        )));
-    }
-    if args.repeat < 1 {
-        return Err(Error::Invalid(format!(
-            "--repeat must be at least 1, got {}",
-            args.repeat
-        )));
-    }
-    if let Some(s) = args.skip_over {
-        if s.is_nan() || s <= 0.0 {
-            return Err(Error::Invalid(format!(
-                "--skip-over must be a positive number of seconds, got {s}"
-            )));
-        }
-    }
-    let names: Vec<&'static str> = if args.table.is_empty() {
-        table::BACKENDS.iter().map(|e| e.name).collect()
-    } else {
-        let mut v = Vec::new();
-        for n in &args.table {
-            let name = table::find(n.trim())?.name;
-            if !v.contains(&name) {
-                v.push(name);
-            }
-        }
-        v
-    };
-    check_parent(&args.out, "--out")?;
-    if let Some(p) = &args.plot {
-        check_parent(p, "--plot")?;
-    }
-
-    let repeats = args.repeat as usize;
-    let grid = scaling::geometric_grid(args.from, args.to, args.points as usize);
-    let mut log = if args.resume {
-        CsvLog::resume(&args.out)?
-    } else {
-        CsvLog::create(&args.out)?
-    };
-    let done = log.done();
-    let moves = args.moves.clone();
-    let threads = rayon::current_num_threads();
-    let git_rev = scaling::git_rev();
-    let cpu = scaling::cpu_model();
-
-    let todo = grid
-        .iter()
-        .flat_map(|&n| names.iter().map(move |&b| (b, n)))
-        .filter(|(b, n)| !done.contains(&(b.to_string(), *n)))
-        .count() as u64;
-    let bar = if std::io::stderr().is_terminal() {
-        let bar = indicatif::ProgressBar::new(todo);
-        bar.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{elapsed_precise} [{bar:30}] {pos}/{len} points  {msg}",
-            )
-            .expect("a valid template")
-            .progress_chars("=> "),
-        );
-        bar
-    } else {
-        indicatif::ProgressBar::hidden()
-    };
-    let say = |line: String| bar.suspend(|| println!("{line}"));
-
-    if !done.is_empty() {
-        say(format!(
-            "resume: {} rows already in {}",
-            done.len(),
+            "--out {} already exists; pass --force to replace it, or --resume to continue the \
+             study in it",
             args.out.display()
+        )));
+    }
+    check_output_path(&args.out, "--out")?;
+    if let Some(p) = &args.plot {
+        check_output_path(p, "--plot")?;
+    }
+    Ok(())
+}
+
+/// The progress bar (hidden unless stderr is a terminal), advanced by work, not by points:
+/// one point weighs its option steps times the repeats, so the bar does not stand still on
+/// the last, largest points.
+struct Progress {
+    bar: indicatif::ProgressBar,
+    points: usize,
+    at: usize,
+}
+
+impl Progress {
+    fn new(total_work: u64, points: usize) -> Progress {
+        let bar = if std::io::stderr().is_terminal() {
+            let bar = indicatif::ProgressBar::new(total_work.max(1));
+            bar.set_style(
+                indicatif::ProgressStyle::with_template(
+                    "{elapsed_precise} [{bar:30}] {percent:>3}% of the work  {msg}",
+                )
+                .expect("a valid template")
+                .progress_chars("=> "),
+            );
+            bar
+        } else {
+            indicatif::ProgressBar::hidden()
+        };
+        Progress { bar, points, at: 0 }
+    }
+
+    /// Prints a line on stdout without tearing the bar.
+    fn say(&self, line: String) {
+        self.bar.suspend(|| println!("{line}"));
+    }
+
+    /// Shows the point about to be measured.
+    fn start(&mut self, name: &str, n: u64) {
+        self.at += 1;
+        self.bar.set_message(format!(
+            "point {}/{}: {name} at N = {n}",
+            self.at, self.points
         ));
     }
-    let mut skipped: Vec<&'static str> = Vec::new();
-    for &n in &grid {
-        let limit = table::check_limit(n)?;
-        let steps = moves.option_steps(limit);
-        let mut prints: Vec<(&str, (usize, u16, u64))> = Vec::new();
-        for &name in &names {
-            if done.contains(&(name.to_string(), n)) {
-                continue;
-            }
-            if skipped.contains(&name) {
-                say(format!(
-                    "skip backend={name} n={n} reason=skipped_at_smaller_n"
-                ));
-                bar.inc(1);
-                continue;
-            }
-            if let Some(budget) = args.skip_over {
-                if let Some(p) = scaling::predict_seconds(log.rows(), name, n) {
-                    if p > budget {
-                        say(format!(
-                            "skip backend={name} n={n} predicted_seconds={p:.1} budget_seconds={budget}"
-                        ));
-                        skipped.push(name);
-                        bar.inc(1);
-                        continue;
-                    }
-                }
-            }
-            bar.set_message(format!("{name} at N = {n}"));
-            let entry = table::find(name)?;
-            let builder = (entry.make)();
-            let mut times = Vec::with_capacity(repeats);
-            let mut print = None;
-            for _ in 0..repeats {
-                let start = Instant::now();
-                let t = builder.build(&moves, limit);
-                times.push(start.elapsed().as_secs_f64());
-                print.get_or_insert_with(|| fingerprint(&t));
-            }
-            let print = print.expect("at least one repeat");
-            prints.push((name, print));
-            if let Some((first, fp)) = prints.iter().find(|(_, fp)| *fp != print) {
-                return Err(Error::Disagreement(format!(
-                    "table at N = {n}: '{first}' and '{name}' differ (fingerprints {fp:?} and {print:?})"
-                )));
-            }
-            let med = scaling::median(&times);
-            let min = times.iter().copied().fold(f64::INFINITY, f64::min);
-            let row = Row {
-                backend: name.to_string(),
-                n,
-                seconds_median: med,
-                seconds_min: min,
-                repeats,
-                option_steps: steps,
-                ns_per_step: if steps > 0 {
-                    med * 1e9 / steps as f64
-                } else {
-                    0.0
-                },
-                max_value: print.1,
-                threads,
-                git_rev: git_rev.clone(),
-                cpu: cpu.clone(),
-            };
-            say(format!(
-                "row backend={name} n={n} seconds_median={med:.6} seconds_min={min:.6} ns_per_step={:.3} max_value={}",
-                row.ns_per_step, row.max_value
-            ));
-            log.append(row)?;
-            bar.inc(1);
-        }
-    }
-    bar.finish_and_clear();
 
-    for &name in &names {
-        match scaling::fit_rows(log.rows(), name) {
-            Some(f) => println!(
-                "fit backend={name} slope={:.3} r2={:.4} points={} min_n={FIT_MIN_N}",
-                f.slope, f.r2, f.points
-            ),
-            None => println!(
-                "fit backend={name} slope=NA r2=NA points=0 min_n={FIT_MIN_N} (fewer than two points with N >= {FIT_MIN_N})"
-            ),
-        }
+    /// Counts a point's work as done (measured or skipped).
+    fn finish(&self, work: u64) {
+        self.bar.inc(work);
     }
-    println!("wrote {} ({} rows)", args.out.display(), log.rows().len());
-    if let Some(p) = &args.plot {
+}
+
+/// The work of one point: option steps of the table at `n`, times the repeats.
+fn work(moves: &Moves, n: u64, repeats: usize) -> u64 {
+    let steps = moves.option_steps(n as usize).max(1);
+    u64::try_from(steps.saturating_mul(repeats as u128)).unwrap_or(u64::MAX)
+}
+
+/// Measures every point of the grid not yet in `log`, appending each row as it comes.
+fn measure(plan: &Study, log: &mut CsvLog) -> Result<()> {
+    let done = log.done();
+    let todo: Vec<(&'static str, u64)> = plan
+        .grid
+        .iter()
+        .flat_map(|&n| plan.names.iter().map(move |&b| (b, n)))
+        .filter(|(b, n)| !done.contains(&(b.to_string(), *n)))
+        .collect();
+    let repeats = plan.settings.repeats;
+    let total = todo.iter().fold(0u64, |s, &(_, n)| {
+        s.saturating_add(work(&plan.moves, n, repeats))
+    });
+    let mut progress = Progress::new(total, todo.len());
+    if !done.is_empty() {
+        progress.say(format!(
+            "resume: {} rows already in {}",
+            done.len(),
+            plan.out.display()
+        ));
+    }
+    let host = (scaling::git_rev(), scaling::cpu_model());
+    let mut skipped: Vec<&'static str> = Vec::new();
+    // The first table measured at each N judges the others there (the one checker).
+    let mut checker: Option<Checker> = None;
+    for (name, n) in todo {
+        if checker
+            .as_ref()
+            .is_some_and(|c| c.judge_table().limit() as u64 != n)
+        {
+            checker = None;
+        }
+        progress.start(name, n);
+        if let Some(line) = skip_reason(plan, log, &mut skipped, name, n) {
+            progress.say(line);
+        } else {
+            let (row, table) = measure_point(plan, name, n, &host)?;
+            check_point(&mut checker, plan, name, n, table)?;
+            progress.say(row_line(&row));
+            log.append(row)?;
+        }
+        progress.finish(work(&plan.moves, n, repeats));
+    }
+    progress.bar.finish_and_clear();
+    Ok(())
+}
+
+/// The `skip ...` line when `name` is not measured at `n`: skipped at a smaller N already, or
+/// predicted over the `--skip-over` budget (then it is skipped from here on).
+fn skip_reason(
+    plan: &Study,
+    log: &CsvLog,
+    skipped: &mut Vec<&'static str>,
+    name: &'static str,
+    n: u64,
+) -> Option<String> {
+    if skipped.contains(&name) {
+        return Some(format!(
+            "skip backend={name} n={n} reason=skipped_at_smaller_n"
+        ));
+    }
+    let budget = plan.skip_over?;
+    let p = scaling::predict_seconds(log.rows(), name, n)?;
+    if p <= budget {
+        return None;
+    }
+    skipped.push(name);
+    Some(format!(
+        "skip backend={name} n={n} predicted_seconds={p:.1} budget_seconds={budget}"
+    ))
+}
+
+/// Compares the table `name` built at `n` with the first one measured there (which becomes
+/// the judge when there is none yet); a difference stops the study, naming both.
+fn check_point(
+    checker: &mut Option<Checker>,
+    plan: &Study,
+    name: &'static str,
+    n: u64,
+    table: table::Table,
+) -> Result<()> {
+    let Some(c) = checker else {
+        let case = Case {
+            moves: plan.moves.clone(),
+            limit: table.limit(),
+            heaps: 3,
+        };
+        *checker = Some(Checker::new(case, name, table));
+        return Ok(());
+    };
+    if c.table(name, &table) {
+        return Ok(());
+    }
+    let found = c
+        .disagreements()
+        .last()
+        .expect("a disagreement was recorded");
+    Err(Error::Disagreement(format!("{found} at N = {n}")))
+}
+
+/// Builds the table of `name` at `n` --repeat times: the row and the last table.
+fn measure_point(
+    plan: &Study,
+    name: &str,
+    n: u64,
+    (git_rev, cpu): &(String, String),
+) -> Result<(Row, table::Table)> {
+    let limit = table::check_limit(n)?;
+    let builder = (table::find(name)?.make)();
+    let mut times = Vec::with_capacity(plan.settings.repeats);
+    let mut table = None;
+    for _ in 0..plan.settings.repeats {
+        drop(table.take()); // only the last repeat's table is held
+        let start = Instant::now();
+        let t = builder.build(&plan.moves, limit);
+        times.push(start.elapsed().as_secs_f64());
+        table = Some(t);
+    }
+    let table = table.expect("at least one repeat");
+    let steps = plan.moves.option_steps(limit);
+    let med = scaling::median(&times);
+    let row = Row {
+        backend: name.to_string(),
+        n,
+        seconds_median: med,
+        seconds_min: times.iter().copied().fold(f64::INFINITY, f64::min),
+        repeats: plan.settings.repeats,
+        option_steps: steps,
+        ns_per_step: if steps > 0 {
+            med * 1e9 / steps as f64
+        } else {
+            0.0
+        },
+        max_value: table.max_value(),
+        threads: plan.settings.threads,
+        moves: plan.settings.moves.clone(),
+        git_rev: git_rev.clone(),
+        cpu: cpu.clone(),
+    };
+    Ok((row, table))
+}
+
+fn row_line(r: &Row) -> String {
+    format!(
+        "row backend={} n={} seconds_median={:.6} seconds_min={:.6} ns_per_step={:.3} max_value={}",
+        r.backend, r.n, r.seconds_median, r.seconds_min, r.ns_per_step, r.max_value
+    )
+}
+
+/// The `fit ...` line of one back-end; `points` is always the number of rows with
+/// N >= [`FIT_MIN_N`], also when they are too few for a line.
+fn fit_line(rows: &[Row], name: &str) -> String {
+    let points = scaling::fit_points(rows, name);
+    match scaling::fit_rows(rows, name) {
+        Some(f) => format!(
+            "fit backend={name} slope={:.3} r2={:.4} points={points} min_n={FIT_MIN_N}",
+            f.slope, f.r2
+        ),
+        None => format!(
+            "fit backend={name} slope=NA r2=NA points={points} min_n={FIT_MIN_N} (fewer than two points with N >= {FIT_MIN_N})"
+        ),
+    }
+}
+
+/// The fit lines, the summary, and the plot of every back-end in the CSV.
+fn render(plan: &Study, log: &CsvLog) -> CliResult {
+    for name in &plan.names {
+        println!("{}", fit_line(log.rows(), name));
+    }
+    println!("wrote {} ({} rows)", plan.out.display(), log.rows().len());
+    if let Some(p) = &plan.plot {
         let mut in_csv: Vec<String> = Vec::new();
         for r in log.rows() {
             if !in_csv.contains(&r.backend) {
@@ -279,4 +434,44 @@ pub fn run(args: Args) -> CliResult {
         println!("wrote {} ({} back-ends)", p.display(), in_csv.len());
     }
     Ok(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(n: u64) -> Row {
+        Row {
+            backend: "a".into(),
+            n,
+            seconds_median: 1.0,
+            seconds_min: 1.0,
+            repeats: 1,
+            option_steps: 1,
+            ns_per_step: 1.0,
+            max_value: 1,
+            threads: 1,
+            moves: "squares".into(),
+            git_rev: "r".into(),
+            cpu: "c".into(),
+        }
+    }
+
+    #[test]
+    fn fit_line_counts_the_points_it_could_not_fit() {
+        // One row at N = 10 000: no line, but one point at or above the minimum.
+        let line = fit_line(&[row(1_000), row(10_000)], "a");
+        assert!(
+            line.contains("slope=NA") && line.contains("points=1 "),
+            "{line}"
+        );
+        assert!(fit_line(&[], "a").contains("points=0 "));
+    }
+
+    #[test]
+    fn work_weighs_points_by_option_steps_and_repeats() {
+        let sq = Moves::Squares;
+        assert_eq!(work(&sq, 10_000, 3), 3 * 661_750);
+        assert_eq!(work(&sq, 0, 1), 1);
+    }
 }

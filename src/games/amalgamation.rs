@@ -1,12 +1,14 @@
-//! Amalgamation Nim with restriction (seed `002_38d13a7fea25f149.txt`): exact Grundy values of
-//! three-heap positions by exhaustive search, checked against the seed's closed formula (4).
+//! Amalgamation Nim with restriction: exact Grundy values of three-heap positions by
+//! exhaustive search, checked against the closed Grundy formula
+//! G = x1 xor x2 xor x3 xor delta(X) of "Amalgamation Nim with restriction" (Manabe,
+//! arXiv:2411.14488; equation numbers below are the paper's).
 //!
-//! # Rules (seed 002, after Manabe, arXiv:2411.14488, Definitions 4 and 5)
+//! # Rules (the paper's Definitions 4 and 5)
 //!
 //! A move either reduces one heap by any positive amount, or merges two heaps that each hold
 //! at least two stones: heaps x_i, x_j >= 2 become x_i + x_j and 0. Normal play.
 //!
-//! # Formula (4) of seed 002
+//! # The closed formula (the paper's eq. (4))
 //!
 //! Write x_i = 2u_i + e_i. Heaps i and j are joined in the compatibility graph H_X when
 //! u_i > 0, u_j > 0 and u_i & u_j = 0 (eq. (2)); delta(X) = 1 when H_X has one or two edges,
@@ -22,7 +24,7 @@
 //! are stored.
 //!
 //! Order: a reduction lowers the total; a merge keeps the total and lowers the number of
-//! non-empty heaps (the rank of seed 002, eq. (7)). So the triples are processed by total s
+//! non-empty heaps (the paper's rank, eq. (7)). So the triples are processed by total s
 //! ascending, and within one total in three sub-levels: (0,0,s); then (0,b,c) with b >= 1
 //! (their merges lead to (0,0,s)); then (a,b,c) with a >= 1 (their merges lead to (0,b,c)).
 //! The positions of one sub-level have no moves between them, so each sub-level is computed
@@ -218,12 +220,22 @@ fn grundy(index: &TripleIndex, done: &[u16], a: u32, b: u32, c: u32) -> u16 {
     (word * 64 + seen[word].trailing_ones() as usize) as u16
 }
 
-/// Refuses a box bound above [`MAX_HEAP`].
+/// About how many sorted triples the search for box bound `b` holds: those with total at
+/// most 3B, about (3B)^3/36.
+pub fn positions_for(max_heap: u32) -> u64 {
+    let s = 3 * max_heap as u64 + 3;
+    s * s * s / 36
+}
+
+/// Refuses a box bound above [`MAX_HEAP`], naming the size it would take: the mex scratch
+/// and the value type are sized for totals up to 3 * [`MAX_HEAP`].
 pub fn check_max_heap(max_heap: u32) -> Result<u32> {
     if max_heap > MAX_HEAP {
         return Err(Error::Invalid(format!(
-            "--max {max_heap} is above the supported maximum {MAX_HEAP} (the search covers every \
-             total up to 3B: about (3B)^3/36 positions and (3B)^4/48 option look-ups)"
+            "--max {max_heap} would search about {} positions (every total up to 3B), above the \
+             cap of {} at --max {MAX_HEAP}; lower --max",
+            positions_for(max_heap),
+            positions_for(MAX_HEAP)
         )));
     }
     Ok(max_heap)
@@ -268,7 +280,7 @@ pub fn solve(max_heap: u32) -> Result<AmalgamationTable> {
     })
 }
 
-/// The number of edges of the compatibility graph H_X of seed 002, eq. (2): pairs i < j
+/// The number of edges of the compatibility graph H_X (the paper's eq. (2)): pairs i < j
 /// with u_i > 0, u_j > 0 and u_i & u_j = 0, where u = x / 2.
 pub fn edge_count(x1: u32, x2: u32, x3: u32) -> u32 {
     let u = [x1 >> 1, x2 >> 1, x3 >> 1];
@@ -276,17 +288,17 @@ pub fn edge_count(x1: u32, x2: u32, x3: u32) -> u32 {
     edge(0, 1) + edge(0, 2) + edge(1, 2)
 }
 
-/// delta(X) of seed 002, eq. (3): 1 when H_X has one or two edges, 0 when none or three.
+/// delta(X) (the paper's eq. (3)): 1 when H_X has one or two edges, 0 when none or three.
 pub fn delta(x1: u32, x2: u32, x3: u32) -> u32 {
     matches!(edge_count(x1, x2, x3), 1 | 2) as u32
 }
 
-/// Seed 002's closed formula (4): G(X) = x1 xor x2 xor x3 xor delta(X).
+/// The closed Grundy formula (the paper's eq. (4)): G(X) = x1 xor x2 xor x3 xor delta(X).
 pub fn formula_4(x1: u32, x2: u32, x3: u32) -> u32 {
     x1 ^ x2 ^ x3 ^ delta(x1, x2, x3)
 }
 
-/// The ordinary nim-sum, i.e. formula (4) without delta: deliberately wrong for this game
+/// The ordinary nim-sum, i.e. the closed formula without delta: deliberately wrong for this game
 /// (it ignores merges), kept to show that [`compare`] notices a wrong formula.
 pub fn nim_sum(x1: u32, x2: u32, x3: u32) -> u32 {
     x1 ^ x2 ^ x3
@@ -341,6 +353,57 @@ where
         }
     }
     out
+}
+
+/// One run of `nimsquare games amalgamation`: the search up to the box bound, a formula
+/// compared with it, and the exit status the command returns.
+#[derive(Debug, Clone)]
+pub struct Check {
+    pub table: AmalgamationTable,
+    pub comparison: Comparison,
+    pub summary: Summary,
+    /// Seconds spent searching and comparing.
+    pub search_seconds: f64,
+    pub compare_seconds: f64,
+}
+
+impl Check {
+    /// True when the formula agrees with the search on every position.
+    pub fn passed(&self) -> bool {
+        self.comparison.mismatch_count == 0
+    }
+
+    /// The process exit status for this outcome: 0 when the formula holds, otherwise
+    /// [`crate::cli::EXIT_CHECK_FAILED`] (a failed check, not bad input).
+    pub fn exit_status(&self) -> i32 {
+        if self.passed() {
+            0
+        } else {
+            crate::cli::EXIT_CHECK_FAILED
+        }
+    }
+}
+
+/// Searches every position for the box bound `max_heap` and compares `formula` with it,
+/// keeping the first `keep` mismatches. The CLI runs this with [`formula_4`]; a wrong formula
+/// goes through the same path, so its failure status is the command's.
+pub fn check<F>(max_heap: u32, formula: F, keep: usize) -> Result<Check>
+where
+    F: Fn(u32, u32, u32) -> u32,
+{
+    let start = std::time::Instant::now();
+    let table = solve(max_heap)?;
+    let search_seconds = start.elapsed().as_secs_f64();
+    let start = std::time::Instant::now();
+    let comparison = compare(&table, formula, keep);
+    let compare_seconds = start.elapsed().as_secs_f64();
+    Ok(Check {
+        summary: summarize(&table),
+        table,
+        comparison,
+        search_seconds,
+        compare_seconds,
+    })
 }
 
 /// Summary of the search for reporting: the positions inside the box (every heap <= B) and

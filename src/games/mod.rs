@@ -1,5 +1,5 @@
-//! Exhaustive checkers for the other seed games: each file searches one game from its rules
-//! and compares the result with the seed's claimed rule or census.
+//! Exhaustive checkers for three other impartial games: each file searches one game from its
+//! rules and compares the result with a published closed formula or census.
 
 pub mod amalgamation;
 pub mod moore;

@@ -1,12 +1,13 @@
-//! Bounded Moore's Nim with m = 1 (seed `004_4dbc46da170626d6.txt`, "The count of odd
-//! heaps"): win/lose for every multiset of H heaps each <= M, and the parity census.
+//! Bounded Moore's Nim with m = 1 ("bounded Moore's Nim": Moore's Nim where a move takes
+//! exactly one counter from each of at most K heaps, studied through the count of odd heaps):
+//! win/lose for every multiset of H heaps each <= M, and the parity census.
 //!
 //! # Rules
 //!
 //! A move chooses between 1 and K non-empty heaps and takes exactly one counter from each.
 //! Normal play: a player who cannot move (every heap empty) loses.
 //!
-//! # Census (what seed 004 measures)
+//! # Census
 //!
 //! - positions and losing positions;
 //! - the parity classes: for each count c of odd heaps, its positions, its losses, and whether
@@ -25,15 +26,17 @@
 //! colex rank of the combination c_i = a_i + i - 1 (a ascending), so the C(M+H, H) positions
 //! are numbered 0..C(M+H, H) without gaps. Every move lowers the total by 1..K, so positions
 //! are decided level by level in increasing total; the positions of one total have no moves
-//! between them and are decided in parallel with rayon, reading only lower totals.
+//! between them and are decided in parallel with rayon (small levels in sequence), reading
+//! only lower totals.
 //!
 //! Followers without duplicates or re-sorting: the heaps sorted largest first fall into runs
 //! of equal values; taking one counter from the last j heaps of a run of value v keeps the
 //! order (the next heap is below v, so at most v - 1). So a follower is a choice of j_r per
 //! run with 1 <= sum j_r <= K, and it is already sorted.
 //!
-//! Cost: C(M+H, H) positions (490 314 at H = 8, M = 15), each with at most
-//! sum_{j=1..K} C(H, j) followers, each ranked in O(H); one byte per position.
+//! Cost: C(M+H, H) positions, each with at most sum_{j=1..K} C(H, j) followers, each ranked
+//! in O(H); [`MooreParams::bytes`] bytes. The parameters are capped by that work, not one by
+//! one: at most [`MAX_POSITIONS`] positions and [`MAX_BYTES`] bytes, H at most [`MAX_HEAPS`].
 //!
 //! The control [`slow_losing`] decides positions from the rules alone over ordered tuples
 //! with a memo, sharing no code with the census.
@@ -42,10 +45,24 @@ use crate::error::{Error, Result};
 use rayon::prelude::*;
 use std::collections::HashMap;
 
-/// The most heaps accepted (the sorted-parity word is a byte).
-pub const MAX_HEAPS: usize = 8;
-/// The largest heap size accepted (C(15 + 8, 8) = 490 314 positions at the most heaps).
-pub const MAX_HEAP_SIZE: u32 = 15;
+/// The most heaps accepted: the sorted-parity census keeps a table of 2^H words.
+pub const MAX_HEAPS: usize = 16;
+/// The most positions C(M + H, H) accepted, whatever H and M are.
+pub const MAX_POSITIONS: u64 = 10_000_000;
+/// The most memory a solve may take (heaps, outcome, level order and binomial table).
+pub const MAX_BYTES: u64 = 1 << 30;
+
+/// C(n, k) for k <= [`MAX_HEAPS`], or None once it exceeds `cap` (so huge M never overflows).
+fn binomial_capped(n: u64, k: u64, cap: u64) -> Option<u64> {
+    let mut c: u128 = 1;
+    for i in 1..=k as u128 {
+        c = c * (n as u128 - k as u128 + i) / i;
+        if c > cap as u128 {
+            return None;
+        }
+    }
+    Some(c as u64)
+}
 
 /// Validated parameters: H heaps, each <= M, a move touching 1..=K heaps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,7 +73,8 @@ pub struct MooreParams {
 }
 
 impl MooreParams {
-    /// Checks 1 <= H <= [`MAX_HEAPS`], M <= [`MAX_HEAP_SIZE`], 1 <= K <= H.
+    /// Checks 1 <= H <= [`MAX_HEAPS`], 1 <= K <= H, and that the positions C(M + H, H) and the
+    /// memory stay within [`MAX_POSITIONS`] and [`MAX_BYTES`]; refusals name the flag.
     pub fn new(heaps: usize, max: u32, width: usize) -> Result<MooreParams> {
         if heaps == 0 {
             return Err(Error::Invalid(
@@ -65,12 +83,7 @@ impl MooreParams {
         }
         if heaps > MAX_HEAPS {
             return Err(Error::Invalid(format!(
-                "--heaps {heaps} is above the supported maximum {MAX_HEAPS} (the sorted-parity word is a byte)"
-            )));
-        }
-        if max > MAX_HEAP_SIZE {
-            return Err(Error::Invalid(format!(
-                "--max {max} is above the supported maximum {MAX_HEAP_SIZE} (C(M+H, H) positions: 490314 at H = 8, M = 15)"
+                "--heaps {heaps} is above the supported maximum {MAX_HEAPS} (the parity census keeps a table of 2^H words)"
             )));
         }
         if width == 0 {
@@ -83,7 +96,32 @@ impl MooreParams {
                 "--width {width} is above --heaps {heaps} (a move touches at most every heap)"
             )));
         }
-        Ok(MooreParams { heaps, max, width })
+        let params = MooreParams { heaps, max, width };
+        let Some(positions) =
+            binomial_capped(max as u64 + heaps as u64, heaps as u64, MAX_POSITIONS)
+        else {
+            return Err(Error::Invalid(format!(
+                "--max {max} with --heaps {heaps} has more than {MAX_POSITIONS} positions \
+                 (C(M + H, H)), the cap; lower --max or --heaps"
+            )));
+        };
+        let bytes = params.bytes(positions);
+        if bytes > MAX_BYTES {
+            return Err(Error::Invalid(format!(
+                "--max {max} with --heaps {heaps} would take {} MB for its {positions} positions, \
+                 above the cap of {} MB; lower --max or --heaps",
+                bytes >> 20,
+                MAX_BYTES >> 20
+            )));
+        }
+        Ok(params)
+    }
+
+    /// The memory of a solve with `positions` positions: per position H heaps (4 bytes each),
+    /// the outcome and the level order; a level index per total; the binomial table.
+    pub fn bytes(&self, positions: u64) -> u64 {
+        let (h, m) = (self.heaps as u64, self.max as u64);
+        positions * (4 * h + 1 + 4) + 4 * (h * m + 2) + 4 * (m + 1) * h
     }
 
     /// H, the number of heaps.
@@ -102,46 +140,44 @@ impl MooreParams {
     }
 }
 
-/// A position: heap sizes sorted largest first (only the first H entries are used).
-type Heaps = [u8; MAX_HEAPS];
-
-/// Binomial coefficients C(n, k) for n <= MAX_HEAP_SIZE + MAX_HEAPS, k <= MAX_HEAPS.
-struct Binomials([[u64; MAX_HEAPS + 1]; MAX_HEAP_SIZE as usize + MAX_HEAPS + 1]);
+/// The colex ranking of multisets: column i (1..=H) holds C(x + i - 1, i) for x = 0..=M,
+/// the term a heap of x contributes as the i-th smallest heap. Every entry is at most the
+/// number of positions, so u32 suffices.
+struct Binomials(Vec<Vec<u32>>);
 
 impl Binomials {
-    fn new() -> Binomials {
-        let mut t = [[0u64; MAX_HEAPS + 1]; MAX_HEAP_SIZE as usize + MAX_HEAPS + 1];
-        for n in 0..t.len() {
-            t[n][0] = 1;
-            for k in 1..=MAX_HEAPS.min(n) {
-                t[n][k] = t[n - 1][k - 1] + if k < n { t[n - 1][k] } else { 0 };
+    fn new(params: MooreParams) -> Binomials {
+        let m = params.max as usize;
+        let mut cols = vec![vec![1u32; m + 1]; params.heaps + 1];
+        for i in 1..=params.heaps {
+            // C(x + i - 1, i) = C(x + i - 2, i) + C(x + i - 2, i - 1), i.e. the running sum
+            // of column i - 1 shifted: col_i[x] = col_i[x - 1] + col_{i-1}[x].
+            cols[i][0] = 0;
+            for x in 1..=m {
+                cols[i][x] = cols[i][x - 1] + cols[i - 1][x];
             }
         }
-        Binomials(t)
+        Binomials(cols)
     }
 
-    fn get(&self, n: usize, k: usize) -> u64 {
-        self.0[n][k]
-    }
-
-    /// The colex rank of the multiset `x[..h]` (sorted largest first): with a ascending,
+    /// The colex rank of the multiset `x` (sorted largest first): with a ascending,
     /// sum over i = 1..=h of C(a_i + i - 1, i).
     #[inline]
-    fn rank(&self, x: &[u8]) -> usize {
+    fn rank(&self, x: &[u32]) -> usize {
         let h = x.len();
-        let mut r = 0u64;
+        let mut r = 0usize;
         for i in 1..=h {
-            r += self.get(x[h - i] as usize + i - 1, i);
+            r += self.0[i][x[h - i] as usize] as usize;
         }
-        r as usize
+        r
     }
 }
 
 /// Win/lose for every position of one parameter set.
 pub struct MooreSolution {
     params: MooreParams,
-    /// Position number (colex rank) -> heaps sorted largest first.
-    heaps: Vec<Heaps>,
+    /// The heaps of position r (sorted largest first) at r*H..(r+1)*H.
+    heaps: Vec<u32>,
     /// Position number -> lost for the player to move.
     losing: Vec<bool>,
 }
@@ -154,76 +190,57 @@ impl MooreSolution {
 
     /// The number of positions, C(M + H, H).
     pub fn len(&self) -> usize {
-        self.heaps.len()
+        self.losing.len()
     }
 
     /// Always false: there is at least the all-empty position.
     pub fn is_empty(&self) -> bool {
-        self.heaps.is_empty()
+        self.losing.is_empty()
     }
 
     /// Every position (heaps sorted largest first) with whether it is lost.
-    pub fn positions(&self) -> impl Iterator<Item = (&[u8], bool)> + '_ {
-        let h = self.params.heaps;
+    pub fn positions(&self) -> impl Iterator<Item = (&[u32], bool)> + '_ {
         self.heaps
-            .iter()
+            .chunks_exact(self.params.heaps)
             .zip(&self.losing)
-            .map(move |(x, &lost)| (&x[..h], lost))
+            .map(|(x, &lost)| (x, lost))
     }
 
     /// Whether the position with these heaps (any order, H of them, each <= M) is lost;
     /// `None` when it is not a position of this parameter set.
-    pub fn is_losing(&self, heaps: &[u8]) -> Option<bool> {
-        if heaps.len() != self.params.heaps || heaps.iter().any(|&x| x as u32 > self.params.max) {
+    pub fn is_losing(&self, heaps: &[u32]) -> Option<bool> {
+        if heaps.len() != self.params.heaps || heaps.iter().any(|&x| x > self.params.max) {
             return None;
         }
         let mut x = heaps.to_vec();
         x.sort_unstable_by(|p, q| q.cmp(p));
-        Some(self.losing[Binomials::new().rank(&x)])
+        Some(self.losing[Binomials::new(self.params).rank(&x)])
     }
 }
 
-/// Every multiset, sorted largest first, in colex-rank order.
-fn enumerate(params: MooreParams, binom: &Binomials) -> Vec<Heaps> {
+/// Every multiset, sorted largest first, flat (H heaps per position), in colex-rank order.
+fn enumerate(params: MooreParams, binom: &Binomials, count: usize) -> Vec<u32> {
     let h = params.heaps;
-    let count = binom.get(params.max as usize + h, h) as usize;
-    let mut out = vec![[0u8; MAX_HEAPS]; count];
-    fn fill(
-        x: &mut Heaps,
-        i: usize,
-        h: usize,
-        cap: u8,
-        binom: &Binomials,
-        out: &mut [Heaps],
-        seen: &mut usize,
-    ) {
+    let mut out = vec![0u32; count * h];
+    fn fill(x: &mut [u32], i: usize, cap: u32, binom: &Binomials, out: &mut [u32]) {
+        let h = x.len();
         if i == h {
-            out[binom.rank(&x[..h])] = *x;
-            *seen += 1;
+            let r = binom.rank(x);
+            out[r * h..(r + 1) * h].copy_from_slice(x);
             return;
         }
         for v in 0..=cap {
             x[i] = v;
-            fill(x, i + 1, h, v, binom, out, seen);
+            fill(x, i + 1, v, binom, out);
         }
     }
-    let mut seen = 0;
-    fill(
-        &mut [0u8; MAX_HEAPS],
-        0,
-        h,
-        params.max as u8,
-        binom,
-        &mut out,
-        &mut seen,
-    );
-    debug_assert_eq!(seen, count);
+    fill(&mut vec![0u32; h], 0, params.max, binom, &mut out);
     out
 }
 
 /// True when some follower of `x` (sorted largest first) is lost, i.e. `x` is won.
 /// `losing` must hold every position of lower total.
-fn has_losing_follower(x: &[u8], width: usize, binom: &Binomials, losing: &[bool]) -> bool {
+fn has_losing_follower(x: &[u32], width: usize, binom: &Binomials, losing: &[bool]) -> bool {
     // Runs of equal non-zero values: (start, length).
     let mut runs = [(0usize, 0usize); MAX_HEAPS];
     let mut nruns = 0;
@@ -237,11 +254,10 @@ fn has_losing_follower(x: &[u8], width: usize, binom: &Binomials, losing: &[bool
         nruns += 1;
         i = j;
     }
-    let mut y: Heaps = [0; MAX_HEAPS];
+    let mut y = [0u32; MAX_HEAPS];
     y[..x.len()].copy_from_slice(x);
     fn search(
-        y: &mut Heaps,
-        h: usize,
+        y: &mut [u32],
         runs: &[(usize, usize)],
         budget: usize,
         used: usize,
@@ -249,42 +265,70 @@ fn has_losing_follower(x: &[u8], width: usize, binom: &Binomials, losing: &[bool
         losing: &[bool],
     ) -> bool {
         let Some((&(start, len), rest)) = runs.split_first() else {
-            return used > 0 && losing[binom.rank(&y[..h])];
+            return used > 0 && losing[binom.rank(y)];
         };
         // Take one counter from the last j heaps of this run, j = 0..=min(len, budget).
-        let mut found = search(y, h, rest, budget, used, binom, losing);
+        let mut found = search(y, rest, budget, used, binom, losing);
         let mut j = 0;
         while !found && j < len.min(budget) {
             j += 1;
             y[start + len - j] -= 1;
-            found = search(y, h, rest, budget - j, used + j, binom, losing);
+            found = search(y, rest, budget - j, used + j, binom, losing);
         }
         for k in 1..=j {
             y[start + len - k] += 1;
         }
         found
     }
-    search(&mut y, x.len(), &runs[..nruns], width, 0, binom, losing)
+    search(&mut y[..x.len()], &runs[..nruns], width, 0, binom, losing)
 }
 
-/// Decides every position, level by level in increasing total, each level in parallel.
-pub fn solve(params: MooreParams) -> MooreSolution {
-    let binom = Binomials::new();
-    let h = params.heaps;
-    let heaps = enumerate(params, &binom);
-    let max_total = h * params.max as usize;
-    let mut levels: Vec<Vec<u32>> = vec![Vec::new(); max_total + 1];
-    for (r, x) in heaps.iter().enumerate() {
-        let total: usize = x[..h].iter().map(|&v| v as usize).sum();
-        levels[total].push(r as u32);
+/// The position numbers ordered by total, and where each total starts in that order
+/// (a counting sort: one flat array instead of a vector per total).
+fn by_total(heaps: &[u32], h: usize, max_total: usize) -> (Vec<u32>, Vec<usize>) {
+    let totals: Vec<usize> = heaps
+        .chunks_exact(h)
+        .map(|x| x.iter().map(|&v| v as usize).sum())
+        .collect();
+    let mut starts = vec![0usize; max_total + 2];
+    for &t in &totals {
+        starts[t + 1] += 1;
     }
-    let mut losing = vec![false; heaps.len()];
-    for level in &levels {
-        let decided: Vec<bool> = level
-            .par_iter()
-            .with_min_len(64)
-            .map(|&r| !has_losing_follower(&heaps[r as usize][..h], params.width, &binom, &losing))
-            .collect();
+    for t in 1..starts.len() {
+        starts[t] += starts[t - 1];
+    }
+    let mut next = starts.clone();
+    let mut order = vec![0u32; totals.len()];
+    for (r, &t) in totals.iter().enumerate() {
+        order[next[t]] = r as u32;
+        next[t] += 1;
+    }
+    (order, starts)
+}
+
+/// Decides every position, level by level in increasing total, each large level in parallel.
+pub fn solve(params: MooreParams) -> MooreSolution {
+    let h = params.heaps;
+    let binom = Binomials::new(params);
+    let count = binomial_capped(params.max as u64 + h as u64, h as u64, u64::MAX)
+        .expect("checked by MooreParams::new") as usize;
+    let heaps = enumerate(params, &binom, count);
+    let (order, starts) = by_total(&heaps, h, h * params.max as usize);
+    let mut losing = vec![false; count];
+    let decide = |r: u32, losing: &[bool]| {
+        let x = &heaps[r as usize * h..(r as usize + 1) * h];
+        !has_losing_follower(x, params.width, &binom, losing)
+    };
+    for level in starts.windows(2).map(|w| &order[w[0]..w[1]]) {
+        let decided: Vec<bool> = if level.len() < 256 {
+            level.iter().map(|&r| decide(r, &losing)).collect()
+        } else {
+            level
+                .par_iter()
+                .with_min_len(64)
+                .map(|&r| decide(r, &losing))
+                .collect()
+        };
         for (&r, lost) in level.iter().zip(decided) {
             losing[r as usize] = lost;
         }
@@ -306,7 +350,7 @@ pub struct ParityClass {
     pub settled: bool,
 }
 
-/// The census of seed 004 over one solution.
+/// The census over one solution (see the module documentation).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Census {
     pub positions: u64,
@@ -328,8 +372,8 @@ pub struct Census {
 }
 
 /// The sorted-parity word of heaps sorted largest first: bit H-1-i is the parity of heap i.
-pub fn parity_word(x: &[u8]) -> u32 {
-    x.iter().fold(0u32, |w, &v| (w << 1) | (v as u32 & 1))
+pub fn parity_word(x: &[u32]) -> u32 {
+    x.iter().fold(0u32, |w, &v| (w << 1) | (v & 1))
 }
 
 /// Formats a word as H binary digits, largest heap first.
@@ -337,17 +381,8 @@ pub fn word_string(word: u32, heaps: usize) -> String {
     format!("{word:0heaps$b}")
 }
 
-/// Whether a set of words contains 0 and is closed under xor.
-pub fn is_subspace(words: &[u32]) -> bool {
-    let set: std::collections::HashSet<u32> = words.iter().copied().collect();
-    set.contains(&0)
-        && words
-            .iter()
-            .all(|&p| words.iter().all(|&q| set.contains(&(p ^ q))))
-}
-
-/// Every element of the GF(2) span of `words`, as a membership table of 2^`bits` entries.
-fn span_table(words: &[u32], bits: usize) -> Vec<bool> {
+/// A basis of the GF(2) span of `words` (reduced, largest leading bit first).
+fn basis(words: &[u32]) -> Vec<u32> {
     let mut basis: Vec<u32> = Vec::new();
     for &w in words {
         let reduced = basis.iter().fold(w, |r, &b| r.min(r ^ b));
@@ -356,6 +391,20 @@ fn span_table(words: &[u32], bits: usize) -> Vec<bool> {
             basis.sort_unstable_by(|p, q| q.cmp(p));
         }
     }
+    basis
+}
+
+/// Whether a set of words contains 0 and is closed under xor: a set inside its span is the
+/// whole span exactly when it has 2^rank distinct elements (no pairwise xor test, which
+/// would be quadratic in the 2^16 words of 16 heaps).
+pub fn is_subspace(words: &[u32]) -> bool {
+    let set: std::collections::HashSet<u32> = words.iter().copied().collect();
+    set.contains(&0) && set.len() as u64 == 1u64 << basis(words).len()
+}
+
+/// Every element of the GF(2) span of `words`, as a membership table of 2^`bits` entries.
+fn span_table(words: &[u32], bits: usize) -> Vec<bool> {
+    let basis = basis(words);
     let mut table = vec![false; 1 << bits];
     for combo in 0u32..(1 << basis.len()) {
         let w = (0..basis.len())
@@ -366,7 +415,7 @@ fn span_table(words: &[u32], bits: usize) -> Vec<bool> {
     table
 }
 
-/// Counts the census of seed 004 over a solution.
+/// Counts the census over a solution.
 pub fn census(solution: &MooreSolution) -> Census {
     let h = solution.params.heaps;
     let mut class = vec![(0u64, 0u64); h + 1];
@@ -405,9 +454,10 @@ pub fn census(solution: &MooreSolution) -> Census {
         .collect();
     let in_span = span_table(&losing_words, h);
     let words_occurring = word.iter().filter(|&&(n, _)| n > 0).count();
+    let lost_word = |w: usize| word[w].0 > 0 && word[w].1 == word[w].0;
     let subspace_within_occurring = (0..word.len())
         .filter(|&w| word[w].0 > 0)
-        .all(|w| in_span[w] == losing_words.contains(&(w as u32)));
+        .all(|w| in_span[w] == lost_word(w));
     Census {
         words_occurring,
         subspace_within_occurring,
@@ -427,7 +477,7 @@ pub fn census(solution: &MooreSolution) -> Census {
 /// `width` non-empty heaps (as a bit mask), take one counter from each, and call the position
 /// lost when no follower is lost. No sorting, ranking or run structure; exponential in the
 /// number of heaps and meant for small H and M.
-pub fn slow_losing(heaps: &[u8], width: usize, memo: &mut HashMap<Vec<u8>, bool>) -> bool {
+pub fn slow_losing(heaps: &[u32], width: usize, memo: &mut HashMap<Vec<u32>, bool>) -> bool {
     if let Some(&lost) = memo.get(heaps) {
         return lost;
     }
@@ -457,16 +507,14 @@ mod tests {
 
     #[test]
     fn ranks_number_the_multisets_without_gaps() {
-        let binom = Binomials::new();
         let p = MooreParams::new(4, 6, 2).unwrap();
-        let all = enumerate(p, &binom);
-        assert_eq!(all.len() as u64, binom.get(10, 4)); // C(6 + 4, 4) = 210
-        assert_eq!(all.len(), 210);
-        let mut ranks: Vec<usize> = all.iter().map(|x| binom.rank(&x[..4])).collect();
+        let binom = Binomials::new(p);
+        let all = enumerate(p, &binom, 210); // C(6 + 4, 4) = 210
+        let mut ranks: Vec<usize> = all.chunks_exact(4).map(|x| binom.rank(x)).collect();
         ranks.sort_unstable();
         assert!(ranks.iter().enumerate().all(|(i, &r)| i == r));
-        for x in &all {
-            assert!(x[..4].windows(2).all(|w| w[0] >= w[1]), "{x:?} not sorted");
+        for x in all.chunks_exact(4) {
+            assert!(x.windows(2).all(|w| w[0] >= w[1]), "{x:?} not sorted");
         }
     }
 
@@ -481,6 +529,8 @@ mod tests {
         assert!(is_subspace(&[0, 0b11, 0b101, 0b110]));
         assert!(!is_subspace(&[0, 0b11, 0b101]));
         assert!(!is_subspace(&[0b11]));
+        assert!(is_subspace(&[0]));
+        assert!(!is_subspace(&[0, 0b1, 0b10]));
     }
 
     #[test]

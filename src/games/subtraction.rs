@@ -1,6 +1,6 @@
-//! Subtraction games on one heap (seed `003_ceee418ff670a86b.txt`): the Grundy sequence of
-//! any subtraction set, its cold positions, and the preperiod and period of the sequence
-//! for a finite set.
+//! Subtraction games on one heap ("subtraction games with a period": the Grundy sequence of
+//! a finite subtraction set is eventually periodic): the Grundy sequence of any subtraction
+//! set, its cold positions, and the preperiod and period of the sequence for a finite set.
 //!
 //! Algorithm (periodicity). Let s_max be the largest move of a finite set. For n >= s_max
 //! every move is available, so g(n) = mex{g(n-s) : s in the set} is a function of the
@@ -224,17 +224,12 @@ mod tests {
 
     #[test]
     fn collisions_never_hide_or_fake_a_repeat() {
-        let mut state = 0x853C_49E6_748F_EA9Bu64;
+        let mut rng = crate::rng::SplitMix64(0x853C_49E6_748F_EA9B);
         for _ in 0..300 {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            let len = (state % 60) as usize;
-            let alphabet = 2 + (state >> 8) % 3;
-            let window = 1 + ((state >> 16) % 6) as usize;
-            let values: Vec<u16> = (0..len)
-                .map(|i| ((state >> (i % 48)) % alphabet) as u16)
-                .collect();
+            let len = rng.below(60) as usize;
+            let alphabet = rng.range(2, 4);
+            let window = rng.range(1, 6) as usize;
+            let values: Vec<u16> = (0..len).map(|_| rng.below(alphabet) as u16).collect();
             let want = first_repeat_by_pairs(&values, window);
             assert_eq!(first_repeated_window(&values, window), want, "{values:?}");
             // Base 1: the hash is the sum of the window, so distinct windows collide often.

@@ -1,16 +1,28 @@
 //! `nimsquare games amalgamation`: exhaustive Grundy values of amalgamation Nim with
 //! restriction for every three-heap position with heaps <= B (and everything reachable from
-//! them), compared with formula (4) of seed `002_38d13a7fea25f149.txt`.
+//! them), compared with the closed formula G = x1 xor x2 xor x3 xor delta(X); the library is
+//! [`crate::games::amalgamation`], whose [`check`](amalgamation::check) also decides the exit
+//! status.
 
-use crate::cli::{fmt_seconds, CliResult, EXIT_CHECK_FAILED};
-use crate::games::amalgamation::{self, Mismatch};
+use crate::cli::{fmt_seconds, CliResult};
+use crate::games::amalgamation::{self, Check, Mismatch};
 use serde_json::json;
-use std::time::Instant;
 
 /// How many mismatches are listed in full.
 const SHOWN_MISMATCHES: usize = 5;
 
 #[derive(clap::Args)]
+#[command(
+    long_about = "Amalgamation Nim with restriction: three heaps; a move either takes any \
+    positive number of stones from one heap, or merges two heaps that each hold at least two \
+    stones into one. Computes the Grundy value of every position by exhaustive search and \
+    compares it with the closed formula G = x1 xor x2 xor x3 xor delta(X) of \"Amalgamation Nim \
+    with restriction\" (Manabe, arXiv:2411.14488), where delta(X) is 1 when the halves \
+    u_i = x_i / 2 have one or two disjoint non-zero pairs (u_i > 0, u_j > 0, u_i & u_j = 0) and 0 \
+    when they have none or three.\n\n\
+    Exit status 0 when the formula holds on every searched position, 1 when it does not (the \
+    first mismatches are listed), 2 for bad input."
+)]
 pub struct Args {
     /// The box bound B (at most 256): the search covers the positions with every heap <= B and
     /// all they reach, i.e. every position with total <= 3B (merges can exceed B); all of them
@@ -28,70 +40,71 @@ fn triple(p: (u32, u32, u32)) -> [u32; 3] {
 
 pub fn run(args: Args) -> CliResult {
     let max_heap = amalgamation::check_max_heap(args.max_heap)?;
-    let start = Instant::now();
-    let table = amalgamation::solve(max_heap)?;
-    let search_seconds = start.elapsed().as_secs_f64();
-    let start = Instant::now();
-    let cmp = amalgamation::compare(&table, amalgamation::formula_4, SHOWN_MISMATCHES);
-    let compare_seconds = start.elapsed().as_secs_f64();
-    let summary = amalgamation::summarize(&table);
-    let passed = cmp.mismatch_count == 0;
+    let check = amalgamation::check(max_heap, amalgamation::formula_4, SHOWN_MISMATCHES)?;
     if args.json {
-        let out = json!({
-            "max_heap": max_heap,
-            "max_total": table.max_total(),
-            "positions_checked": cmp.checked,
-            "box_positions": summary.box_positions,
-            "mismatches": cmp.mismatch_count,
-            "first_mismatches": cmp.first_mismatches.iter().map(|m: &Mismatch| json!({
-                "position": triple(m.position), "searched": m.searched, "formula": m.formula,
-            })).collect::<Vec<_>>(),
-            "max_value": summary.max_value,
-            "max_value_at": triple(summary.max_at),
-            "box_max_value": summary.box_max_value,
-            "box_max_value_at": triple(summary.box_max_at),
-            "passed": passed,
-            "threads": rayon::current_num_threads(),
-            "search_seconds": search_seconds,
-            "compare_seconds": compare_seconds,
-        });
-        println!("{out}");
+        println!("{}", to_json(&check));
     } else {
-        println!("amalgamation Nim with restriction (seed 002), heaps <= {max_heap}");
-        println!(
-            "searched:      {} sorted triples with total <= {} ({} with every heap <= {})",
-            table.len(),
-            table.max_total(),
-            summary.box_positions,
-            max_heap
-        );
-        println!(
-            "checked:       {} positions against formula (4)",
-            cmp.checked
-        );
-        println!("mismatches:    {}", cmp.mismatch_count);
-        for m in &cmp.first_mismatches {
-            let (a, b, c) = m.position;
-            println!(
-                "  ({a}, {b}, {c}): search {}, formula {}",
-                m.searched, m.formula
-            );
-        }
-        println!(
-            "largest value: {} at {:?} in the box; {} at {:?} over the search",
-            summary.box_max_value, summary.box_max_at, summary.max_value, summary.max_at
-        );
-        println!(
-            "time:          search {}, compare {} ({} threads)",
-            fmt_seconds(search_seconds),
-            fmt_seconds(compare_seconds),
-            rayon::current_num_threads()
-        );
-        if passed {
-            println!("amalgamation: formula (4) holds on every searched position");
-        } else {
-            println!("amalgamation: FAILED, formula (4) differs from the search");
-        }
+        print_text(&check);
     }
-    Ok(if passed { 0 } else { EXIT_CHECK_FAILED })
+    Ok(check.exit_status())
+}
+
+fn to_json(c: &Check) -> serde_json::Value {
+    let (cmp, s) = (&c.comparison, &c.summary);
+    json!({
+        "max_heap": c.table.max_heap(),
+        "max_total": c.table.max_total(),
+        "positions_checked": cmp.checked,
+        "box_positions": s.box_positions,
+        "mismatches": cmp.mismatch_count,
+        "first_mismatches": cmp.first_mismatches.iter().map(|m: &Mismatch| json!({
+            "position": triple(m.position), "searched": m.searched, "formula": m.formula,
+        })).collect::<Vec<_>>(),
+        "max_value": s.max_value,
+        "max_value_at": triple(s.max_at),
+        "box_max_value": s.box_max_value,
+        "box_max_value_at": triple(s.box_max_at),
+        "passed": c.passed(),
+        "threads": rayon::current_num_threads(),
+        "search_seconds": c.search_seconds,
+        "compare_seconds": c.compare_seconds,
+    })
+}
+
+fn print_text(c: &Check) {
+    let (cmp, s, b) = (&c.comparison, &c.summary, c.table.max_heap());
+    println!("amalgamation Nim with restriction, heaps <= {b}");
+    println!(
+        "searched:      {} sorted triples with total <= {} ({} with every heap <= {b})",
+        c.table.len(),
+        c.table.max_total(),
+        s.box_positions
+    );
+    println!(
+        "checked:       {} positions against G = x1 xor x2 xor x3 xor delta",
+        cmp.checked
+    );
+    println!("mismatches:    {}", cmp.mismatch_count);
+    for m in &cmp.first_mismatches {
+        let (a, b, c) = m.position;
+        println!(
+            "  ({a}, {b}, {c}): search {}, formula {}",
+            m.searched, m.formula
+        );
+    }
+    println!(
+        "largest value: {} at {:?} in the box; {} at {:?} over the search",
+        s.box_max_value, s.box_max_at, s.max_value, s.max_at
+    );
+    println!(
+        "time:          search {}, compare {} ({} threads)",
+        fmt_seconds(c.search_seconds),
+        fmt_seconds(c.compare_seconds),
+        rayon::current_num_threads()
+    );
+    if c.passed() {
+        println!("amalgamation: the closed formula holds on every searched position");
+    } else {
+        println!("amalgamation: FAILED, the closed formula differs from the search");
+    }
 }

@@ -5,17 +5,30 @@
 use crate::cli::{parse_limit, parse_moves, CliResult};
 use crate::error::Error;
 use crate::games::subtraction::{
-    self, PeriodSearch, DEFAULT_PERIOD_SEARCH, MAX_PERIOD_SEARCH, VALUES_SHOWN,
+    self, Analysis, PeriodSearch, DEFAULT_PERIOD_SEARCH, MAX_PERIOD_SEARCH, VALUES_SHOWN,
 };
 use crate::moves::Moves;
 use serde_json::json;
 
 /// The largest N accepted (the table is 2 bytes per position).
 const MAX_GAMES_LIMIT: u64 = 100_000_000;
+/// The most option steps one run may spend (moves tried, summed over positions), so that a
+/// large set times a large limit is refused rather than run for hours.
+const MAX_GAMES_STEPS: u128 = 50_000_000_000;
 /// The text output lists at most this many cold positions (JSON lists all).
 const COLD_SHOWN: usize = 200;
 
 #[derive(clap::Args)]
+#[command(
+    long_about = "One subtraction game: a heap of n stones, a move removes s stones for some s in \
+    the set (never more than the heap holds); the player who cannot move loses. Prints the \
+    Grundy values g(0..63), the cold positions (g = 0, a loss for the player to move) up to \
+    --limit, and for a finite set the preperiod and period (\"subtraction games with a \
+    period\": g is eventually periodic) with the evidence: the first window of s_max \
+    consecutive values that repeats, s_max being the largest move.\n\n\
+    Work is capped by the option steps (moves tried, summed over positions) of the listing and \
+    of the period search; a refusal names the flag to lower."
+)]
 pub struct Args {
     /// Subtraction set: a comma-separated list like 1,3,4 (or `squares`, whose periodicity
     /// is not searched: the set is infinite).
@@ -66,11 +79,17 @@ fn join<T: ToString>(items: &[T]) -> String {
     items.iter().map(T::to_string).collect::<Vec<_>>().join(" ")
 }
 
-pub fn run(args: Args) -> CliResult {
+/// Refuses, before any work, a run whose table or search would be too large: the memory of
+/// the listed table, and the option steps (moves tried, summed over positions) of the table
+/// and of the period search, whose doubling computes at most twice the final length.
+fn check_work(args: &Args) -> crate::Result<()> {
+    let label = args.moves.label();
     if args.limit > MAX_GAMES_LIMIT {
         return Err(Error::Invalid(format!(
-            "--limit {} is above the maximum {MAX_GAMES_LIMIT} for games subtraction",
-            args.limit
+            "--limit {} needs a table of {} MB, above the cap of {} MB ({MAX_GAMES_LIMIT} positions); lower --limit",
+            args.limit,
+            2 * args.limit / 1_000_000,
+            2 * MAX_GAMES_LIMIT / 1_000_000
         )));
     }
     if args.period_search > MAX_PERIOD_SEARCH as u64 {
@@ -79,40 +98,73 @@ pub fn run(args: Args) -> CliResult {
             args.period_search
         )));
     }
+    let listing = args.moves.option_steps(args.limit as usize);
+    if listing > MAX_GAMES_STEPS {
+        return Err(Error::Invalid(format!(
+            "--limit {} with --moves {label} takes {listing} option steps, above the cap of \
+             {MAX_GAMES_STEPS}; lower --limit",
+            args.limit
+        )));
+    }
+    let search = match args.moves {
+        Moves::Squares => 0,
+        Moves::List(_) => 2 * args.moves.option_steps(args.period_search as usize),
+    };
+    if search > MAX_GAMES_STEPS {
+        return Err(Error::Invalid(format!(
+            "--period-search {} with --moves {label} may take {search} option steps, above the \
+             cap of {MAX_GAMES_STEPS}; lower --period-search",
+            args.period_search
+        )));
+    }
+    Ok(())
+}
+
+pub fn run(args: Args) -> CliResult {
+    check_work(&args)?;
     let a = subtraction::analyse(
         &args.moves,
         args.limit as usize,
         args.period_search as usize,
     )?;
-    let (preperiod, period) = match &a.period {
-        PeriodSearch::Found(p) => (Some(p.preperiod), Some(p.period)),
-        _ => (None, None),
-    };
     if args.json {
-        let (window, computed) = match &a.period {
-            PeriodSearch::Found(p) => (Some(p.window), Some(p.computed_up_to)),
-            PeriodSearch::NotFound {
-                window,
-                searched_up_to,
-            } => (Some(*window), Some(*searched_up_to)),
-            PeriodSearch::InfiniteSet => (None, None),
-        };
-        let out = json!({
-            "moves": a.moves.label(),
-            "finite": !a.moves.is_squares(),
-            "limit": a.limit,
-            "values": a.values,
-            "cold": a.cold,
-            "max_value": a.max_value,
-            "preperiod": preperiod,
-            "period": period,
-            "window": window,
-            "computed_up_to": computed,
-            "evidence": evidence(&a.period),
-        });
-        println!("{out}");
-        return Ok(0);
+        println!("{}", to_json(&a));
+    } else {
+        print_text(&a);
     }
+    Ok(0)
+}
+
+fn to_json(a: &Analysis) -> serde_json::Value {
+    let (preperiod, period, window, computed) = match &a.period {
+        PeriodSearch::Found(p) => (
+            Some(p.preperiod),
+            Some(p.period),
+            Some(p.window),
+            Some(p.computed_up_to),
+        ),
+        PeriodSearch::NotFound {
+            window,
+            searched_up_to,
+        } => (None, None, Some(*window), Some(*searched_up_to)),
+        PeriodSearch::InfiniteSet => (None, None, None, None),
+    };
+    json!({
+        "moves": a.moves.label(),
+        "finite": !a.moves.is_squares(),
+        "limit": a.limit,
+        "values": a.values,
+        "cold": a.cold,
+        "max_value": a.max_value,
+        "preperiod": preperiod,
+        "period": period,
+        "window": window,
+        "computed_up_to": computed,
+        "evidence": evidence(&a.period),
+    })
+}
+
+fn print_text(a: &Analysis) {
     println!("moves: {}", a.moves.label());
     println!("g(0..={}): {}", VALUES_SHOWN - 1, join(&a.values));
     let shown = &a.cold[..a.cold.len().min(COLD_SHOWN)];
@@ -134,5 +186,4 @@ pub fn run(args: Args) -> CliResult {
         PeriodSearch::InfiniteSet => println!("preperiod and period: not searched (infinite set)"),
     }
     println!("evidence: {}", evidence(&a.period));
-    Ok(0)
 }

@@ -1,0 +1,9 @@
+# scripts/lib.sh: shared by the scripts in this folder (source it, do not run it).
+
+# provenance: one line saying when, where and from what a result was made, for the top of
+# every log: date (UTC), CPU model, cores, rustc version and git revision.
+provenance() {
+  local cpu
+  cpu=$(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ //')
+  echo "# date: $(date -u +%FT%TZ)  cpu: ${cpu:-unknown}  cores: $(nproc)  rustc: $(rustc --version)  git: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+}

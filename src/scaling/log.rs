@@ -1,0 +1,269 @@
+//! The CSV file of a study: created with its header, appended to and flushed one row at a
+//! time (an interrupted run keeps every finished point), and resumed only under the settings
+//! it was measured with, so one file never mixes two experiments.
+//!
+//! The file is plain CSV with one header line; every row carries its settings (`moves`,
+//! `threads`, `repeats`), so `pandas.read_csv(path)` or Python's `csv.DictReader` read it as
+//! is, and a study can be filtered by setting.
+
+use super::row::{describe, Row, CSV_HEADER};
+use crate::error::{Error, Result};
+use std::collections::HashSet;
+use std::fs::{File, OpenOptions};
+use std::path::Path;
+
+/// The settings every row of one study shares; `--resume` refuses a run whose settings
+/// differ from the rows already in the file. The back-end list may differ: each
+/// (back-end, N) point is resumed on its own.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Settings {
+    /// The subtraction set, as in the `moves` column.
+    pub moves: String,
+    /// Worker threads.
+    pub threads: usize,
+    /// Timed runs per point.
+    pub repeats: usize,
+}
+
+impl Settings {
+    /// The first setting in which `row` differs from these, as (flag, the file's value, this
+    /// run's value).
+    fn difference(&self, row: &Row) -> Option<(&'static str, String, String)> {
+        if row.moves != self.moves {
+            return Some(("--moves", row.moves.clone(), self.moves.clone()));
+        }
+        if row.threads != self.threads {
+            let t = |v: usize| v.to_string();
+            return Some(("--threads", t(row.threads), t(self.threads)));
+        }
+        if row.repeats != self.repeats {
+            let t = |v: usize| v.to_string();
+            return Some(("--repeat", t(row.repeats), t(self.repeats)));
+        }
+        None
+    }
+}
+
+/// The CSV file of a study: rows are appended and flushed one at a time.
+pub struct CsvLog {
+    writer: csv::Writer<File>,
+    rows: Vec<Row>,
+}
+
+impl CsvLog {
+    /// Starts a fresh CSV at `path` (replacing any file there) with the header line.
+    pub fn create(path: &Path) -> Result<CsvLog> {
+        let file = File::create(path).map_err(|e| io_error(path, e))?;
+        // The header is written here, not by serde, so that it is there before any row.
+        let mut writer = csv::WriterBuilder::new()
+            .has_headers(false)
+            .from_writer(file);
+        writer
+            .write_record(CSV_HEADER.split(','))
+            .and_then(|_| writer.flush().map_err(csv::Error::from))
+            .map_err(|e| Error::Invalid(format!("{}: {e}", path.display())))?;
+        Ok(CsvLog {
+            writer,
+            rows: Vec::new(),
+        })
+    }
+
+    /// Reopens the CSV at `path` to append, keeping its rows; a missing or empty file starts
+    /// fresh. Refuses, before changing the file, when a row was measured under settings
+    /// other than `settings`. A last line cut short by an interruption (no newline at the
+    /// end) is dropped from the file, since its point will be measured again.
+    pub fn resume(path: &Path, settings: &Settings) -> Result<CsvLog> {
+        let text = match std::fs::read_to_string(path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return CsvLog::create(path),
+            Err(e) => return Err(io_error(path, e)),
+        };
+        let complete = match text.rfind('\n') {
+            Some(i) => &text[..=i],
+            None => "",
+        };
+        if complete.trim().is_empty() {
+            return CsvLog::create(path);
+        }
+        let rows = parse_rows(complete, path)?;
+        if let Some((flag, was, now)) = rows.iter().find_map(|r| settings.difference(r)) {
+            return Err(Error::Invalid(format!(
+                "--resume: {} was measured with {flag} {was}, this run has {flag} {now}; \
+                 use the same setting, or write a new study with another --out",
+                path.display()
+            )));
+        }
+        if complete.len() != text.len() {
+            std::fs::write(path, complete).map_err(|e| io_error(path, e))?;
+        }
+        let file = OpenOptions::new()
+            .append(true)
+            .open(path)
+            .map_err(|e| io_error(path, e))?;
+        Ok(CsvLog {
+            writer: csv::WriterBuilder::new()
+                .has_headers(false)
+                .from_writer(file),
+            rows,
+        })
+    }
+
+    /// Appends one row and flushes it to the file.
+    pub fn append(&mut self, row: Row) -> Result<()> {
+        self.writer
+            .serialize(&row)
+            .and_then(|_| self.writer.flush().map_err(csv::Error::from))
+            .map_err(|e| Error::Invalid(format!("cannot write the CSV: {e}")))?;
+        self.rows.push(row);
+        Ok(())
+    }
+
+    /// Every row in the file, the resumed ones first.
+    pub fn rows(&self) -> &[Row] {
+        &self.rows
+    }
+
+    /// The (back-end, N) points already in the file.
+    pub fn done(&self) -> HashSet<(String, u64)> {
+        self.rows.iter().map(|r| (r.backend.clone(), r.n)).collect()
+    }
+}
+
+/// Reads every row of a study CSV (the header line first, as [`CsvLog`] writes it).
+pub fn read_rows(path: &Path) -> Result<Vec<Row>> {
+    let text = std::fs::read_to_string(path).map_err(|e| io_error(path, e))?;
+    parse_rows(&text, path)
+}
+
+/// Parses a whole study CSV, refusing a file whose header is not [`CSV_HEADER`].
+fn parse_rows(text: &str, path: &Path) -> Result<Vec<Row>> {
+    let mut reader = csv::Reader::from_reader(text.as_bytes());
+    let header_ok = reader
+        .headers()
+        .map(|h| h.iter().eq(CSV_HEADER.split(',')))
+        .unwrap_or(false);
+    if !header_ok {
+        return Err(Error::Invalid(format!(
+            "{} is not a scaling CSV of this version (its first line is not the header '{CSV_HEADER}')",
+            path.display()
+        )));
+    }
+    reader
+        .deserialize()
+        .map(|row| {
+            row.map_err(|e| {
+                let line = e.position().map_or(0, |p| p.line());
+                Error::Invalid(format!("{} line {line}: {}", path.display(), describe(&e)))
+            })
+        })
+        .collect()
+}
+
+fn io_error(path: &Path, e: std::io::Error) -> Error {
+    Error::Invalid(format!("{}: {e}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::row::tests::row;
+    use super::*;
+
+    fn settings() -> Settings {
+        Settings {
+            moves: "squares".into(),
+            threads: 2,
+            repeats: 3,
+        }
+    }
+
+    fn scratch(name: &str) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("nimsquare-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[test]
+    fn resume_completes_a_partial_csv_without_duplicates() {
+        let dir = scratch("scaling-log");
+        let path = dir.join("s.csv");
+
+        let mut log = CsvLog::create(&path).unwrap();
+        log.append(row("a", 100, 1.0)).unwrap();
+        log.append(row("b", 100, 2.0)).unwrap();
+        drop(log);
+        // An interruption mid-line: the cut line is dropped on resume.
+        let mut text = std::fs::read_to_string(&path).unwrap();
+        text.push_str("a,1000,0.5");
+        std::fs::write(&path, text).unwrap();
+
+        let mut log = CsvLog::resume(&path, &settings()).unwrap();
+        assert_eq!(log.rows().len(), 2);
+        let done = log.done();
+        assert!(done.contains(&("a".to_string(), 100)) && done.contains(&("b".to_string(), 100)));
+        assert!(!done.contains(&("a".to_string(), 1000)));
+        log.append(row("a", 1000, 3.0)).unwrap();
+        drop(log);
+
+        let rows = read_rows(&path).unwrap();
+        let keys: Vec<(String, u64)> = rows.iter().map(|r| (r.backend.clone(), r.n)).collect();
+        assert_eq!(
+            keys,
+            vec![("a".into(), 100), ("b".into(), 100), ("a".into(), 1000)]
+        );
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(text.matches(CSV_HEADER).count(), 1);
+
+        // A file that is not a study CSV is refused, not appended to.
+        std::fs::write(&path, "something else\n").unwrap();
+        assert!(CsvLog::resume(&path, &settings()).is_err());
+        // A missing file starts fresh.
+        std::fs::remove_file(&path).unwrap();
+        assert!(CsvLog::resume(&path, &settings())
+            .unwrap()
+            .rows()
+            .is_empty());
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            format!("{CSV_HEADER}\n")
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn resume_refuses_other_settings_and_leaves_the_file_alone() {
+        let dir = scratch("scaling-settings");
+        let path = dir.join("s.csv");
+        let mut log = CsvLog::create(&path).unwrap();
+        log.append(row("a", 100, 1.0)).unwrap();
+        drop(log);
+        let before = std::fs::read_to_string(&path).unwrap();
+        for (other, needle) in [
+            (
+                Settings {
+                    moves: "1,3,4".into(),
+                    ..settings()
+                },
+                "--moves squares, this run has --moves 1,3,4",
+            ),
+            (
+                Settings {
+                    threads: 1,
+                    ..settings()
+                },
+                "--threads 2, this run has --threads 1",
+            ),
+            (
+                Settings {
+                    repeats: 5,
+                    ..settings()
+                },
+                "--repeat 3, this run has --repeat 5",
+            ),
+        ] {
+            let err = CsvLog::resume(&path, &other).err().unwrap().to_string();
+            assert!(err.contains(needle), "{err}");
+        }
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), before);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,0 +1,112 @@
+//! One measured point of the study, a row of the CSV. The csv crate does the quoting (the
+//! CPU model and the subtraction set hold commas), serde maps the columns to fields.
+
+use crate::error::{Error, Result};
+use serde::{Deserialize, Serialize};
+
+/// The CSV header, in the column order of every row (the field order of [`Row`]).
+pub const CSV_HEADER: &str = "backend,n,seconds_median,seconds_min,repeats,option_steps,ns_per_step,max_value,threads,moves,git_rev,cpu";
+
+/// One measured point: a table back-end at one N, with the settings it was measured under.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Row {
+    pub backend: String,
+    pub n: u64,
+    pub seconds_median: f64,
+    pub seconds_min: f64,
+    pub repeats: usize,
+    pub option_steps: u128,
+    pub ns_per_step: f64,
+    pub max_value: u16,
+    pub threads: usize,
+    /// The subtraction set, as `--moves` takes it (`squares` or `1,3,4`).
+    pub moves: String,
+    pub git_rev: String,
+    pub cpu: String,
+}
+
+impl Row {
+    /// The row as one CSV line (no newline), in [`CSV_HEADER`]'s column order.
+    pub fn to_csv(&self) -> String {
+        let mut w = csv::WriterBuilder::new()
+            .has_headers(false)
+            .terminator(csv::Terminator::Any(b'\n'))
+            .from_writer(Vec::new());
+        w.serialize(self).expect("a row serializes to memory");
+        let bytes = w.into_inner().expect("flushing to memory cannot fail");
+        String::from_utf8(bytes)
+            .expect("every field is UTF-8")
+            .trim_end_matches('\n')
+            .to_string()
+    }
+
+    /// Parses one line written by [`Row::to_csv`].
+    pub fn parse(line: &str) -> Result<Row> {
+        let mut r = csv::ReaderBuilder::new()
+            .has_headers(false)
+            .from_reader(line.as_bytes());
+        match r.deserialize().next() {
+            Some(row) => row.map_err(|e| Error::Invalid(describe(&e))),
+            None => Err(Error::Invalid("an empty CSV line".into())),
+        }
+    }
+}
+
+/// A csv error as a short phrase (the crate's message, which names the field).
+pub(super) fn describe(e: &csv::Error) -> String {
+    match e.kind() {
+        csv::ErrorKind::UnequalLengths {
+            expected_len, len, ..
+        } => format!("expected {expected_len} CSV fields, found {len}"),
+        _ => e.to_string(),
+    }
+}
+
+#[cfg(test)]
+pub(super) mod tests {
+    use super::*;
+
+    /// A row with every field filled, the CPU model holding a comma and quotes.
+    pub(in crate::scaling) fn row(backend: &str, n: u64, seconds: f64) -> Row {
+        Row {
+            backend: backend.into(),
+            n,
+            seconds_median: seconds,
+            seconds_min: seconds * 0.9,
+            repeats: 3,
+            option_steps: 12345,
+            ns_per_step: 1.25,
+            max_value: 74,
+            threads: 2,
+            moves: "squares".into(),
+            git_rev: "abc1234".into(),
+            cpu: "AMD EPYC 7B13, \"quoted\" model".into(),
+        }
+    }
+
+    #[test]
+    fn csv_round_trips_including_quoted_fields() {
+        let r = Row {
+            seconds_min: 0.1,
+            moves: "1,3,4".into(),
+            ..row("value-bounded", 1_000_000, 0.123456789)
+        };
+        let line = r.to_csv();
+        assert!(
+            line.starts_with("value-bounded,1000000,0.123456789,"),
+            "{line}"
+        );
+        assert!(line.contains(",\"1,3,4\","), "{line}");
+        assert_eq!(Row::parse(&line).unwrap(), r);
+        assert!(Row::parse("a,1,2").is_err());
+        assert!(Row::parse("a,x,1,1,1,1,1,1,1,m,r,c").is_err());
+    }
+
+    #[test]
+    fn header_names_the_fields_in_order() {
+        let mut w = csv::Writer::from_writer(Vec::new());
+        w.serialize(row("a", 1, 1.0)).unwrap();
+        let text = String::from_utf8(w.into_inner().unwrap()).unwrap();
+        assert_eq!(text.lines().next(), Some(CSV_HEADER));
+    }
+}

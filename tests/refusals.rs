@@ -1,0 +1,169 @@
+//! Process-wide CLI behaviour: refusals shared by every subcommand (`--threads`, `--limit`,
+//! output paths) and a closed stdout ending the program quietly.
+
+mod common;
+
+use common::{assert_refused, nimsquare};
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+/// A fresh empty folder under the system temp dir, unique to this test.
+fn scratch(name: &str) -> PathBuf {
+    let dir =
+        std::env::temp_dir().join(format!("nimsquare-refusals-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn threads_above_eight_per_core_are_refused_before_any_work() {
+    // The limit computed here independently of the binary: 8 threads per reported core.
+    let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+    let limit = 8 * cores;
+    let stderr = assert_refused(&["--threads", &(limit + 1).to_string(), "list"]);
+    assert!(stderr.contains("--threads"), "{stderr}");
+    assert!(stderr.contains(&format!("limit {limit}")), "{stderr}");
+    let stderr = assert_refused(&["--threads", "100000", "list"]);
+    assert!(stderr.contains("per core"), "{stderr}");
+    // The limit itself is accepted.
+    nimsquare()
+        .args(["--threads", &limit.to_string(), "list"])
+        .assert()
+        .success();
+}
+
+/// Spawns the binary with `args`, reads one line of stdout, closes the pipe, and checks the
+/// process ended quietly: no panic, no "Broken pipe" message, and either status 0 (it had
+/// finished writing) or death by SIGPIPE (status 141 in a shell).
+fn ends_quietly_when_stdout_closes(args: &[&str]) {
+    let bin = assert_cmd::cargo::cargo_bin("nimsquare");
+    let mut child = Command::new(bin)
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut reader = BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    reader.read_line(&mut first).unwrap();
+    assert!(!first.is_empty(), "{args:?}: no output");
+    drop(reader);
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !stderr.contains("panicked") && !stderr.contains("Broken pipe"),
+        "{args:?}: {stderr}"
+    );
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        assert!(
+            out.status.success() || out.status.signal() == Some(libc::SIGPIPE),
+            "{args:?}: {:?}",
+            out.status
+        );
+    }
+}
+
+#[test]
+fn a_closed_stdout_ends_the_program_quietly() {
+    ends_quietly_when_stdout_closes(&["verify", "--limit", "2000"]);
+    ends_quietly_when_stdout_closes(&[
+        "games",
+        "subtraction",
+        "--moves",
+        "1,3,4",
+        "--limit",
+        "100000",
+    ]);
+}
+
+#[test]
+fn bad_limits_are_refused_with_one_line_naming_the_flag() {
+    for bad in ["", "1e30"] {
+        let stderr = assert_refused(&["solve", "--limit", bad]);
+        assert!(stderr.contains("--limit"), "{bad:?}: {stderr}");
+    }
+}
+
+#[test]
+fn more_than_65535_moves_are_refused_by_the_library() {
+    let err = nimsquare::moves::Moves::list((1..=65_536).collect()).unwrap_err();
+    assert!(err.to_string().contains("65536 distinct moves"), "{err}");
+    assert!(nimsquare::moves::Moves::list((1..=65_535).collect()).is_ok());
+}
+
+/// Every subcommand that writes a file, with the flag that names the file.
+const WRITERS: [(&[&str], &str); 3] = [
+    (&["profile", "--limit", "1e7"], "--out"),
+    (
+        &["scale", "--from", "1e3", "--to", "1e7", "--repeat", "1"],
+        "--out",
+    ),
+    (
+        &[
+            "scale",
+            "--from",
+            "1e3",
+            "--to",
+            "1e7",
+            "--repeat",
+            "1",
+            "--out",
+            "OUT/s.csv",
+        ],
+        "--plot",
+    ),
+];
+
+/// Runs a writer with `path` as the file of `flag` and checks it is refused at once with one
+/// line naming the flag and containing `needle` (the grids would take minutes if run).
+fn output_refused(dir: &std::path::Path, path: &std::path::Path, needle: &str) {
+    for (args, flag) in WRITERS {
+        let args: Vec<String> = args
+            .iter()
+            .map(|a| a.replace("OUT", &dir.display().to_string()))
+            .collect();
+        let mut full: Vec<&str> = args.iter().map(String::as_str).collect();
+        let p = path.display().to_string();
+        full.extend([flag, p.as_str()]);
+        let start = std::time::Instant::now();
+        let stderr = assert_refused(&full);
+        assert!(
+            start.elapsed().as_secs_f64() < 5.0,
+            "{full:?}: refused only after work"
+        );
+        assert!(
+            stderr.contains(flag) && stderr.contains(needle),
+            "{full:?}: {stderr}"
+        );
+    }
+}
+
+#[test]
+fn output_paths_are_checked_before_any_work() {
+    let dir = scratch("out");
+    output_refused(&dir, std::path::Path::new("/"), "is a folder");
+    output_refused(&dir, &dir, "is a folder");
+    output_refused(&dir, &dir.join("no/such/x.out"), "does not exist");
+    // Tests may run as root, where mode bits do not stop writes; a path under a regular file
+    // cannot be written by anyone.
+    let file = dir.join("plain-file");
+    std::fs::write(&file, "x").unwrap();
+    output_refused(&dir, &file.join("x.out"), "is not a folder");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let locked = dir.join("locked");
+        std::fs::create_dir(&locked).unwrap();
+        std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o555)).unwrap();
+        // Only meaningful when the bits bind (not root): then the write probe fails.
+        if std::fs::write(locked.join("probe"), "x").is_err() {
+            output_refused(&dir, &locked.join("x.out"), "cannot be written");
+        }
+        std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
