@@ -95,16 +95,9 @@ pub enum Outcome {
     },
 }
 
-/// The number of moves `<= n`: the option steps of position n.
-fn moves_at(moves: &Moves, n: usize) -> u128 {
-    match moves {
-        Moves::Squares => (n as u64).isqrt() as u128,
-        Moves::List(list) => list.partition_point(|&s| s <= n as u64) as u128,
-    }
-}
-
-/// The end of the next chunk [from, to): about `budget` option steps, at least
-/// [`MIN_CHUNK_POSITIONS`], at most [`MAX_GROWTH`] times the previous chunk, never past `end`.
+/// The end of the next chunk [from, to): the largest `to` whose option steps
+/// S(to - 1) - S(from - 1) stay within `budget`, at least [`MIN_CHUNK_POSITIONS`] positions, at
+/// most [`MAX_GROWTH`] times the previous chunk, never past `end`.
 fn next_chunk_end(
     moves: &Moves,
     from: usize,
@@ -112,15 +105,24 @@ fn next_chunk_end(
     budget: u128,
     previous: Option<usize>,
 ) -> usize {
-    // Moves per position grow slowly (sqrt n for the squares), so the count at `from` is a
-    // good enough price for the whole chunk.
-    let per_position = moves_at(moves, from).max(1);
-    let mut positions = usize::try_from(budget / per_position).unwrap_or(usize::MAX);
-    positions = positions.max(MIN_CHUNK_POSITIONS);
+    let mut most = end - from;
     if let Some(p) = previous {
-        positions = positions.min(p.saturating_mul(MAX_GROWTH));
+        most = most.min(p.saturating_mul(MAX_GROWTH).max(MIN_CHUNK_POSITIONS));
     }
-    from.saturating_add(positions).min(end)
+    let least = MIN_CHUNK_POSITIONS.min(most);
+    // Binary search on the chunk length: steps_before is O(sqrt N) for the squares and O(moves)
+    // for a list, a few dozen calls per chunk of about half a second.
+    let base = steps_before(moves, from);
+    let (mut lo, mut hi) = (least, most);
+    while lo < hi {
+        let mid = lo + (hi - lo).div_ceil(2);
+        if steps_before(moves, from + mid) - base <= budget {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    from + lo
 }
 
 /// Computes g(0..=limit) through `fill` in chunks; see the module documentation. `limit` must
@@ -278,25 +280,21 @@ mod tests {
     use super::*;
 
     #[test]
-    fn moves_at_counts_moves_up_to_n() {
-        assert_eq!(moves_at(&Moves::Squares, 0), 0);
-        assert_eq!(moves_at(&Moves::Squares, 3), 1);
-        assert_eq!(moves_at(&Moves::Squares, 4), 2);
-        let m = Moves::parse("1,3,4").unwrap();
-        assert_eq!(moves_at(&m, 2), 1);
-        assert_eq!(moves_at(&m, 100), 3);
-    }
-
-    #[test]
     fn chunks_grow_at_most_fourfold_and_stop_at_end() {
         let m = Moves::Squares;
+        let end = 100_000_000;
         assert_eq!(next_chunk_end(&m, 0, 10, 1 << 20, None), 10);
-        let to = next_chunk_end(&m, 1_000_000, usize::MAX, 1 << 40, Some(5000));
+        let to = next_chunk_end(&m, 1_000_000, end, 1 << 40, Some(5000));
         assert_eq!(to, 1_000_000 + 20_000);
         // 10^6 steps at 1000 moves per position: 1000 positions, raised to the minimum.
-        let to = next_chunk_end(&m, 1_000_000, usize::MAX, 1_000_000, None);
+        let to = next_chunk_end(&m, 1_000_000, end, 1_000_000, None);
         assert_eq!(to, 1_000_000 + MIN_CHUNK_POSITIONS);
-        let to = next_chunk_end(&m, 1_000_000, usize::MAX, 100_000_000, None);
-        assert_eq!(to, 1_000_000 + 100_000);
+        let to = next_chunk_end(&m, 1_000_000, end, 100_000_000, None);
+        let base = steps_before(&m, 1_000_000);
+        assert!(steps_before(&m, to) - base <= 100_000_000);
+        assert!(steps_before(&m, to + 1) - base > 100_000_000);
+        // From 0 the price grows with the position: S(p - 1) <= budget, S(p) > budget.
+        let to = next_chunk_end(&m, 0, end, 1 << 20, None);
+        assert!(steps_before(&m, to) <= 1 << 20 && steps_before(&m, to + 1) > 1 << 20);
     }
 }
