@@ -48,7 +48,8 @@ pub struct JsonArg {
 pub struct LongRunArgs {
     /// Keep the table's progress in FILE: written every --checkpoint-every seconds and on
     /// Ctrl-C/SIGTERM, resumed from when the same command runs again, and holding the complete
-    /// table at the end. Refused if FILE is not a table file for the same moves.
+    /// table at the end. Refused if FILE is not a table file for the same moves. With
+    /// `--table auto` a resumable back-end is chosen.
     #[arg(long, value_name = "FILE")]
     pub checkpoint: Option<std::path::PathBuf>,
     /// Seconds between two checkpoint writes (0: after every chunk of about half a second).

@@ -109,14 +109,6 @@ impl Progress {
         }
     }
 
-    /// Prints a line above the bar (or plainly on stderr if the bar is not shown), only when a
-    /// bar could be shown at all: a quiet or non-terminal run stays silent.
-    pub fn note(&self, line: &str) {
-        if self.visible_possible {
-            self.bar.suspend(|| eprintln!("{line}"));
-        }
-    }
-
     /// Removes the bar.
     pub fn finish(&self) {
         self.bar.finish_and_clear();

@@ -124,17 +124,7 @@ impl Header {
 
     /// Refuses a file made for other moves: "was made for moves 1,3,4, not squares".
     pub fn check_matches(&self, moves: &Moves, path: &Path) -> Result<()> {
-        let want = moves.label();
-        if self.moves_label != want {
-            return Err(invalid(
-                path,
-                &format!(
-                    "was made for moves {}, not {want}; give --moves {} or another file",
-                    self.moves_label, self.moves_label
-                ),
-            ));
-        }
-        Ok(())
+        check_label(&self.moves_label, moves, path)
     }
 }
 
@@ -168,18 +158,22 @@ impl TableFile {
 
     /// Refuses a file made for other moves; `path` names it in the message.
     pub fn check_matches(&self, moves: &Moves, path: &Path) -> Result<()> {
-        let want = moves.label();
-        if self.moves_label != want {
-            return Err(invalid(
-                path,
-                &format!(
-                    "was made for moves {}, not {want}; give --moves {} or another file",
-                    self.moves_label, self.moves_label
-                ),
-            ));
-        }
-        Ok(())
+        check_label(&self.moves_label, moves, path)
     }
+}
+
+/// Refuses a file whose moves label is not `moves.label()`.
+fn check_label(label: &str, moves: &Moves, path: &Path) -> Result<()> {
+    let want = moves.label();
+    if label != want {
+        return Err(invalid(
+            path,
+            &format!(
+                "was made for moves {label}, not {want}; give --moves {label} or another file"
+            ),
+        ));
+    }
+    Ok(())
 }
 
 fn invalid(path: &Path, reason: &str) -> Error {
