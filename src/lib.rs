@@ -21,6 +21,7 @@ pub mod control;
 pub mod count;
 pub mod error;
 pub mod games;
+pub mod longrun;
 pub mod memory;
 pub mod moves;
 pub mod planner;

@@ -85,3 +85,42 @@ pub fn check_output_path(path: &std::path::Path, flag: &str) -> crate::Result<()
     }
     Ok(())
 }
+
+/// `--checkpoint`, `--checkpoint-every`, `--save-table`, `--load-table`, `--quiet`: a table run
+/// that survives Ctrl-C and leaves its table behind (see [`crate::longrun`]).
+#[derive(clap::Args, Debug, Clone)]
+pub struct LongRunArgs {
+    /// Keep the table's progress in FILE: written every --checkpoint-every seconds and on
+    /// Ctrl-C/SIGTERM, resumed from when the same command runs again, and holding the complete
+    /// table at the end. Refused if FILE is not a table file for the same moves, and with a
+    /// back-end that does not build in position order (`value-bounded`).
+    #[arg(long, value_name = "FILE")]
+    pub checkpoint: Option<std::path::PathBuf>,
+    /// Seconds between two checkpoint writes (0: after every chunk of about half a second).
+    #[arg(long, value_name = "SECONDS", default_value = "60", value_parser = parse_seconds)]
+    pub checkpoint_every: std::time::Duration,
+    /// Write the finished table g(0..=N) to FILE (the format of `nimsquare::longrun::tablefile`;
+    /// numpy reads it with `numpy.fromfile(FILE, dtype='<u2', offset=4096)`). Refused if FILE
+    /// exists.
+    #[arg(long, value_name = "FILE")]
+    pub save_table: Option<std::path::PathBuf>,
+    /// Start from the table or checkpoint in FILE (same moves, any N: a table for a smaller N
+    /// supplies its prefix).
+    #[arg(long, value_name = "FILE")]
+    pub load_table: Option<std::path::PathBuf>,
+    /// No progress bar (it is only ever drawn on a terminal, after the first second).
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+/// Parses `--checkpoint-every`: non-negative seconds, fractions allowed.
+fn parse_seconds(text: &str) -> std::result::Result<std::time::Duration, String> {
+    match text.trim().parse::<f64>() {
+        Ok(s) if s.is_finite() && (0.0..=1e9).contains(&s) => {
+            Ok(std::time::Duration::from_secs_f64(s))
+        }
+        _ => Err(format!(
+            "--checkpoint-every takes a number of seconds like 60 or 0.5, got '{text}'"
+        )),
+    }
+}

@@ -1,9 +1,16 @@
 //! `nimsquare solve`: one plan, one table, one count, one answer.
+//!
+//! The table stage runs through [`crate::longrun`]'s driver, so a long run shows progress,
+//! can keep a checkpoint, stops cleanly on Ctrl-C/SIGTERM (exit 130/143 with a line saying how
+//! to resume) and can save its table or start from a saved one.
 
-use super::args::{HeapsArg, JsonArg, LimitArg, MovesArg};
+use super::args::{HeapsArg, JsonArg, LimitArg, LongRunArgs, MovesArg};
 use super::CliResult;
+use crate::error::{Error, Result};
+use crate::longrun::{self, tablefile, LongRun, Outcome, Start};
 use crate::memory;
 use crate::planner::{self, Plan, Request};
+use crate::table::Table;
 use std::time::Instant;
 
 #[derive(clap::Args)]
@@ -22,22 +29,56 @@ pub struct Args {
     moves: MovesArg,
     #[command(flatten)]
     json: JsonArg,
+    #[command(flatten)]
+    longrun: LongRunArgs,
+}
+
+/// The command line as typed, for the "run the same command again" hint.
+fn same_command() -> String {
+    std::env::args()
+        .map(|a| {
+            if a.is_empty() || a.contains(|c: char| c.is_whitespace() || c == '\'') {
+                format!("'{}'", a.replace('\'', r"'\''"))
+            } else {
+                a
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 pub fn run(args: Args) -> CliResult {
     let plan = Plan::new(&Request {
-        moves: args.moves.moves,
+        moves: args.moves.moves.clone(),
         limit: args.limit.limit,
         heaps: args.heaps.heaps,
-        table: args.table,
-        count: args.count,
+        table: args.table.clone(),
+        count: args.count.clone(),
     })?;
-    let start = Instant::now();
-    let t = plan.build_table();
-    let table_seconds = start.elapsed().as_secs_f64();
-    let start = Instant::now();
+    let start = check_files(&plan, &args.longrun)?;
+    let seeded = match &start {
+        Start::Fresh => 0,
+        Start::Seed(file) => file.provides(plan.limit),
+    };
+    let started = Instant::now();
+    let t = match build_table(&plan, start, &args.longrun)? {
+        Ok(t) => t,
+        Err(exit_code) => return Ok(exit_code),
+    };
+    let table_seconds = started.elapsed().as_secs_f64();
+    if let Some(path) = &args.longrun.save_table {
+        tablefile::write_atomic(
+            path,
+            &plan.moves,
+            plan.limit as u64,
+            t.values(),
+            t.max_value(),
+        )
+        .map_err(|e| Error::Invalid(format!("--save-table: {e}")))?;
+    }
+    let started = Instant::now();
     let answer = plan.count(&t)?;
-    let count_seconds = start.elapsed().as_secs_f64();
+    let count_seconds = started.elapsed().as_secs_f64();
     if args.json.json {
         let mut out = plan.to_json();
         let facts = serde_json::json!({
@@ -46,6 +87,7 @@ pub fn run(args: Args) -> CliResult {
             "max_value_first_at": t.max_value_first_at(),
             "cold_positions": t.cold_count(),
             "option_steps": plan.moves.option_steps(plan.limit).to_string(),
+            "seeded_positions": seeded,
             "table_seconds": table_seconds,
             "count_seconds": count_seconds,
             "peak_rss_bytes": memory::peak_rss_bytes(),
@@ -58,4 +100,72 @@ pub fn run(args: Args) -> CliResult {
         println!("{answer}");
     }
     Ok(0)
+}
+
+/// Checks every file before any work (a table is never written over an existing file; a
+/// damaged or foreign table or checkpoint is refused up front) and returns where the table
+/// starts: from scratch or from the longest prefix a file provides.
+fn check_files(plan: &Plan, lr: &LongRunArgs) -> Result<Start> {
+    if let Some(path) = &lr.save_table {
+        tablefile::check_absent(path, "--save-table")?;
+        tablefile::check_writable(path, "--save-table")?;
+    }
+    if let Some(path) = &lr.checkpoint {
+        tablefile::check_overwritable(path, &plan.moves, plan.limit)
+            .map_err(|e| Error::Invalid(format!("--checkpoint: {e}")))?;
+    }
+    let start = longrun::start_from_files(
+        &plan.moves,
+        plan.limit,
+        lr.checkpoint.as_deref(),
+        lr.load_table.as_deref(),
+    )?;
+    let partial = matches!(&start, Start::Seed(f) if f.provides(plan.limit) <= plan.limit);
+    if (lr.checkpoint.is_some() || partial) && !(plan.table.make)().resumable() {
+        return Err(Error::Invalid(format!(
+            "--table {} decides values class by class, so it cannot keep or resume a checkpoint or start from a partial table; choose a back-end that builds in position order (auto, stamped, stamped-lanes, ...) or drop --checkpoint/--load-table",
+            plan.table.name
+        )));
+    }
+    Ok(start)
+}
+
+/// The table stage through the long-run driver: `Ok(table)`, or `Err(exit code)` after an
+/// interruption (the line saying how to resume is printed here).
+fn build_table(
+    plan: &Plan,
+    start: Start,
+    lr: &LongRunArgs,
+) -> Result<std::result::Result<Table, i32>> {
+    let builder = (plan.table.make)();
+    let opts = LongRun {
+        checkpoint: lr.checkpoint.clone(),
+        every: lr.checkpoint_every,
+        quiet: lr.quiet,
+        resumable: builder.resumable(),
+        ..LongRun::default()
+    };
+    let fill = |g: &mut [u16], from: usize, max: u16| builder.fill(&plan.moves, g, from, max);
+    match longrun::run_fill(&plan.moves, plan.limit, start, &fill, &opts)? {
+        Outcome::Finished(values) => Ok(Ok(Table::from_values(values))),
+        Outcome::Interrupted {
+            signal,
+            done,
+            checkpoint,
+        } => {
+            let by = signal.map_or("a stop request", |s| s.name());
+            let positions = plan.limit as u64 + 1;
+            match checkpoint {
+                Some(path) => eprintln!(
+                    "interrupted by {by} after g(0..{done}) of {positions} positions, kept in {}; to resume run the same command: {}",
+                    path.display(),
+                    same_command()
+                ),
+                None => eprintln!(
+                    "interrupted by {by} after g(0..{done}) of {positions} positions; nothing was kept (add --checkpoint FILE to keep progress)"
+                ),
+            }
+            Ok(Err(signal.map_or(1, |s| s.exit_code())))
+        }
+    }
 }

@@ -1,0 +1,300 @@
+//! The chunked table run: g(0..=N) computed in chunks of positions, so that a run of hours
+//! shows progress, writes a checkpoint now and then, and stops cleanly on Ctrl-C or SIGTERM
+//! keeping what it finished.
+//!
+//! The driver does not know the table back-ends: it takes the fill step as a closure
+//! `fill(&mut g[..to], from, max_before)` that must compute exactly g[from..to] given that
+//! g[..from] is finished and `max_before` = max(g[..from]) (0 when `from` = 0). A back-end
+//! that can only compute from 0 is not resumable: run it with one chunk ([`LongRun::resumable`]
+//! = false), and refuse `--checkpoint` and partial seeds for it before calling the driver.
+//!
+//! Chunks are sized from option steps (the work of g[from..to) is S(to - 1) - S(from - 1))
+//! and the rate measured on the previous chunk, aiming at [`LongRun::chunk_target`] per
+//! chunk; the first chunk is small, so the rate is known early. Between chunks the driver
+//! updates the bar, writes the checkpoint when [`LongRun::every`] has passed since the last
+//! one, and checks the signal flag.
+//!
+//! At the end of a finished run the checkpoint file, if one was given, is written as the
+//! complete table (a complete checkpoint is a table file): running the same command again
+//! then finds the whole table and skips the table stage.
+
+use super::progress::{steps_before, Progress};
+use super::signals::{self, Signal, SignalGuard};
+use super::tablefile::{self, TableFile};
+use crate::error::{Error, Result};
+use crate::moves::Moves;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// The fill step: `fill(&mut g[..to], from, max_before)` computes g[from..to].
+pub type Fill<'a> = &'a (dyn Fn(&mut [u16], usize, u16) + Sync);
+
+/// The steps of the first chunk, before any rate is measured (a few milliseconds of work).
+const FIRST_CHUNK_STEPS: u128 = 1 << 20;
+/// The fewest positions in a chunk (except the last), so a fill's setup cost stays small.
+const MIN_CHUNK_POSITIONS: usize = 1 << 12;
+/// A chunk has at most this many times the positions of the previous one, so one noisy
+/// measurement cannot make a chunk of minutes.
+const MAX_GROWTH: usize = 4;
+
+/// How a long run behaves; [`LongRun::default`] is a silent-if-piped run with no checkpoint.
+#[derive(Debug, Clone)]
+pub struct LongRun {
+    /// Where to write the checkpoint (and, at the end, the complete table); `None`: no file.
+    pub checkpoint: Option<PathBuf>,
+    /// The time between two checkpoint writes.
+    pub every: Duration,
+    /// No progress bar even on a terminal.
+    pub quiet: bool,
+    /// False for a fill that ignores `from` (recomputes everything): the driver then calls it
+    /// once on the whole table, from 0, and installs no signal handler (Ctrl-C ends the
+    /// process as usual, there is nothing to save).
+    pub resumable: bool,
+    /// The aimed-at duration of one chunk: the longest wait between a signal and the stop.
+    pub chunk_target: Duration,
+    /// A test knob (library only): stop as if interrupted once this many positions are done,
+    /// writing the checkpoint if one was asked. `Outcome::Interrupted` then has no signal.
+    pub stop_after_positions: Option<usize>,
+}
+
+impl Default for LongRun {
+    fn default() -> Self {
+        LongRun {
+            checkpoint: None,
+            every: Duration::from_secs(60),
+            quiet: false,
+            resumable: true,
+            chunk_target: Duration::from_millis(500),
+            stop_after_positions: None,
+        }
+    }
+}
+
+/// Where a run starts.
+#[derive(Debug, Clone)]
+pub enum Start {
+    /// From g(0).
+    Fresh,
+    /// From a table or checkpoint file's prefix: g(0..provides(N)) are taken from it. The file
+    /// must be for the same moves (checked again here); it may be for a smaller or larger N.
+    Seed(TableFile),
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// g(0..=N), complete.
+    Finished(Vec<u16>),
+    /// Stopped after g(0..done): by a signal (`signal` is `Some`) or by
+    /// [`LongRun::stop_after_positions`] (`None`). `checkpoint` is the file that holds
+    /// g(0..done), if one was asked.
+    Interrupted {
+        signal: Option<Signal>,
+        done: usize,
+        checkpoint: Option<PathBuf>,
+    },
+}
+
+/// The end of the next chunk [from, to): the largest `to` whose option steps
+/// S(to - 1) - S(from - 1) stay within `budget`, at least [`MIN_CHUNK_POSITIONS`] positions, at
+/// most [`MAX_GROWTH`] times the previous chunk, never past `end`.
+fn next_chunk_end(
+    moves: &Moves,
+    from: usize,
+    end: usize,
+    budget: u128,
+    previous: Option<usize>,
+) -> usize {
+    let mut most = end - from;
+    if let Some(p) = previous {
+        most = most.min(p.saturating_mul(MAX_GROWTH).max(MIN_CHUNK_POSITIONS));
+    }
+    let least = MIN_CHUNK_POSITIONS.min(most);
+    // Binary search on the chunk length: steps_before is O(sqrt N) for the squares and O(moves)
+    // for a list, a few dozen calls per chunk of about half a second.
+    let base = steps_before(moves, from);
+    let (mut lo, mut hi) = (least, most);
+    while lo < hi {
+        let mid = lo + (hi - lo).div_ceil(2);
+        if steps_before(moves, from + mid) - base <= budget {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    from + lo
+}
+
+/// Computes g(0..=limit) through `fill` in chunks; see the module documentation. `limit` must
+/// have been checked ([`crate::table::check_limit`]). Refuses, before any work, a seed for
+/// other moves, and a checkpoint path that holds something other than a checkpoint for these
+/// moves with at most N + 1 positions.
+pub fn run_fill(
+    moves: &Moves,
+    limit: usize,
+    start: Start,
+    fill: Fill<'_>,
+    opts: &LongRun,
+) -> Result<Outcome> {
+    let end = limit + 1;
+    if let Some(path) = &opts.checkpoint {
+        tablefile::check_overwritable(path, moves, limit)?;
+        tablefile::check_writable(path, "--checkpoint")?;
+    }
+    let (mut g, mut done) = match start {
+        Start::Fresh => (Vec::new(), 0),
+        Start::Seed(file) => {
+            file.check_matches(moves, &file.path)?;
+            let k = file.provides(limit);
+            let mut values = file.values;
+            values.truncate(k);
+            (values, k)
+        }
+    };
+    if !opts.resumable && done < end {
+        if opts.checkpoint.is_some() || done > 0 {
+            return Err(Error::Invalid(
+                "this table back-end cannot resume from a checkpoint or a partial table; choose a resumable one".into(),
+            ));
+        }
+        let mut g = vec![0u16; end];
+        fill(&mut g, 0, 0);
+        return Ok(Outcome::Finished(g));
+    }
+    let seeded = done;
+    g.resize(end, 0);
+    let mut max = g[..done].iter().copied().max().unwrap_or(0);
+
+    let _guard = SignalGuard::install()?;
+    let mut progress = Progress::new(moves, limit, done, opts.quiet);
+    let mut last_write = Instant::now();
+    let mut rate: Option<f64> = None;
+    let mut previous: Option<usize> = None;
+    let stop_at = opts.stop_after_positions.map(|k| k.max(done));
+    let mut steps_done = steps_before(moves, done);
+
+    let stopped: Option<Option<Signal>> = loop {
+        if done >= end {
+            break None;
+        }
+        if stop_at.is_some_and(|k| done >= k) {
+            break Some(None);
+        }
+        let budget = match rate {
+            None => FIRST_CHUNK_STEPS,
+            Some(r) => (r * opts.chunk_target.as_secs_f64()).max(1.0) as u128,
+        };
+        let mut to = next_chunk_end(moves, done, end, budget, previous);
+        if let Some(k) = stop_at {
+            to = to.min(k);
+        }
+        let t = Instant::now();
+        fill(&mut g[..to], done, max);
+        let secs = t.elapsed().as_secs_f64().max(1e-6);
+        max = max.max(g[done..to].iter().copied().max().unwrap_or(0));
+        let steps_to = steps_before(moves, to);
+        rate = Some((steps_to - steps_done) as f64 / secs);
+        steps_done = steps_to;
+        previous = Some(to - done);
+        done = to;
+        progress.update(done, steps_done);
+        if let Some(sig) = signals::interrupted() {
+            break Some(Some(sig));
+        }
+        if let Some(path) = &opts.checkpoint {
+            if done < end && last_write.elapsed() >= opts.every {
+                tablefile::write_atomic(path, moves, limit as u64, &g[..done], max)?;
+                last_write = Instant::now();
+            }
+        }
+    };
+    progress.finish();
+
+    if let Some(signal) = stopped {
+        if let Some(path) = &opts.checkpoint {
+            tablefile::write_atomic(path, moves, limit as u64, &g[..done], max)?;
+        }
+        return Ok(Outcome::Interrupted {
+            signal,
+            done,
+            checkpoint: opts.checkpoint.clone(),
+        });
+    }
+    if let Some(path) = &opts.checkpoint {
+        if !(seeded == end && holds_table(path, moves, limit, &g)) {
+            tablefile::write_atomic(path, moves, limit as u64, &g, max)?;
+        }
+    }
+    Ok(Outcome::Finished(g))
+}
+
+/// True when `path` already is the complete table `g` for these moves and N (so a rerun that
+/// computed nothing does not rewrite it).
+fn holds_table(path: &Path, moves: &Moves, limit: usize, g: &[u16]) -> bool {
+    match tablefile::read_header(path) {
+        Ok(h) => {
+            h.limit == limit as u64
+                && h.is_complete()
+                && h.moves_label == moves.label()
+                && h.values_checksum == tablefile::values_checksum(g)
+        }
+        Err(_) => false,
+    }
+}
+
+/// The start of a run that may have a checkpoint file and a table file to seed from: whichever
+/// of the two existing files provides more positions (each read and checked in full, so a bad
+/// file is refused before any work). A checkpoint path that does not exist yet is not an error.
+pub fn start_from_files(
+    moves: &Moves,
+    limit: usize,
+    checkpoint: Option<&Path>,
+    load: Option<&Path>,
+) -> Result<Start> {
+    let mut best: Option<TableFile> = None;
+    let mut consider = |path: &Path, flag: &str| -> Result<()> {
+        let file = tablefile::read(path).map_err(|e| Error::Invalid(format!("{flag}: {e}")))?;
+        file.check_matches(moves, path)
+            .map_err(|e| Error::Invalid(format!("{flag}: {e}")))?;
+        if best
+            .as_ref()
+            .is_none_or(|b| file.provides(limit) > b.provides(limit))
+        {
+            best = Some(file);
+        }
+        Ok(())
+    };
+    if let Some(path) = load {
+        consider(path, "--load-table")?;
+    }
+    if let Some(path) = checkpoint {
+        if path.exists() {
+            consider(path, "--checkpoint")?;
+        }
+    }
+    Ok(best.map_or(Start::Fresh, Start::Seed))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunks_grow_at_most_fourfold_and_stop_at_end() {
+        let m = Moves::Squares;
+        let end = 100_000_000;
+        assert_eq!(next_chunk_end(&m, 0, 10, 1 << 20, None), 10);
+        let to = next_chunk_end(&m, 1_000_000, end, 1 << 40, Some(5000));
+        assert_eq!(to, 1_000_000 + 20_000);
+        // 10^6 steps at 1000 moves per position: 1000 positions, raised to the minimum.
+        let to = next_chunk_end(&m, 1_000_000, end, 1_000_000, None);
+        assert_eq!(to, 1_000_000 + MIN_CHUNK_POSITIONS);
+        let to = next_chunk_end(&m, 1_000_000, end, 100_000_000, None);
+        let base = steps_before(&m, 1_000_000);
+        assert!(steps_before(&m, to) - base <= 100_000_000);
+        assert!(steps_before(&m, to + 1) - base > 100_000_000);
+        // From 0 the price grows with the position: S(p - 1) <= budget, S(p) > budget.
+        let to = next_chunk_end(&m, 0, end, 1 << 20, None);
+        assert!(steps_before(&m, to) <= 1 << 20 && steps_before(&m, to + 1) > 1 << 20);
+    }
+}

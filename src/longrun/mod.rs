@@ -1,0 +1,20 @@
+//! Long table runs: progress, checkpoints, resumption and saved tables.
+//!
+//! At N = 10^9 the table stage runs for hours; this module keeps such a run visible (a
+//! progress bar with an ETA from option steps), recoverable (a checkpoint written atomically
+//! every minute, and on Ctrl-C or SIGTERM) and reusable (a finished table saved in one
+//! documented binary format that numpy reads in one line).
+//!
+//! - [`tablefile`]: the file format of a table or checkpoint, read and write.
+//! - [`signals`]: SIGINT/SIGTERM set a flag while a run is active.
+//! - [`progress`]: the bar and its ETA.
+//! - [`driver`]: the chunked run over a fill closure (a table back-end's `fill`).
+
+pub mod driver;
+pub mod progress;
+pub mod signals;
+pub mod tablefile;
+
+pub use driver::{run_fill, start_from_files, Fill, LongRun, Outcome, Start};
+pub use signals::{interrupted, Signal, SignalGuard, EXIT_SIGINT, EXIT_SIGTERM};
+pub use tablefile::{read, read_header, write_atomic, Header, TableFile};

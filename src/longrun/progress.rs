@@ -1,0 +1,159 @@
+//! The progress bar of a long table run: positions done out of N + 1, option steps per second,
+//! and an ETA.
+//!
+//! The ETA is computed from option steps, not positions: the work up to position p is
+//! S(p - 1), which for the squares grows like p^1.5, so the last half of the positions costs
+//! about 65% of the work and an ETA from positions would promise too early a finish.
+//!
+//! The bar is drawn on stderr only when stderr is a terminal and the run is not `quiet`, and
+//! only once the run has lasted [`SHOW_AFTER`]: a short run, a pipe or a log file gets
+//! nothing at all on stderr.
+
+use crate::moves::Moves;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::io::IsTerminal;
+use std::time::{Duration, Instant};
+
+/// How long a run goes before the bar appears.
+pub const SHOW_AFTER: Duration = Duration::from_secs(1);
+
+/// The option steps spent computing g(0..p): S(p - 1), 0 for p = 0.
+pub fn steps_before(moves: &Moves, p: usize) -> u128 {
+    if p == 0 {
+        0
+    } else {
+        moves.option_steps(p - 1)
+    }
+}
+
+/// Seconds left, from the steps done in `elapsed_seconds` and the steps still to do, assuming
+/// the rate so far holds. `None` until there is a rate to go by (nothing done yet, or no time
+/// measured).
+pub fn eta_seconds(steps_done: u128, steps_total: u128, elapsed_seconds: f64) -> Option<f64> {
+    if steps_done == 0 || elapsed_seconds <= 0.0 || !elapsed_seconds.is_finite() {
+        return None;
+    }
+    let left = steps_total.saturating_sub(steps_done) as f64;
+    Some(left * elapsed_seconds / steps_done as f64)
+}
+
+/// `1h 02m`, `3m 07s`, `12s`: a duration as a person reads it on a bar.
+pub fn fmt_eta(seconds: f64) -> String {
+    let s = seconds.max(0.0).round() as u64;
+    if s >= 3600 {
+        format!("{}h {:02}m", s / 3600, (s % 3600) / 60)
+    } else if s >= 60 {
+        format!("{}m {:02}s", s / 60, s % 60)
+    } else {
+        format!("{s}s")
+    }
+}
+
+/// A rate such as `1.23e9` steps per second.
+fn fmt_rate(rate: f64) -> String {
+    format!("{rate:.2e}")
+}
+
+/// The bar of one run. Every method is cheap and does nothing visible while the bar is hidden.
+pub struct Progress {
+    bar: ProgressBar,
+    visible_possible: bool,
+    shown: bool,
+    start: Instant,
+    /// Steps already done when this run started (a resumed prefix): not part of the rate.
+    steps_at_start: u128,
+    steps_total: u128,
+}
+
+impl Progress {
+    /// A bar for g(0..=limit) that starts at `done` positions (a seed), hidden for now.
+    pub fn new(moves: &Moves, limit: usize, done: usize, quiet: bool) -> Progress {
+        let visible_possible = !quiet && std::io::stderr().is_terminal();
+        let bar =
+            ProgressBar::with_draw_target(Some(limit as u64 + 1), ProgressDrawTarget::hidden());
+        bar.set_style(
+            ProgressStyle::with_template(
+                "{elapsed_precise} [{bar:30}] {pos}/{len} positions  {msg}",
+            )
+            .expect("a valid template")
+            .progress_chars("=> "),
+        );
+        bar.set_position(done as u64);
+        Progress {
+            bar,
+            visible_possible,
+            shown: false,
+            start: Instant::now(),
+            steps_at_start: steps_before(moves, done),
+            steps_total: steps_before(moves, limit + 1),
+        }
+    }
+
+    /// Records that g(0..done) are finished, `steps_done` = S(done - 1) of them.
+    pub fn update(&mut self, done: usize, steps_done: u128) {
+        let elapsed = self.start.elapsed();
+        if self.visible_possible && !self.shown && elapsed >= SHOW_AFTER {
+            self.bar.set_draw_target(ProgressDrawTarget::stderr());
+            self.shown = true;
+        }
+        self.bar.set_position(done as u64);
+        let this_run = steps_done.saturating_sub(self.steps_at_start);
+        let secs = elapsed.as_secs_f64();
+        let left_total = self.steps_total.saturating_sub(self.steps_at_start);
+        if let Some(eta) = eta_seconds(this_run, left_total, secs) {
+            self.bar.set_message(format!(
+                "{} steps/s  ETA {}",
+                fmt_rate(this_run as f64 / secs),
+                fmt_eta(eta)
+            ));
+        }
+    }
+
+    /// Removes the bar.
+    pub fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn eta_from_steps() {
+        assert_eq!(eta_seconds(0, 100, 5.0), None);
+        assert_eq!(eta_seconds(10, 100, 0.0), None);
+        assert_eq!(eta_seconds(25, 100, 10.0), Some(30.0));
+        assert_eq!(eta_seconds(100, 100, 7.0), Some(0.0));
+        assert_eq!(eta_seconds(120, 100, 7.0), Some(0.0));
+    }
+
+    #[test]
+    fn eta_from_steps_is_later_than_from_positions_for_squares() {
+        // Half the positions of N = 10^6 is about 35% of the steps, so after 10 s at the
+        // half-way mark about 18.3 s remain, not 10 s.
+        let m = Moves::Squares;
+        let n = 1_000_000;
+        let half = steps_before(&m, n / 2);
+        let total = steps_before(&m, n + 1);
+        let eta = eta_seconds(half, total, 10.0).unwrap();
+        assert!((eta - 10.0 * (total - half) as f64 / half as f64).abs() < 1e-9);
+        assert!(eta > 18.0 && eta < 19.0, "{eta}");
+    }
+
+    #[test]
+    fn eta_text() {
+        assert_eq!(fmt_eta(12.4), "12s");
+        assert_eq!(fmt_eta(187.0), "3m 07s");
+        assert_eq!(fmt_eta(3720.0), "1h 02m");
+    }
+
+    #[test]
+    fn steps_before_counts_options_below_p() {
+        let m = Moves::Squares;
+        assert_eq!(steps_before(&m, 0), 0);
+        assert_eq!(steps_before(&m, 1), 0);
+        assert_eq!(steps_before(&m, 2), 1);
+        assert_eq!(steps_before(&m, 100_001), 21_032_170);
+    }
+}

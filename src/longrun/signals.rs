@@ -1,0 +1,141 @@
+//! Ctrl-C (SIGINT) and SIGTERM during a long run: instead of killing the process and losing
+//! hours of table, they set a process-wide flag that the driver reads between chunks, so it
+//! can write a checkpoint and return.
+//!
+//! The handlers are installed only while a [`SignalGuard`] lives (a long run is active); the
+//! last guard dropped puts back the dispositions that were there before. Each handler is
+//! installed with `SA_RESETHAND`: a second Ctrl-C while the checkpoint is being written kills
+//! the process the ordinary way, so an impatient user is never stuck.
+
+use crate::error::{Error, Result};
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::Mutex;
+
+/// The exit code of a run stopped by SIGINT (128 + 2, what a shell reports for Ctrl-C).
+pub const EXIT_SIGINT: i32 = 130;
+/// The exit code of a run stopped by SIGTERM (128 + 15).
+pub const EXIT_SIGTERM: i32 = 143;
+
+/// Which signal asked the run to stop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Signal {
+    /// Ctrl-C.
+    Int,
+    /// `kill` without a signal number, a service manager or a batch system stopping the job.
+    Term,
+}
+
+impl Signal {
+    /// 130 for SIGINT, 143 for SIGTERM.
+    pub fn exit_code(self) -> i32 {
+        match self {
+            Signal::Int => EXIT_SIGINT,
+            Signal::Term => EXIT_SIGTERM,
+        }
+    }
+
+    /// `SIGINT` or `SIGTERM`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Signal::Int => "SIGINT",
+            Signal::Term => "SIGTERM",
+        }
+    }
+}
+
+/// The last signal received while a guard was installed (0: none).
+static RECEIVED: AtomicI32 = AtomicI32::new(0);
+
+/// How many guards are alive, and the dispositions to restore when the last one drops.
+static INSTALLED: Mutex<Option<(usize, Saved)>> = Mutex::new(None);
+
+type Saved = [libc::sigaction; 2];
+
+const SIGNALS: [libc::c_int; 2] = [libc::SIGINT, libc::SIGTERM];
+
+/// The signal that arrived since the first live guard was installed, if any.
+pub fn interrupted() -> Option<Signal> {
+    match RECEIVED.load(Ordering::SeqCst) {
+        libc::SIGINT => Some(Signal::Int),
+        libc::SIGTERM => Some(Signal::Term),
+        _ => None,
+    }
+}
+
+extern "C" fn on_signal(sig: libc::c_int) {
+    // Only an atomic store: async-signal-safe.
+    RECEIVED.store(sig, Ordering::SeqCst);
+}
+
+/// While alive, SIGINT and SIGTERM set the flag read by [`interrupted`] instead of ending the
+/// process. Guards nest (several runs in one process, as in tests); the flag is cleared when the
+/// first one is installed and the old dispositions come back when the last one drops.
+pub struct SignalGuard {
+    _private: (),
+}
+
+impl SignalGuard {
+    /// Installs the handlers (or counts one more guard if they are installed).
+    pub fn install() -> Result<SignalGuard> {
+        let mut state = INSTALLED.lock().unwrap_or_else(|e| e.into_inner());
+        match state.as_mut() {
+            Some((count, _)) => *count += 1,
+            None => {
+                RECEIVED.store(0, Ordering::SeqCst);
+                let saved = swap_dispositions(None).map_err(|e| {
+                    Error::Invalid(format!("cannot install the SIGINT/SIGTERM handlers: {e}"))
+                })?;
+                *state = Some((1, saved));
+            }
+        }
+        Ok(SignalGuard { _private: () })
+    }
+}
+
+impl Drop for SignalGuard {
+    fn drop(&mut self) {
+        let mut state = INSTALLED.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((count, saved)) = state.as_mut() {
+            *count -= 1;
+            if *count == 0 {
+                let saved = *saved;
+                // Nothing useful to do if putting the old dispositions back fails.
+                let _ = swap_dispositions(Some(&saved));
+                *state = None;
+            }
+        }
+    }
+}
+
+/// Sets the dispositions of SIGINT and SIGTERM and returns the previous ones: `None` installs
+/// [`on_signal`] (with `SA_RESETHAND`), `Some(saved)` puts back what an earlier call returned.
+/// The one place with `unsafe` in this module.
+fn swap_dispositions(restore: Option<&Saved>) -> std::io::Result<Saved> {
+    // SAFETY: `sigaction` structs are plain C data for which all-zero is a valid value (no
+    // handler, empty mask, no flags); the installed handler only stores into an atomic, which
+    // is async-signal-safe; `sigaction` gets valid pointers to live locals and its return value
+    // is checked; `restore` holds dispositions that `sigaction` itself returned.
+    unsafe {
+        let mut old: Saved = std::mem::zeroed();
+        for (i, &sig) in SIGNALS.iter().enumerate() {
+            let action = match restore {
+                Some(saved) => saved[i],
+                None => {
+                    let mut action: libc::sigaction = std::mem::zeroed();
+                    action.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as usize;
+                    action.sa_flags = libc::SA_RESETHAND | libc::SA_RESTART;
+                    libc::sigemptyset(&mut action.sa_mask);
+                    action
+                }
+            };
+            if libc::sigaction(sig, &action, &mut old[i]) != 0 {
+                let err = std::io::Error::last_os_error();
+                for (j, &back) in SIGNALS.iter().enumerate().take(i) {
+                    libc::sigaction(back, &old[j], std::ptr::null_mut());
+                }
+                return Err(err);
+            }
+        }
+        Ok(old)
+    }
+}

@@ -1,0 +1,169 @@
+//! `solve --checkpoint/--save-table/--load-table` through the binary: saved tables answer the
+//! same, damaged ones are refused in one line, and a run stopped by SIGTERM or SIGINT exits
+//! 143/130 and is completed by the same command.
+
+mod common;
+
+use common::{assert_refused, nimsquare};
+use nimsquare::longrun::tablefile;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "nimsquare-cli-longrun-{}-{name}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Runs `solve` with `args` and returns its stdout, checking success and a silent stderr
+/// (stderr is not a terminal here, so no progress bar may appear).
+fn solve(args: &[&str]) -> String {
+    let out = nimsquare().arg("solve").args(args).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{args:?}: {stderr}");
+    assert!(stderr.is_empty(), "{args:?}: {stderr}");
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+#[test]
+fn save_then_load_gives_the_same_answer() {
+    let dir = scratch("save-load");
+    let t = dir.join("t.tbl");
+    let fresh = solve(&["-n", "20000"]);
+    assert_eq!(solve(&["-n", "20000", "--save-table", s(&t)]), fresh);
+    let f = tablefile::read(&t).unwrap();
+    assert!(f.is_complete() && f.limit == 20000);
+    assert_eq!(solve(&["-n", "20000", "--load-table", s(&t)]), fresh);
+    // A table for a smaller N seeds a larger one; a larger one answers a smaller N.
+    assert_eq!(
+        solve(&["-n", "50000", "--load-table", s(&t)]),
+        solve(&["-n", "50000"])
+    );
+    assert_eq!(
+        solve(&["-n", "777", "--load-table", s(&t)]),
+        solve(&["-n", "777"])
+    );
+    // Other moves: refused, as is saving over an existing file.
+    let err = assert_refused(&[
+        "solve",
+        "-n",
+        "100",
+        "--moves",
+        "1,3,4",
+        "--load-table",
+        s(&t),
+    ]);
+    assert!(
+        err.contains("was made for moves squares, not 1,3,4"),
+        "{err}"
+    );
+    let err = assert_refused(&["solve", "-n", "100", "--save-table", s(&t)]);
+    assert!(err.contains("already exists"), "{err}");
+}
+
+#[test]
+fn a_damaged_table_is_refused_in_one_line() {
+    let dir = scratch("damaged");
+    let t = dir.join("t.tbl");
+    solve(&["-n", "5000", "--save-table", s(&t)]);
+    let mut bytes = std::fs::read(&t).unwrap();
+    bytes[4096 + 100] ^= 0x40;
+    std::fs::write(&t, &bytes).unwrap();
+    for flag in ["--load-table", "--checkpoint"] {
+        let err = assert_refused(&["solve", "-n", "5000", "--table", "stamped", flag, s(&t)]);
+        assert!(err.contains("t.tbl") && err.contains("damaged"), "{err}");
+    }
+    let notes = dir.join("notes.txt");
+    std::fs::write(&notes, "keep me").unwrap();
+    let err = assert_refused(&["solve", "-n", "5000", "--checkpoint", s(&notes)]);
+    assert!(err.contains("not a nimsquare table file"), "{err}");
+    assert_eq!(std::fs::read_to_string(&notes).unwrap(), "keep me");
+    let err = assert_refused(&[
+        "solve",
+        "--table",
+        "value-bounded",
+        "--checkpoint",
+        s(&dir.join("c")),
+    ]);
+    assert!(
+        err.contains("class by class") && err.contains("--table value-bounded"),
+        "{err}"
+    );
+    let err = assert_refused(&["solve", "--checkpoint-every", "soon"]);
+    assert!(err.contains("--checkpoint-every"), "{err}");
+}
+
+/// Waits until the checkpoint at `path` holds more than `after` positions; returns them.
+fn wait_for_checkpoint(path: &Path, after: u64) -> u64 {
+    let start = Instant::now();
+    loop {
+        if let Ok(h) = tablefile::read_header(path) {
+            if h.done > after {
+                return h.done;
+            }
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(120),
+            "no checkpoint appeared"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+#[test]
+fn a_signalled_run_keeps_a_checkpoint_that_the_same_command_completes() {
+    let dir = scratch("signal");
+    let ck = dir.join("ck.tbl");
+    let n = "2000000";
+    let args = [
+        "solve",
+        "-n",
+        n,
+        "--table",
+        "stamped",
+        "--checkpoint",
+        s(&ck),
+        "--checkpoint-every",
+        "0",
+    ];
+    let bin = assert_cmd::cargo::cargo_bin("nimsquare");
+    let mut done = 0;
+    for (sig, code) in [(libc::SIGTERM, 143), (libc::SIGINT, 130)] {
+        let child = std::process::Command::new(&bin)
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // A checkpoint newer than the last one proves the handlers are installed.
+        done = wait_for_checkpoint(&ck, done);
+        // SAFETY: sending a signal to the child this test spawned.
+        assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, sig) }, 0);
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(code), "{stderr}");
+        assert!(out.stdout.is_empty());
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(
+            stderr.contains("to resume run the same command"),
+            "{stderr}"
+        );
+        assert!(stderr.contains("--checkpoint"), "{stderr}");
+        let h = tablefile::read_header(&ck).unwrap();
+        assert!(h.done >= done && !h.is_complete(), "{h:?}");
+        done = h.done;
+    }
+    let resumed = solve(&args[1..]);
+    assert!(tablefile::read_header(&ck).unwrap().is_complete());
+    assert_eq!(resumed, solve(&["-n", n]));
+    // Once complete, the same command only reads the table.
+    assert_eq!(solve(&args[1..]), resumed);
+}

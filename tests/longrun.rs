@@ -1,0 +1,402 @@
+//! Long runs at the library level: the table file format and its refusals, and the driver:
+//! a run stopped at any position and resumed from its checkpoint gives the same table as an
+//! uninterrupted run, and a table for a smaller N seeds a larger one.
+
+use nimsquare::error::Error;
+use nimsquare::longrun::{self, tablefile, LongRun, Outcome, Start, TableFile};
+use nimsquare::moves::Moves;
+use nimsquare::table::{Stamped, TableBuilder};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// A fresh, empty folder for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("nimsquare-longrun-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The mex straight from the definition: g(n) = the least value not among g(n - s), s <= n.
+fn reference(moves: &Moves, limit: usize) -> Vec<u16> {
+    let mut g = vec![0u16; limit + 1];
+    for n in 1..=limit {
+        let options: Vec<u16> = moves.up_to(n).iter().map(|&s| g[n - s]).collect();
+        g[n] = (0u16..).find(|v| !options.contains(v)).unwrap();
+    }
+    g
+}
+
+fn max_of(v: &[u16]) -> u16 {
+    v.iter().copied().max().unwrap_or(0)
+}
+
+fn quiet() -> LongRun {
+    LongRun {
+        quiet: true,
+        ..LongRun::default()
+    }
+}
+
+fn finished(outcome: Outcome) -> Vec<u16> {
+    match outcome {
+        Outcome::Finished(g) => g,
+        other => panic!("expected a finished run, got {other:?}"),
+    }
+}
+
+#[test]
+fn round_trip() {
+    let dir = scratch("round-trip");
+    for (moves, limit, done) in [
+        (Moves::Squares, 1000usize, 1001usize),
+        (Moves::Squares, 1000, 0),
+        (Moves::Squares, 1000, 1),
+        (Moves::parse("1,3,4").unwrap(), 5000, 2345),
+    ] {
+        let g = reference(&moves, limit);
+        let path = dir.join(format!("{}-{done}.tbl", moves.label()));
+        tablefile::write_atomic(&path, &moves, limit as u64, &g[..done], max_of(&g[..done]))
+            .unwrap();
+        assert!(!tablefile::tmp_path(&path).exists());
+        let f = tablefile::read(&path).unwrap();
+        assert_eq!(f.limit, limit as u64);
+        assert_eq!(f.done, done as u64);
+        assert_eq!(f.max, max_of(&g[..done]));
+        assert_eq!(f.moves_label, moves.label());
+        assert_eq!(f.values, &g[..done]);
+        assert_eq!(f.is_complete(), done == limit + 1);
+        assert_eq!(f.provides(10), done.min(11));
+        f.check_matches(&moves, &path).unwrap();
+        let h = tablefile::read_header(&path).unwrap();
+        assert_eq!(h.header_bytes, tablefile::HEADER_BYTES);
+        assert_eq!(h.provides(100_000), done);
+    }
+}
+
+#[test]
+fn values_are_plain_little_endian_u16_at_offset_4096() {
+    let dir = scratch("raw");
+    let moves = Moves::Squares;
+    let g = reference(&moves, 2000);
+    let path = dir.join("t.tbl");
+    tablefile::write_atomic(&path, &moves, 2000, &g, max_of(&g)).unwrap();
+    // Read back without the library's reader, as another tool would.
+    let bytes = std::fs::read(&path).unwrap();
+    assert_eq!(&bytes[0..8], b"NIMSQTBL");
+    assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 1);
+    assert_eq!(u32::from_le_bytes(bytes[12..16].try_into().unwrap()), 4096);
+    assert_eq!(u64::from_le_bytes(bytes[16..24].try_into().unwrap()), 2000);
+    assert_eq!(u64::from_le_bytes(bytes[24..32].try_into().unwrap()), 2001);
+    assert_eq!(
+        u16::from_le_bytes(bytes[32..34].try_into().unwrap()),
+        max_of(&g)
+    );
+    assert_eq!(u32::from_le_bytes(bytes[36..40].try_into().unwrap()), 7);
+    assert_eq!(&bytes[64..71], b"squares");
+    let values: Vec<u16> = bytes[4096..]
+        .chunks_exact(2)
+        .map(|p| u16::from_le_bytes([p[0], p[1]]))
+        .collect();
+    assert_eq!(values, g);
+    assert_eq!(bytes.len(), 4096 + 2 * 2001);
+}
+
+/// FNV-1a 64, written here again so the test checks the documented checksum, not the code.
+fn fnv(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+        (h ^ b as u64).wrapping_mul(0x100_0000_01b3)
+    })
+}
+
+/// Rewrites the header checksum after a deliberate edit, so a later check is what refuses.
+fn reseal(bytes: &mut [u8]) {
+    bytes[48..56].fill(0);
+    let sum = fnv(&bytes[..4096]);
+    bytes[48..56].copy_from_slice(&sum.to_le_bytes());
+}
+
+fn refusal(path: &Path) -> String {
+    let err = tablefile::read(path).unwrap_err();
+    assert!(matches!(err, Error::Invalid(_)), "{err:?}");
+    let msg = err.to_string();
+    assert_eq!(msg.lines().count(), 1, "{msg}");
+    assert!(msg.contains(&path.display().to_string()), "{msg}");
+    msg
+}
+
+#[test]
+fn every_refusal_is_one_line_naming_the_file() {
+    let dir = scratch("refusals");
+    let moves = Moves::Squares;
+    let g = reference(&moves, 1000);
+    let good = dir.join("good.tbl");
+    tablefile::write_atomic(&good, &moves, 1000, &g, max_of(&g)).unwrap();
+    let original = std::fs::read(&good).unwrap();
+    assert_eq!(
+        fnv(&original[4096..]),
+        u64::from_le_bytes(original[40..48].try_into().unwrap())
+    );
+    let variant = |name: &str, edit: &dyn Fn(&mut Vec<u8>)| -> PathBuf {
+        let mut bytes = original.clone();
+        edit(&mut bytes);
+        let path = dir.join(name);
+        std::fs::write(&path, bytes).unwrap();
+        path
+    };
+
+    let p = variant("magic.tbl", &|b| b[0] = b'X');
+    assert!(refusal(&p).contains("not a nimsquare table file"));
+    std::fs::write(dir.join("empty.tbl"), b"").unwrap();
+    assert!(refusal(&dir.join("empty.tbl")).contains("not a nimsquare table file"));
+
+    let p = variant("newer.tbl", &|b| {
+        b[8..12].copy_from_slice(&2u32.to_le_bytes())
+    });
+    assert!(
+        refusal(&p).contains("written by a newer nimsquare: format version 2, this build reads 1")
+    );
+
+    let p = variant("truncated.tbl", &|b| b.truncate(b.len() - 1));
+    assert!(refusal(&p).contains("truncated"));
+    let p = variant("truncated-header.tbl", &|b| b.truncate(100));
+    assert!(refusal(&p).contains("truncated"));
+
+    let p = variant("values.tbl", &|b| b[4096 + 2 * 500] ^= 1);
+    assert!(refusal(&p).contains("damaged values"));
+
+    let p = variant("header.tbl", &|b| b[16] ^= 1);
+    assert!(refusal(&p).contains("damaged header"));
+    let p = variant("label.tbl", &|b| b[64] = b'S');
+    assert!(refusal(&p).contains("damaged header"));
+
+    // A header that is consistent (checksum right) but claims more positions than N + 1.
+    let p = variant("done.tbl", &|b| {
+        b[16..24].copy_from_slice(&999u64.to_le_bytes());
+        reseal(b);
+    });
+    assert!(refusal(&p).contains("at most N + 1"));
+
+    // A header whose max is not the values' max.
+    let p = variant("max.tbl", &|b| {
+        b[32..34].copy_from_slice(&1u16.to_le_bytes());
+        reseal(b);
+    });
+    assert!(refusal(&p).contains("damaged"));
+
+    let f = tablefile::read(&good).unwrap();
+    let err = f
+        .check_matches(&Moves::parse("1,3,4").unwrap(), &good)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("was made for moves squares, not 1,3,4"),
+        "{err}"
+    );
+    assert!(err.contains("good.tbl"), "{err}");
+    assert_eq!(err.lines().count(), 1);
+
+    let missing = dir.join("missing.tbl");
+    let err = tablefile::read(&missing).unwrap_err().to_string();
+    assert!(
+        err.contains("missing.tbl") && err.lines().count() == 1,
+        "{err}"
+    );
+}
+
+/// Runs the driver up to `k` positions with a checkpoint, then resumes from the checkpoint.
+fn stop_and_resume(moves: &Moves, limit: usize, k: usize, dir: &Path) -> Vec<u16> {
+    let path = dir.join(format!("ck-{}-{k}.tbl", moves.label()));
+    let fill = |g: &mut [u16], from: usize, max: u16| Stamped.fill(moves, g, from, max);
+    let opts = LongRun {
+        checkpoint: Some(path.clone()),
+        stop_after_positions: Some(k),
+        ..quiet()
+    };
+    let first = longrun::run_fill(moves, limit, Start::Fresh, &fill, &opts).unwrap();
+    if k > limit {
+        return finished(first);
+    }
+    assert_eq!(
+        first,
+        Outcome::Interrupted {
+            signal: None,
+            done: k,
+            checkpoint: Some(path.clone())
+        }
+    );
+    let ck = tablefile::read(&path).unwrap();
+    assert_eq!(ck.done, k as u64);
+    assert!(!ck.is_complete());
+    let opts = LongRun {
+        checkpoint: Some(path.clone()),
+        ..quiet()
+    };
+    let start = longrun::start_from_files(moves, limit, Some(&path), None).unwrap();
+    let g = finished(longrun::run_fill(moves, limit, start, &fill, &opts).unwrap());
+    // At the end the checkpoint file is the complete table.
+    let done = tablefile::read(&path).unwrap();
+    assert!(done.is_complete());
+    assert_eq!(done.values, g);
+    g
+}
+
+#[test]
+fn a_resumed_run_equals_an_uninterrupted_run() {
+    let dir = scratch("resume");
+    for moves in [Moves::Squares, Moves::parse("1,3,4").unwrap()] {
+        let limit = 30_000;
+        let expected = nimsquare::table::build("stamped", &moves, limit as u64)
+            .unwrap()
+            .values()
+            .to_vec();
+        let fill = |g: &mut [u16], from: usize, max: u16| Stamped.fill(&moves, g, from, max);
+        let whole =
+            finished(longrun::run_fill(&moves, limit, Start::Fresh, &fill, &quiet()).unwrap());
+        assert_eq!(whole, expected);
+        for k in [0, 1, 2, 4097, 12_345, limit, limit + 1] {
+            assert_eq!(stop_and_resume(&moves, limit, k, &dir), expected, "k = {k}");
+        }
+    }
+}
+
+#[test]
+fn checkpoints_are_written_between_chunks() {
+    let dir = scratch("every");
+    let moves = Moves::Squares;
+    let limit = 200_000;
+    let path = dir.join("ck.tbl");
+    let calls = std::sync::atomic::AtomicUsize::new(0);
+    let fill = |g: &mut [u16], from: usize, max: u16| {
+        calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        if from > 0 {
+            // every = 0: the previous chunk's end is on disk before the next chunk starts.
+            let ck = tablefile::read(&path).unwrap();
+            assert_eq!(ck.done, from as u64);
+            assert_eq!(ck.max, max);
+            assert_eq!(ck.values[..], g[..from]);
+        }
+        Stamped.fill(&moves, g, from, max)
+    };
+    let opts = LongRun {
+        checkpoint: Some(path.clone()),
+        every: Duration::ZERO,
+        chunk_target: Duration::from_millis(2),
+        ..quiet()
+    };
+    let g = finished(longrun::run_fill(&moves, limit, Start::Fresh, &fill, &opts).unwrap());
+    assert!(calls.load(std::sync::atomic::Ordering::SeqCst) > 2);
+    let expected = nimsquare::table::build("stamped", &moves, limit as u64).unwrap();
+    assert_eq!(g, expected.values());
+}
+
+#[test]
+fn a_smaller_table_seeds_a_larger_n() {
+    let dir = scratch("seed");
+    let moves = Moves::Squares;
+    let small = reference(&moves, 5000);
+    let path = dir.join("small.tbl");
+    tablefile::write_atomic(&path, &moves, 5000, &small, max_of(&small)).unwrap();
+    let fill = |g: &mut [u16], from: usize, max: u16| {
+        assert!(from >= 5001, "the seed's prefix is recomputed");
+        Stamped.fill(&moves, g, from, max)
+    };
+    let seed = tablefile::read(&path).unwrap();
+    assert_eq!(seed.provides(20_000), 5001);
+    let g = finished(
+        longrun::run_fill(&moves, 20_000, Start::Seed(seed.clone()), &fill, &quiet()).unwrap(),
+    );
+    assert_eq!(g, reference(&moves, 20_000));
+    // ...and a larger table answers a smaller N without any work.
+    let never = |_: &mut [u16], _: usize, _: u16| panic!("nothing to compute");
+    let g = finished(longrun::run_fill(&moves, 100, Start::Seed(seed), &never, &quiet()).unwrap());
+    assert_eq!(g, &small[..101]);
+}
+
+#[test]
+fn a_seed_for_other_moves_is_refused() {
+    let dir = scratch("other-moves");
+    let moves = Moves::Squares;
+    let g = reference(&moves, 100);
+    let path = dir.join("t.tbl");
+    tablefile::write_atomic(&path, &moves, 100, &g, max_of(&g)).unwrap();
+    let other = Moves::parse("1,3,4").unwrap();
+    let seed: TableFile = tablefile::read(&path).unwrap();
+    let never = |_: &mut [u16], _: usize, _: u16| panic!("refused before any work");
+    let err = longrun::run_fill(&other, 100, Start::Seed(seed), &never, &quiet())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("was made for moves squares, not 1,3,4"),
+        "{err}"
+    );
+    let err = longrun::start_from_files(&other, 100, None, Some(&path))
+        .unwrap_err()
+        .to_string();
+    assert!(err.starts_with("--load-table: "), "{err}");
+}
+
+#[test]
+fn a_checkpoint_never_replaces_a_foreign_file() {
+    let dir = scratch("overwrite");
+    let moves = Moves::Squares;
+    let never = |_: &mut [u16], _: usize, _: u16| panic!("refused before any work");
+    // Not a table file.
+    let text = dir.join("notes.txt");
+    std::fs::write(&text, "keep me").unwrap();
+    let opts = LongRun {
+        checkpoint: Some(text.clone()),
+        ..quiet()
+    };
+    let err = longrun::run_fill(&moves, 100, Start::Fresh, &never, &opts).unwrap_err();
+    assert!(err.to_string().contains("refusing to overwrite"), "{err}");
+    assert_eq!(std::fs::read_to_string(&text).unwrap(), "keep me");
+    // A table for other moves.
+    let other = Moves::parse("2,5").unwrap();
+    let g = reference(&other, 100);
+    let t = dir.join("other.tbl");
+    tablefile::write_atomic(&t, &other, 100, &g, max_of(&g)).unwrap();
+    let before = std::fs::read(&t).unwrap();
+    let opts = LongRun {
+        checkpoint: Some(t.clone()),
+        ..quiet()
+    };
+    let err = longrun::run_fill(&moves, 100, Start::Fresh, &never, &opts).unwrap_err();
+    assert!(err.to_string().contains("was made for moves 2,5"), "{err}");
+    // A table with more positions than this run would write.
+    let big = reference(&moves, 500);
+    let b = dir.join("big.tbl");
+    tablefile::write_atomic(&b, &moves, 500, &big, max_of(&big)).unwrap();
+    let opts = LongRun {
+        checkpoint: Some(b.clone()),
+        ..quiet()
+    };
+    let err = longrun::run_fill(&moves, 100, Start::Fresh, &never, &opts).unwrap_err();
+    assert!(err.to_string().contains("refusing to overwrite"), "{err}");
+    assert_eq!(std::fs::read(&t).unwrap(), before);
+}
+
+#[test]
+fn a_non_resumable_fill_runs_once_from_zero() {
+    let moves = Moves::Squares;
+    let calls = std::sync::atomic::AtomicUsize::new(0);
+    let fill = |g: &mut [u16], from: usize, max: u16| {
+        assert_eq!((from, max), (0, 0));
+        calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let t = nimsquare::table::build("bitset", &moves, g.len() as u64 - 1).unwrap();
+        g.copy_from_slice(t.values());
+    };
+    let opts = LongRun {
+        resumable: false,
+        ..quiet()
+    };
+    let g = finished(longrun::run_fill(&moves, 50_000, Start::Fresh, &fill, &opts).unwrap());
+    assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 1);
+    assert_eq!(g, reference(&moves, 50_000));
+    let opts = LongRun {
+        resumable: false,
+        checkpoint: Some(std::env::temp_dir().join("never-written.tbl")),
+        ..quiet()
+    };
+    assert!(longrun::run_fill(&moves, 100, Start::Fresh, &fill, &opts).is_err());
+}

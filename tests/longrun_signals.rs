@@ -1,0 +1,89 @@
+//! Real signals during a long run, in a test binary of their own: the signal flag is
+//! process-wide, so the runs of `tests/longrun.rs` must not see it.
+
+use nimsquare::longrun::{self, tablefile, LongRun, Outcome, Signal, Start};
+use nimsquare::moves::Moves;
+use nimsquare::table::{Stamped, TableBuilder};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// The current disposition of `sig` is the default one.
+fn is_default(sig: libc::c_int) -> bool {
+    // SAFETY: a zeroed sigaction is a valid out-parameter; a null new action only queries.
+    unsafe {
+        let mut old: libc::sigaction = std::mem::zeroed();
+        assert_eq!(libc::sigaction(sig, std::ptr::null(), &mut old), 0);
+        old.sa_sigaction == libc::SIG_DFL
+    }
+}
+
+#[test]
+fn a_signal_stops_the_run_after_its_chunk_and_keeps_a_checkpoint() {
+    let dir = std::env::temp_dir().join(format!("nimsquare-signals-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let moves = Moves::Squares;
+    let limit = 300_000;
+    let expected = nimsquare::table::build("stamped", &moves, limit as u64).unwrap();
+    for (sig, which, code) in [
+        (libc::SIGINT, Signal::Int, 130),
+        (libc::SIGTERM, Signal::Term, 143),
+    ] {
+        assert!(is_default(sig));
+        let path = dir.join(format!("ck-{sig}.tbl"));
+        let calls = AtomicUsize::new(0);
+        let ends = std::sync::Mutex::new(Vec::new());
+        let fill = |g: &mut [u16], from: usize, max: u16| {
+            if calls.fetch_add(1, Ordering::SeqCst) == 1 {
+                // SAFETY: raising a signal whose handler the driver installed.
+                assert_eq!(unsafe { libc::raise(sig) }, 0);
+            }
+            Stamped.fill(&moves, g, from, max);
+            ends.lock().unwrap().push(g.len());
+        };
+        let opts = LongRun {
+            checkpoint: Some(path.clone()),
+            quiet: true,
+            chunk_target: std::time::Duration::from_millis(5),
+            ..LongRun::default()
+        };
+        let out = longrun::run_fill(&moves, limit, Start::Fresh, &fill, &opts).unwrap();
+        let second_end = ends.lock().unwrap()[1];
+        assert_eq!(
+            out,
+            Outcome::Interrupted {
+                signal: Some(which),
+                done: second_end,
+                checkpoint: Some(path.clone())
+            }
+        );
+        assert_eq!(which.exit_code(), code);
+        assert!(
+            is_default(sig),
+            "the guard restores the default disposition"
+        );
+        assert_eq!(
+            longrun::interrupted(),
+            Some(which),
+            "the flag stays readable after the run"
+        );
+        let ck = tablefile::read(&path).unwrap();
+        assert_eq!(ck.done as usize, second_end);
+        assert_eq!(ck.values[..], expected.values()[..second_end]);
+        let start = longrun::start_from_files(&moves, limit, Some(&path), None).unwrap();
+        let resume = LongRun {
+            checkpoint: Some(path.clone()),
+            quiet: true,
+            ..LongRun::default()
+        };
+        let fill = |g: &mut [u16], from: usize, max: u16| Stamped.fill(&moves, g, from, max);
+        match longrun::run_fill(&moves, limit, start, &fill, &resume).unwrap() {
+            Outcome::Finished(g) => assert_eq!(g, expected.values()),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(
+            longrun::interrupted(),
+            None,
+            "a new run starts with the flag cleared"
+        );
+    }
+}
