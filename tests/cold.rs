@@ -47,13 +47,13 @@ fn sieve_matches_naive_on_squares_for_every_n_up_to_3000() {
 
 #[test]
 fn sieve_matches_naive_with_many_windows_and_parts() {
-    // Every window of 1..=40 bytes (8 positions a byte) with 1 to 3 parts, at limits on and
+    // Every window of 1..=40 bytes (one position a byte) with 1 to 3 parts, at limits on and
     // around window edges.
     let expected = Naive.cold(&Moves::Squares, 700);
     for window in 1..=40 {
         for parts in 1..=3 {
             let sieve = Sieve::with_window(window).with_parts(parts);
-            let edge = 8 * window;
+            let edge = window;
             for limit in [edge - 1, edge, edge + 1, 3 * edge, 3 * edge + 1, 700] {
                 let got = sieve.cold(&Moves::Squares, limit);
                 let naive = Naive.cold(&Moves::Squares, limit);

@@ -3,10 +3,10 @@
 //! Algorithm: n is cold exactly when no earlier cold position c has n = c + s for a move s.
 //! So walk n upward; n is cold when nothing marked it, and each cold c marks c + s hot for
 //! every move s. Done over one N-byte array the marks scatter across gigabytes (cache and TLB
-//! misses: 771 s to 2^30), so the positions are taken in windows of W bytes (one bit a
-//! position, 8·W positions), like a segmented sieve of Eratosthenes. Every cold position keeps a cursor: the
-//! index k of its next move and the target c + s_k of that move, the first mark not yet
-//! placed. For each window:
+//! misses: 771 s to 2^30), so the positions are taken in windows of W bytes (one byte a
+//! position), like a segmented sieve of Eratosthenes. Every cold position
+//! keeps a cursor: the index k of its next move and the target c + s_k of that move, the
+//! first mark not yet placed. For each window:
 //!
 //! 1. far marks: every cursor places its marks below the window's end and advances. The
 //!    cursors are dealt round-robin into `parts` (one per thread), each part marking into its
@@ -27,10 +27,9 @@
 //! squares (#cold ~ N^0.7), plus one cursor check per (window, cold) and O(N) scanning.
 //! Memory: the N-bit output, `parts` windows of W bytes, and 16 bytes per live cursor.
 //!
-//! Bits rather than bytes: a mark becomes a load-or-store of one word instead of a byte store,
-//! but a window of the same bytes holds 8 times the positions, so there are 8 times fewer
-//! windows and cursor passes, and at the same positions a window fits L1 instead of L2
-//! (measured in `results/sieve.md`).
+//! Bytes rather than bits: a mark is a plain store, which never waits for its cache line,
+//! where a bit needs the word loaded first. One bit a position (8 times the positions per
+//! window) was tried and cost about 18 % more CPU time at N = 10^9 (`results/sieve.md`).
 //!
 //! Type limits: N < 2^32; targets are `u64`, so c + s cannot overflow; move indices are `u32`
 //! (at most 65 536 squares below 2^32, at most 65 535 listed moves).
@@ -39,11 +38,11 @@ use super::{ColdFinder, ColdSet};
 use crate::moves::Moves;
 use rayon::prelude::*;
 
-/// The default window: 128 KiB (2^20 positions), an eighth of this CPU's 1 MiB L2 per core,
-/// leaving room for the cursors streamed through it. At N = 10^9, 32 KiB (L1), 128 KiB and
-/// 512 KiB cost the same CPU time within noise (see `results/sieve.md`): smaller windows
-/// keep the marks in L1 but visit every cursor more often.
-pub const DEFAULT_WINDOW: usize = 128 * 1024;
+/// The default window: 512 KiB (2^19 positions), half of this CPU's 1 MiB L2 per core,
+/// leaving room for the cursors streamed through it. The fastest of 256 KiB, 512 KiB and
+/// 1 MiB at N = 10^9 (`results/sieve.md`): smaller windows visit every cursor more often,
+/// larger ones spill out of L2.
+pub const DEFAULT_WINDOW: usize = 512 * 1024;
 
 /// The windowed sieve. See the module documentation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,7 +59,7 @@ impl Default for Sieve {
 }
 
 impl Sieve {
-    /// A sieve with windows of `bytes` bytes (at least 1), 8 positions a byte, one part per
+    /// A sieve with windows of `bytes` bytes (at least 1), one position a byte, one part per
     /// rayon thread. Small windows exist for the tests, which force many windows at small N.
     pub fn with_window(bytes: usize) -> Sieve {
         Sieve {
@@ -149,14 +148,13 @@ impl Steps for ListSteps {
     }
 }
 
-/// Places every mark of `cursor` below `end` into `marks` (whose bit 0 is position `base`)
+/// Places every mark of `cursor` below `end` into `marks` (whose byte 0 is position `base`)
 /// and advances it. The cursor's target must be at least `base`.
 #[inline(always)]
-fn place<S: Steps>(marks: &mut [u64], base: u64, end: u64, cursor: &mut Cursor, steps: &S) {
+fn place<S: Steps>(marks: &mut [u8], base: u64, end: u64, cursor: &mut Cursor, steps: &S) {
     let (mut target, mut k) = (cursor.target, cursor.k);
     while target < end {
-        let offset = target - base;
-        marks[(offset / 64) as usize] |= 1 << (offset % 64);
+        marks[(target - base) as usize] = 1;
         target += steps.gap(k);
         k += 1;
     }
@@ -166,7 +164,7 @@ fn place<S: Steps>(marks: &mut [u64], base: u64, end: u64, cursor: &mut Cursor, 
 /// One thread's share: its cursors and its private window of marks.
 struct Part {
     cursors: Vec<Cursor>,
-    marks: Vec<u64>,
+    marks: Vec<u8>,
 }
 
 impl Part {
@@ -200,19 +198,16 @@ impl<S: Steps> Run<'_, S> {
                 .par_iter_mut()
                 .for_each(|part| part.mark_far(base, end, limit, steps));
         }
-        self.merge((end - base).div_ceil(64) as usize);
+        self.merge((end - base) as usize);
         self.decide(base, end);
     }
 
-    /// Step 2: ORs the first `words` words of every part's marks into the first part's and
-    /// clears them.
-    fn merge(&mut self, words: usize) {
+    /// Step 2: ORs the first `len` marks of every part into the first part's and clears
+    /// them.
+    fn merge(&mut self, len: usize) {
         let (first, rest) = self.parts.split_first_mut().expect("at least one part");
         for part in rest {
-            for (into, from) in first.marks[..words]
-                .iter_mut()
-                .zip(&mut part.marks[..words])
-            {
+            for (into, from) in first.marks[..len].iter_mut().zip(&mut part.marks[..len]) {
                 *into |= std::mem::take(from);
             }
         }
@@ -220,19 +215,20 @@ impl<S: Steps> Run<'_, S> {
 
     /// Step 3: decides the window's positions in order, then clears the merged marks.
     fn decide(&mut self, base: u64, end: u64) {
-        let len = end - base;
+        let len = (end - base) as usize;
         let mut marks = std::mem::take(&mut self.parts[0].marks);
         let mut from = 0;
-        while let Some(offset) = next_unmarked(&marks, from, len) {
-            self.add_cold(&mut marks, base, end, base + offset);
-            from = offset + 1;
+        while let Some(offset) = marks[from..len].iter().position(|&m| m == 0) {
+            let cold = base + (from + offset) as u64;
+            self.add_cold(&mut marks, base, end, cold);
+            from += offset + 1;
         }
-        marks[..len.div_ceil(64) as usize].fill(0);
+        marks[..len].fill(0);
         self.parts[0].marks = marks;
     }
 
     /// Records `cold`, marks its followers in the window, and hands its cursor to a part.
-    fn add_cold(&mut self, marks: &mut [u64], base: u64, end: u64, cold: u64) {
+    fn add_cold(&mut self, marks: &mut [u8], base: u64, end: u64, cold: u64) {
         self.set.insert(cold as usize);
         let mut cursor = Cursor {
             target: cold + self.steps.first(),
@@ -246,31 +242,13 @@ impl<S: Steps> Run<'_, S> {
     }
 }
 
-/// The first offset in `from..len` whose bit in `marks` is clear, if any.
-fn next_unmarked(marks: &[u64], from: u64, len: u64) -> Option<u64> {
-    if from >= len {
-        return None;
-    }
-    let mut word = from / 64;
-    let mut free = !marks[word as usize] >> (from % 64) << (from % 64);
-    while free == 0 {
-        word += 1;
-        if word * 64 >= len {
-            return None;
-        }
-        free = !marks[word as usize];
-    }
-    let offset = word * 64 + free.trailing_zeros() as u64;
-    (offset < len).then_some(offset)
-}
-
 /// Runs the sieve over 0..=`limit` with the given steps, window (bytes) and part count.
 fn sieve<S: Steps>(steps: &S, limit: usize, window: usize, parts: usize) -> ColdSet {
-    let window = (window * 8).min(limit + 1);
+    let window = window.min(limit + 1);
     let parts = (0..parts)
         .map(|_| Part {
             cursors: Vec::new(),
-            marks: vec![0; window.div_ceil(64)],
+            marks: vec![0; window],
         })
         .collect();
     let mut run = Run {
@@ -294,7 +272,7 @@ fn live_cursors(moves: &Moves, limit: usize, window: usize) -> u64 {
     let n = limit as u64 + 1;
     match moves {
         Moves::Squares => (n as f64).powf(0.7) as u64 + 64,
-        Moves::List(list) => n.min(list[list.len() - 1] + 8 * window as u64),
+        Moves::List(list) => n.min(list[list.len() - 1].saturating_add(window as u64)),
     }
 }
 
@@ -310,7 +288,7 @@ impl ColdFinder for Sieve {
     }
 
     fn scratch_bytes(&self, moves: &Moves, limit: usize, threads: usize) -> u64 {
-        let window = self.window.min(limit / 8 + 8) as u64;
+        let window = self.window.min(limit + 1) as u64;
         let parts = if self.parts == 0 { threads } else { self.parts };
         // Cursors are 16 bytes and a growing Vec may hold twice what it uses.
         let cursors = 2 * 16 * live_cursors(moves, limit, self.window);
@@ -342,24 +320,6 @@ mod tests {
     }
 
     #[test]
-    fn next_unmarked_matches_a_bit_by_bit_scan() {
-        let mut rng = crate::rng::SplitMix64(5);
-        for _ in 0..200 {
-            // Mostly-set words, as in a real window.
-            let marks: Vec<u64> = (0..3).map(|_| rng.next_u64() | rng.next_u64()).collect();
-            let len = rng.range(0, 192);
-            let from = rng.range(0, 200);
-            let clear = |n: u64| marks[(n / 64) as usize] >> (n % 64) & 1 == 0;
-            let scalar = (from..len).find(|&n| clear(n));
-            assert_eq!(
-                next_unmarked(&marks, from, len),
-                scalar,
-                "{marks:x?} {from} {len}"
-            );
-        }
-    }
-
-    #[test]
     fn place_near_two_to_the_32_does_not_overflow() {
         // The last window below 2^32 and the last square cursor: one mark, then past 2^32.
         let (base, end) = (u32::MAX as u64 - 127, u32::MAX as u64 + 1);
@@ -368,9 +328,10 @@ mod tests {
             target: base + 27,
             k,
         };
-        let mut marks = [0u64; 2];
+        let mut marks = [0u8; 128];
         place(&mut marks, base, end, &mut cursor, &SquareSteps);
-        assert_eq!(marks, [1 << 27, 0]);
+        assert_eq!(marks.iter().position(|&m| m == 1), Some(27));
+        assert_eq!(marks.iter().filter(|&&m| m == 1).count(), 1);
         assert_eq!(cursor.target, base + 27 + 2 * k as u64 + 3);
         assert_eq!(cursor.k, k + 1);
         // A list's last move sends the cursor far past every limit, still without overflow.
@@ -380,7 +341,7 @@ mod tests {
             k: 1,
         };
         place(&mut marks, base, end, &mut cursor, &steps);
-        assert_eq!(marks[1], 1 << 63);
+        assert_eq!(marks[127], 1);
         assert_eq!(cursor.target, end - 1 + PAST_EVERY_LIMIT);
     }
 
