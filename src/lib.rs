@@ -17,6 +17,7 @@
 
 pub mod check;
 pub mod cli;
+pub mod cold;
 pub mod control;
 pub mod count;
 pub mod error;
