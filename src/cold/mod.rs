@@ -21,7 +21,7 @@ pub use sieve::{Sieve, DEFAULT_WINDOW};
 
 use crate::error::Result;
 use crate::moves::Moves;
-use crate::registry::{self, Entry};
+use crate::registry::{self, Entry, Role};
 use crate::table::Table;
 
 /// The cold positions among 0..=N, one bit per position.
@@ -126,18 +126,20 @@ pub trait ColdFinder: Send + Sync {
     fn scratch_bytes(&self, moves: &Moves, limit: usize, threads: usize) -> u64;
 }
 
-/// Every cold-set back-end: the fast one first, then the control.
+/// Every cold-set back-end: the sieve (also the stage's reference) and its control.
 pub static BACKENDS: &[Entry<dyn ColdFinder>] = &[
     Entry {
         name: "sieve",
         description: "Eppstein's win/lose sieve in L2-sized windows: every cold c marks c + s hot; far marks split across threads",
         cost: "O(#cold * #moves + (N / W) * #cold), #cold ~ N^0.7 for the squares",
+        role: Role::Reference,
         make: || Box::new(Sieve::default()),
     },
     Entry {
         name: "naive-cold",
         description: "the control: n is cold iff no n - s is cold, one plain loop",
         cost: "O(N * #moves)",
+        role: Role::Control,
         make: || Box::new(Naive),
     },
 ];
