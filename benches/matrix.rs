@@ -117,7 +117,7 @@ fn gate(grid: &Grid) -> Checked {
             limit: n,
             heaps: 3,
         };
-        let report = check::check(&case, &tables, &counts)
+        let report = check::check(&case, &tables, &counts, &[])
             .and_then(|r| r.into_result())
             .unwrap_or_else(|e| panic!("bench matrix refused to time: {e}"));
         for p in &report.pairs {

@@ -7,8 +7,11 @@
 //! N = 10^5, `brute` to about N = 100), beyond that the stage's reference back-end
 //! ([`crate::registry::Role::Reference`]). A back-end that cannot take the input (a counter
 //! asked for K heaps it does not count, a control past its size) is skipped with its reason,
-//! which is part of the report, not a silent omission.
+//! which is part of the report, not a silent omission. The cold-set back-ends (the win/lose
+//! sieve and its control) are compared with the zero set of the judge's table, a check that
+//! shares no kernel with the tables.
 
+use crate::cold::{self, ColdFinder, ColdSet};
 use crate::count::{self, Counter};
 use crate::error::{Error, Result};
 use crate::moves::Moves;
@@ -43,6 +46,14 @@ pub enum Disagreement {
         judge_answer: u128,
         answer: u128,
     },
+    /// A cold set (win/lose sieve) differs from the zero set of the judge's table; `at` is
+    /// the first position where they do.
+    Cold {
+        judge: &'static str,
+        backend: &'static str,
+        at: usize,
+        judge_says_cold: bool,
+    },
     /// A back-end failed where the judge answered.
     Failed { backend: String, error: String },
 }
@@ -69,6 +80,22 @@ impl fmt::Display for Disagreement {
                 f,
                 "count: '{judge}' gives {judge_answer} but '{backend}' gives {answer}"
             ),
+            Disagreement::Cold {
+                judge,
+                backend,
+                at,
+                judge_says_cold,
+            } => {
+                let (a, b) = if *judge_says_cold {
+                    ("cold", "hot")
+                } else {
+                    ("hot", "cold")
+                };
+                write!(
+                    f,
+                    "cold set: '{judge}' makes {at} {a} but '{backend}' makes it {b}"
+                )
+            }
             Disagreement::Failed { backend, error } => write!(f, "'{backend}' failed: {error}"),
         }
     }
@@ -102,6 +129,8 @@ pub struct Report {
     pub count_judge: Option<(&'static str, u128)>,
     /// Every answering (table, count) pair.
     pub pairs: Vec<Pair>,
+    /// The cold-set back-ends compared with the zero set of the judge's table.
+    pub cold_sets: Vec<&'static str>,
     pub disagreements: Vec<Disagreement>,
     pub skipped: Vec<Skip>,
 }
@@ -143,6 +172,7 @@ impl Checker {
                 table,
                 count_judge: None,
                 pairs: Vec::new(),
+                cold_sets: Vec::new(),
                 disagreements: Vec::new(),
                 skipped: Vec::new(),
             },
@@ -170,6 +200,23 @@ impl Checker {
             });
         }
         at.is_none()
+    }
+
+    /// Compares the cold set `cold`, found by `backend`, with the zero set of the judge's
+    /// table; returns whether equal.
+    pub fn cold(&mut self, backend: &'static str, cold: &ColdSet) -> bool {
+        self.report.cold_sets.push(backend);
+        let judge = ColdSet::from_table(&self.report.table);
+        let Some(at) = judge.first_difference(cold) else {
+            return true;
+        };
+        self.report.disagreements.push(Disagreement::Cold {
+            judge: self.report.table_judge,
+            backend,
+            at,
+            judge_says_cold: at <= judge.limit() && judge.contains(at),
+        });
+        false
     }
 
     /// Sets the count judge: `count` and its answer on the judge's table.
@@ -254,6 +301,7 @@ pub fn check(
     case: &Case,
     tables: &[&'static Entry<dyn TableBuilder>],
     counts: &[&'static Entry<dyn Counter>],
+    colds: &[&'static Entry<dyn ColdFinder>],
 ) -> Result<Report> {
     check_memory(case, tables)?;
     let judge = table_judge(case.limit);
@@ -269,70 +317,120 @@ pub fn check(
         }
     }
     for &entry in tables {
-        let builder = (entry.make)();
-        if !affords_table(&*builder, case.limit) {
-            let max = builder.affordable_limit().unwrap_or(0);
-            checker.skip(entry.name, format!("a control, run only up to N = {max}"));
-            continue;
-        }
-        let (table, seconds) = if entry.name == judge.name {
-            (None, judge_seconds)
-        } else {
-            let start = Instant::now();
-            let t = builder.build(&case.moves, case.limit);
-            (Some(t), start.elapsed().as_secs_f64())
-        };
-        if let Some(t) = &table {
-            if !checker.table(entry.name, t) {
-                continue;
-            }
-        }
-        let t = table
-            .as_ref()
-            .unwrap_or_else(|| checker.judge_table())
-            .clone();
-        count_pairs(&mut checker, case, entry.name, &t, seconds, counts);
+        check_table(
+            &mut checker,
+            case,
+            entry,
+            (judge.name, judge_seconds),
+            counts,
+        );
+    }
+    for &entry in colds {
+        check_cold(&mut checker, case, entry);
     }
     Ok(checker.finish())
 }
 
-/// Every counter of `counts` on `t` (built by `table` in `table_seconds`), into `checker`.
-fn count_pairs(
+/// Builds the table of `entry` (unless it is the judge's, timed at `judge_seconds`),
+/// compares it with the judge's, and counts it with every counter of `counts`.
+fn check_table(
     checker: &mut Checker,
+    case: &Case,
+    entry: &'static Entry<dyn TableBuilder>,
+    (judge, judge_seconds): (&str, f64),
+    counts: &[&'static Entry<dyn Counter>],
+) {
+    let builder = (entry.make)();
+    if !affords_table(&*builder, case.limit) {
+        let max = builder.affordable_limit().unwrap_or(0);
+        checker.skip(entry.name, format!("a control, run only up to N = {max}"));
+        return;
+    }
+    let outcomes = if entry.name == judge {
+        count_pairs(
+            case,
+            entry.name,
+            checker.judge_table(),
+            judge_seconds,
+            counts,
+        )
+    } else {
+        let start = Instant::now();
+        let t = builder.build(&case.moves, case.limit);
+        let seconds = start.elapsed().as_secs_f64();
+        if !checker.table(entry.name, &t) {
+            return;
+        }
+        count_pairs(case, entry.name, &t, seconds, counts)
+    };
+    for outcome in outcomes {
+        match outcome {
+            Outcome::Skip(name, why) => checker.skip(name, why),
+            Outcome::Answer(pair) => checker.pair(pair),
+        }
+    }
+}
+
+/// Finds the cold set with `entry` and compares it with the zero set of the judge's table.
+fn check_cold(checker: &mut Checker, case: &Case, entry: &'static Entry<dyn ColdFinder>) {
+    let finder = (entry.make)();
+    match finder.affordable_limit() {
+        Some(max) if case.limit > max => {
+            checker.skip(entry.name, format!("a control, run only up to N = {max}"));
+        }
+        _ => {
+            checker.cold(entry.name, &finder.cold(&case.moves, case.limit));
+        }
+    }
+}
+
+/// What one counter did with one table.
+enum Outcome {
+    Skip(&'static str, String),
+    Answer(std::result::Result<Pair, (String, Error)>),
+}
+
+/// Every counter of `counts` on `t` (built by `table` in `table_seconds`).
+fn count_pairs(
     case: &Case,
     table: &'static str,
     t: &Table,
     table_seconds: f64,
     counts: &[&'static Entry<dyn Counter>],
-) {
+) -> Vec<Outcome> {
+    let mut out = Vec::new();
     for &entry in counts {
         let counter = (entry.make)();
         if !counter.heaps().contains(&case.heaps) {
             let why = count::check_supports(entry, case.heaps)
                 .err()
                 .map(|e| e.to_string());
-            checker.skip(entry.name, why.unwrap_or_default());
+            out.push(Outcome::Skip(entry.name, why.unwrap_or_default()));
             continue;
         }
         if !counter.affordable(case.limit, case.heaps) {
-            checker.skip(entry.name, "a control, too slow for this N and K".into());
+            out.push(Outcome::Skip(
+                entry.name,
+                "a control, too slow for this N and K".into(),
+            ));
             continue;
         }
         let start = Instant::now();
         let result = counter.count(t, case.heaps);
         let count_seconds = start.elapsed().as_secs_f64();
-        match result {
-            Err(e @ Error::Overflow(_)) => checker.skip(entry.name, e.to_string()),
-            Err(e) => checker.pair(Err((format!("{table}+{}", entry.name), e))),
-            Ok(answer) => checker.pair(Ok(Pair {
+        out.push(match result {
+            Err(e @ Error::Overflow(_)) => Outcome::Skip(entry.name, e.to_string()),
+            Err(e) => Outcome::Answer(Err((format!("{table}+{}", entry.name), e))),
+            Ok(answer) => Outcome::Answer(Ok(Pair {
                 table,
                 count: entry.name,
                 answer,
                 table_seconds,
                 count_seconds,
             })),
-        }
+        });
     }
+    out
 }
 
 /// Refuses a check whose judge table plus the largest other table would not fit.
@@ -349,11 +447,12 @@ fn check_memory(case: &Case, tables: &[&'static Entry<dyn TableBuilder>]) -> Res
     )
 }
 
-/// Every registered table and count back-end, controls included.
+/// Every registered table, count and cold-set back-end, controls included.
 pub fn everything(case: &Case) -> Result<Report> {
     let tables: Vec<_> = table::BACKENDS.iter().collect();
     let counts: Vec<_> = count::BACKENDS.iter().collect();
-    check(case, &tables, &counts)
+    let colds: Vec<_> = cold::BACKENDS.iter().collect();
+    check(case, &tables, &counts, &colds)
 }
 
 /// A deliberately wrong back-end for the tests of the checker and of `verify`.
@@ -405,6 +504,7 @@ mod tests {
             &case(40),
             &[table::find("stamped").unwrap(), &WRONG_AT_17],
             &[],
+            &[],
         )
         .unwrap();
         assert_eq!(report.table_judge, "naive-mex");
@@ -426,6 +526,19 @@ mod tests {
     }
 
     #[test]
+    fn a_cold_set_that_differs_from_the_tables_zero_set_is_named() {
+        let c = case(40);
+        let t = table::build("stamped", &c.moves, 40).unwrap();
+        let mut checker = Checker::new(c.clone(), "stamped", t.clone());
+        assert!(checker.cold("sieve", &cold::Sieve::default().cold(&c.moves, 40)));
+        let wrong = ColdSet::from_table(&table::build("stamped", &c.moves, 39).unwrap());
+        assert!(!checker.cold("short", &wrong));
+        let d = checker.finish().disagreements;
+        assert_eq!(d.len(), 1);
+        assert!(d[0].to_string().contains("'short'"), "{}", d[0]);
+    }
+
+    #[test]
     fn judges_are_the_controls_while_affordable_then_the_references() {
         assert_eq!(table_judge(100_000).name, "naive-mex");
         assert_eq!(table_judge(100_001).name, "stamped");
@@ -441,7 +554,7 @@ mod tests {
             heaps: 5,
             ..case(20)
         };
-        let r = check(&c, &[table::find("stamped").unwrap()], &counts).unwrap();
+        let r = check(&c, &[table::find("stamped").unwrap()], &counts, &[]).unwrap();
         assert!(r.passed(), "{:?}", r.disagreements);
         let skipped: Vec<&str> = r.skipped.iter().map(|s| s.backend).collect();
         assert_eq!(skipped, vec!["sweep", "rayon-sweep"]);

@@ -1,6 +1,9 @@
 //! The planner: a request (moves, N, heaps, back-end names or `auto`, threads) resolved once
 //! into a [`Plan`] that `solve`, `verify`, `profile` and `scale` execute and report.
 //!
+//! One heap with `--table auto` takes the win/lose sieve instead of a table: the answer is
+//! the cold count, which needs only the zero set.
+//!
 //! Everything that can refuse a request is checked here, before any work: the limit, the
 //! back-end names, whether the counter supports the number of heaps, and the memory the run
 //! needs (each back-end states its own scratch through its trait). Like RustFFT's planner
@@ -10,6 +13,7 @@
 //! The planner only chooses; it never changes an answer (every back-end it can name is in
 //! the registry and checked by the checker).
 
+use crate::cold::{self, ColdFinder};
 use crate::count::{self, Counter};
 use crate::error::{Error, Result};
 use crate::memory;
@@ -39,6 +43,13 @@ pub fn choose_table(_moves: &Moves, limit: usize, threads: usize) -> &'static st
         "stamped-lanes"
     }
 }
+
+/// Runs with fewer option steps than this get no forecast (they take seconds at most).
+pub const FORECAST_FROM_STEPS: f64 = 5e10;
+
+/// The N of the calibration run behind a forecast: large enough to leave start-up behind,
+/// small enough to take well under a second.
+pub const CALIBRATION_LIMIT: usize = 1_000_000;
 
 /// The count back-end `auto` means for N, the number of heaps and the thread count.
 ///
@@ -72,6 +83,9 @@ pub struct Plan {
     pub table_requested: String,
     pub count_requested: String,
     pub threads: usize,
+    /// The win/lose sieve when only g = 0 matters (one heap, `--table auto`): the answer is
+    /// the number of cold positions, and no table is built.
+    pub cold: Option<&'static Entry<dyn ColdFinder>>,
     /// Bytes the run needs (table, scratch of both stages) and bytes available, if known.
     pub memory_needed: u64,
     pub memory_available: Option<u64>,
@@ -95,6 +109,7 @@ impl Plan {
             count::find,
         )?;
         count::check_supports(count, request.heaps)?;
+        let cold = (request.heaps == 1 && request.table == AUTO).then(cold::reference);
         let builder = (table.make)();
         check_affords(
             table.name,
@@ -108,13 +123,24 @@ impl Plan {
         )?;
         // Values are at most the number of moves <= N, so that bounds the alphabet.
         let alphabet = request.moves.up_to(limit).len() + 1;
-        let memory_needed = table::bytes_needed(&*builder, &request.moves, limit, threads)
-            + (count.make)().scratch_bytes(alphabet, threads);
+        let memory_needed = match cold {
+            Some(c) => {
+                (limit as u64 + 1).div_ceil(8)
+                    + (c.make)().scratch_bytes(&request.moves, limit, threads)
+            }
+            None => {
+                table::bytes_needed(&*builder, &request.moves, limit, threads)
+                    + (count.make)().scratch_bytes(alphabet, threads)
+            }
+        };
         let memory_available = memory::available_bytes();
         memory::check_fits(
             memory_needed,
             memory_available,
-            &format!("the '{}' table for N = {limit}", table.name),
+            &format!(
+                "the '{}' run for N = {limit}",
+                cold.map_or(table.name, |c| c.name)
+            ),
         )?;
         Ok(Plan {
             moves: request.moves.clone(),
@@ -125,9 +151,27 @@ impl Plan {
             table_requested: request.table.clone(),
             count_requested: request.count.clone(),
             threads,
+            cold,
             memory_needed,
             memory_available,
         })
+    }
+
+    /// A forecast of the table stage, for runs large enough to deserve one: the option
+    /// steps S(N) times the rate the planned back-end shows right now on a calibration run
+    /// at N = [`CALIBRATION_LIMIT`] (a lower bound: the rate per step grows once the table
+    /// leaves the caches). `None` below [`FORECAST_FROM_STEPS`] or on the sieve route.
+    pub fn forecast_seconds(&self) -> Option<f64> {
+        let steps = self.moves.option_steps(self.limit) as f64;
+        if self.cold.is_some() || steps < FORECAST_FROM_STEPS {
+            return None;
+        }
+        let calibration = CALIBRATION_LIMIT.min(self.limit);
+        let start = std::time::Instant::now();
+        (self.table.make)().build(&self.moves, calibration);
+        let seconds = start.elapsed().as_secs_f64();
+        let per_step = seconds / (self.moves.option_steps(calibration).max(1) as f64);
+        Some(steps * per_step)
     }
 
     /// Builds the table with the planned back-end.
@@ -140,14 +184,20 @@ impl Plan {
         (self.count.make)().count(table, self.heaps)
     }
 
-    /// The plan's facts as JSON fields (merged into each command's report).
+    /// The plan's facts as JSON fields (merged into each command's report). On the sieve
+    /// route `table` and `count` are null (neither runs) and `cold` names the sieve.
     pub fn to_json(&self) -> serde_json::Value {
+        let (table, count) = match self.cold {
+            Some(_) => (None, None),
+            None => (Some(self.table.name), Some(self.count.name)),
+        };
         json!({
             "limit": self.limit,
             "moves": self.moves.label(),
             "heaps": self.heaps,
-            "table": self.table.name,
-            "count": self.count.name,
+            "table": table,
+            "count": count,
+            "cold": self.cold.map(|c| c.name),
             "table_requested": self.table_requested,
             "count_requested": self.count_requested,
             "threads": self.threads,
@@ -250,6 +300,22 @@ mod tests {
             "{msg}"
         );
         assert!(Plan::new(&request("naive-mex", AUTO, 100_001, 3)).is_err());
+    }
+
+    #[test]
+    fn one_heap_goes_through_the_sieve_unless_a_table_is_named() {
+        let p = Plan::new(&request(AUTO, AUTO, 1_000_000_000, 1)).unwrap();
+        assert_eq!(p.cold.map(|c| c.name), Some("sieve"));
+        // An eighth of a byte a position, not two bytes.
+        assert!(p.memory_needed < 400_000_000, "{}", p.memory_needed);
+        assert!(Plan::new(&request("stamped", AUTO, 100, 1))
+            .unwrap()
+            .cold
+            .is_none());
+        assert!(Plan::new(&request(AUTO, AUTO, 100, 3))
+            .unwrap()
+            .cold
+            .is_none());
     }
 
     #[test]

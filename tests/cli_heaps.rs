@@ -154,3 +154,85 @@ fn verify_with_nothing_answering_is_an_error_not_a_pass() {
         "no count back-end answers for 16 heaps",
     );
 }
+
+#[test]
+fn one_heap_goes_through_the_sieve_and_says_what_it_cannot_know() {
+    // 2 781 cold positions up to 100 000 (a fact of subtract-a-square), and Eppstein's
+    // published 2 821 up to 102 517.
+    assert_eq!(stdout_of(&["solve", "--heaps", "1"]), "2781\n");
+    assert_eq!(
+        stdout_of(&["solve", "--heaps", "1", "-n", "102517"]),
+        "2821\n"
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(&stdout_of(&["solve", "--heaps", "1", "--json"])).unwrap();
+    assert_eq!(v["cold"], "sieve");
+    assert_eq!(v["answer"], "2781");
+    for field in [
+        "table",
+        "count",
+        "max_value",
+        "max_value_first_at",
+        "option_steps",
+    ] {
+        assert!(v[field].is_null(), "{field}: {}", v[field]);
+    }
+    // Marks: one per cold c and square s with c + s <= N, counted independently here.
+    let t = nimsquare::table::build("stamped", &nimsquare::moves::Moves::Squares, 100_000).unwrap();
+    let marks: u64 = t
+        .cold_positions()
+        .iter()
+        .map(|&c| {
+            (1u64..)
+                .take_while(|k| k * k <= (100_000 - c) as u64)
+                .count() as u64
+        })
+        .sum();
+    assert_eq!(v["sieve_marks"], marks.to_string());
+    // A named table builds the whole table, which knows its max.
+    let v: serde_json::Value = serde_json::from_str(&stdout_of(&[
+        "solve", "--heaps", "1", "--table", "stamped", "--json",
+    ]))
+    .unwrap();
+    assert_eq!(
+        (v["answer"].as_str(), v["max_value"].as_u64()),
+        (Some("2781"), Some(74))
+    );
+    refused(
+        &["solve", "--heaps", "1", "--save-table", "x.tbl"],
+        2,
+        "sieve",
+    );
+}
+
+#[test]
+fn a_run_forecast_to_take_long_says_so_before_it_starts() {
+    use std::io::{BufRead, BufReader};
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("nimsquare"))
+        .args(["solve", "--limit", "4294967295"])
+        .env(nimsquare::memory::AVAILABLE_OVERRIDE, "100000000000")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stderr.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(
+        line.starts_with("note: N = 4294967295 needs about"),
+        "{line}"
+    );
+    assert!(
+        line.contains("GiB") && line.contains("option steps") && line.contains("h "),
+        "{line}"
+    );
+    // --quiet: no note (a small run, so nothing else is on stderr either).
+    let out = nimsquare()
+        .args(["solve", "--limit", "1e6", "--quiet"])
+        .output()
+        .unwrap();
+    assert!(out.stderr.is_empty());
+}

@@ -6,10 +6,12 @@
 
 use super::args::{HeapsArg, JsonArg, LimitArg, LongRunArgs, MovesArg};
 use super::CliResult;
+use crate::cold::ColdFinder;
 use crate::error::{Error, Result};
 use crate::longrun::{self, tablefile, LongRun, Outcome, Start};
 use crate::memory;
 use crate::planner::{self, Plan, Request};
+use crate::registry::Entry;
 use crate::table::Table;
 use std::time::Instant;
 
@@ -55,7 +57,13 @@ pub fn run(args: Args) -> CliResult {
         table: args.table.clone(),
         count: args.count.clone(),
     })?;
+    if let Some(cold) = plan.cold {
+        return solve_cold(&plan, cold, &args);
+    }
     let start = check_files(&plan, &args.longrun)?;
+    if !args.longrun.quiet {
+        forecast(&plan);
+    }
     let seeded = match &start {
         Start::Fresh => 0,
         Start::Seed(file) => file.provides(plan.limit),
@@ -92,14 +100,77 @@ pub fn run(args: Args) -> CliResult {
             "count_seconds": count_seconds,
             "peak_rss_bytes": memory::peak_rss_bytes(),
         });
-        out.as_object_mut()
-            .expect("a plan is a JSON object")
-            .extend(facts.as_object().expect("an object").clone());
+        merge(&mut out, facts);
         println!("{out}");
     } else {
         println!("{answer}");
     }
     Ok(0)
+}
+
+/// Says on stderr what a run of more than [`FORECAST_NOTE_SECONDS`] will take, before it
+/// starts: memory and a time estimate from S(N) and a rate measured just now.
+fn forecast(plan: &Plan) {
+    let Some(seconds) = plan.forecast_seconds() else {
+        return;
+    };
+    if seconds < FORECAST_NOTE_SECONDS {
+        return;
+    }
+    let steps = plan.moves.option_steps(plan.limit) as f64;
+    eprintln!(
+        "note: N = {} needs about {} of memory and at least {} ({steps:.2e} option steps at {:.2} ns each, measured just now at N = {}); --quiet hides this note",
+        plan.limit,
+        memory::human(plan.memory_needed),
+        longrun::progress::fmt_eta(seconds),
+        seconds * 1e9 / steps,
+        planner::CALIBRATION_LIMIT.min(plan.limit),
+    );
+}
+
+/// Runs forecast to take longer than this get a note on stderr first.
+const FORECAST_NOTE_SECONDS: f64 = 120.0;
+
+/// One heap through the win/lose sieve: the answer is the cold count. Fields a sieve cannot
+/// know (the max value and where it occurs, option steps) are null in `--json`, and the work
+/// is given in the sieve's own unit, marks.
+fn solve_cold(plan: &Plan, cold: &'static Entry<dyn ColdFinder>, args: &Args) -> CliResult {
+    let lr = &args.longrun;
+    if lr.checkpoint.is_some() || lr.save_table.is_some() || lr.load_table.is_some() {
+        return Err(Error::Invalid(
+            "--heaps 1 goes through the win/lose sieve, which builds no table to checkpoint, save or load; add --table NAME (e.g. --table stamped-parallel) to build the full table".into(),
+        ));
+    }
+    let started = Instant::now();
+    let set = (cold.make)().cold(&plan.moves, plan.limit);
+    let seconds = started.elapsed().as_secs_f64();
+    if args.json.json {
+        let mut out = plan.to_json();
+        let facts = serde_json::json!({
+            "answer": set.count().to_string(),
+            "max_value": null,
+            "max_value_first_at": null,
+            "cold_positions": set.count(),
+            "option_steps": null,
+            "sieve_marks": set.marks(&plan.moves).to_string(),
+            "cold_seconds": seconds,
+            "table_seconds": null,
+            "count_seconds": null,
+            "peak_rss_bytes": memory::peak_rss_bytes(),
+        });
+        merge(&mut out, facts);
+        println!("{out}");
+    } else {
+        println!("{}", set.count());
+    }
+    Ok(0)
+}
+
+/// Adds the fields of `facts` to the object `out`.
+fn merge(out: &mut serde_json::Value, facts: serde_json::Value) {
+    if let (Some(out), serde_json::Value::Object(facts)) = (out.as_object_mut(), facts) {
+        out.extend(facts);
+    }
 }
 
 /// Checks every file before any work (a table is never written over an existing file; a

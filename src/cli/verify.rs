@@ -156,8 +156,9 @@ fn agreement(report: &Report) -> Check {
         detail: match report.disagreements.first() {
             Some(d) => format!("{d} ({} disagreements)", report.disagreements.len()),
             None => format!(
-                "{} pairs, {} back-end(s) skipped",
+                "{} pairs, {} cold set(s), {} back-end(s) skipped",
                 report.pairs.len(),
+                report.cold_sets.len(),
                 report.skipped.len()
             ),
         },
@@ -231,6 +232,7 @@ fn render_json(v: &Verdict) -> serde_json::Value {
         "skipped": r.skipped.iter().map(|s| json!({
             "backend": s.backend, "reason": s.reason,
         })).collect::<Vec<_>>(),
+        "cold_sets": r.cold_sets,
         "disagreements": r.disagreements.iter().map(|d| d.to_string()).collect::<Vec<_>>(),
         "checks": v.checks.iter().map(|c| json!({
             "name": c.name, "passed": c.passed, "detail": c.detail,
@@ -254,7 +256,7 @@ mod tests {
         };
         let with_wrong = |c: &Case| {
             let tables = [table::find("stamped").unwrap(), &WRONG_AT_17];
-            check::check(c, &tables, &[count::find("wht").unwrap()])
+            check::check(c, &tables, &[count::find("wht").unwrap()], &[])
         };
         let verdict = verify_with(&case, with_wrong).unwrap();
         assert!(!verdict.passed());

@@ -109,6 +109,15 @@ impl ColdSet {
         within.or((self.limit != other.limit).then_some(shared + 1))
     }
 
+    /// The sieve's unit of work for this set: the marks c + s it places, one for every cold
+    /// c and every move s with c + s <= N.
+    pub fn marks(&self, moves: &Moves) -> u128 {
+        let moves = moves.up_to(self.limit);
+        self.positions()
+            .map(|c| moves.partition_point(|&s| s <= self.limit - c) as u128)
+            .sum()
+    }
+
     /// Bytes of memory the set holds (the bit vector and the struct).
     pub fn bytes(&self) -> u64 {
         (self.bits.capacity() * 8 + std::mem::size_of::<ColdSet>()) as u64
@@ -124,6 +133,12 @@ pub trait ColdFinder: Send + Sync {
     /// An estimate of the memory this back-end needs beyond the N-bit output, in bytes, when
     /// run with `threads` threads.
     fn scratch_bytes(&self, moves: &Moves, limit: usize, threads: usize) -> u64;
+
+    /// The largest N this back-end affords, if it is limited (the naive control is
+    /// O(N · #moves)); callers skip it beyond, saying so.
+    fn affordable_limit(&self) -> Option<usize> {
+        None
+    }
 }
 
 /// Every cold-set back-end: the sieve (also the stage's reference) and its control.
@@ -143,6 +158,11 @@ pub static BACKENDS: &[Entry<dyn ColdFinder>] = &[
         make: || Box::new(Naive),
     },
 ];
+
+/// The reference cold-set back-end (the sieve).
+pub fn reference() -> &'static Entry<dyn ColdFinder> {
+    registry::reference(BACKENDS)
+}
 
 /// Looks up a cold-set back-end by name.
 pub fn find(name: &str) -> Result<&'static Entry<dyn ColdFinder>> {

@@ -29,6 +29,12 @@ impl ColdFinder for Naive {
     fn scratch_bytes(&self, moves: &Moves, limit: usize, _threads: usize) -> u64 {
         (moves.up_to(limit).len() * std::mem::size_of::<usize>()) as u64
     }
+
+    /// A hot position usually finds a cold option among its first moves, so the scan is
+    /// cheap there; a cold one reads every move. The checker runs it up to 10^7.
+    fn affordable_limit(&self) -> Option<usize> {
+        Some(10_000_000)
+    }
 }
 
 #[cfg(test)]
