@@ -1,0 +1,91 @@
+//! README.md cannot go stale: every ```console block in it is run, and its back-end table is
+//! compared with the registries.
+//!
+//! - `readme_examples`: trycmd runs each `$ nimsquare ...` line of README's ```console blocks
+//!   with the built binary and compares stdout and stderr with the lines below it (`[..]`
+//!   matches the rest of a line, `...` any number of lines; `? 2` is an expected exit status).
+//!   The commands run in an empty folder under the target directory, so the examples that
+//!   write files (`scale`, `profile`, `--checkpoint`, `--save-table`) leave nothing in the
+//!   repository and find no file of an earlier run.
+//!   Blocks fenced ```sh are shown but not run: the set-up commands (`cargo run`,
+//!   `cargo test`, which would recurse) and nothing else; the numpy one-liner is inline text
+//!   because numpy is not a dependency.
+//! - `readme_table_lists_every_backend`: the names in README's back-end table, stage by stage,
+//!   are exactly those of `nimsquare list --json` (and, for the cold stage, which `list` does
+//!   not show, those of `nimsquare::cold::BACKENDS`).
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+fn readme_path() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("README.md")
+}
+
+#[test]
+fn readme_examples() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("readme-examples");
+    if dir.exists() {
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+    std::fs::create_dir_all(&dir).unwrap();
+    // trycmd runs a case's commands in the process's current directory when the case has no
+    // `README.in/` folder; this is the only test that depends on it (the other one uses
+    // absolute paths).
+    std::env::set_current_dir(&dir).unwrap();
+    trycmd::TestCases::new()
+        .register_bin("nimsquare", PathBuf::from(env!("CARGO_BIN_EXE_nimsquare")))
+        .case(readme_path());
+}
+
+/// The back-end names of README's table (`| stage | name | ...`), by stage.
+fn readme_table() -> BTreeSet<(String, String)> {
+    let text = std::fs::read_to_string(readme_path()).unwrap();
+    let section = text
+        .split("\n## Back-ends\n")
+        .nth(1)
+        .expect("README has a '## Back-ends' section")
+        .split("\n## ")
+        .next()
+        .unwrap();
+    section
+        .lines()
+        .filter(|l| l.starts_with('|'))
+        .skip(2) // the header and the |---| line
+        .map(|l| {
+            let cells: Vec<&str> = l.split('|').map(str::trim).collect();
+            (cells[1].to_string(), cells[2].trim_matches('`').to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn readme_table_lists_every_backend() {
+    let readme = readme_table();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_nimsquare"))
+        .args(["list", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let list: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut registered = BTreeSet::new();
+    for (stage, entries) in list
+        .as_object()
+        .expect("list --json is an object of stages")
+    {
+        for e in entries.as_array().unwrap() {
+            registered.insert((stage.clone(), e["name"].as_str().unwrap().to_string()));
+        }
+    }
+    if !list.as_object().unwrap().contains_key("cold") {
+        for e in nimsquare::cold::BACKENDS {
+            registered.insert(("cold".to_string(), e.name.to_string()));
+        }
+    }
+    let missing: Vec<_> = registered.difference(&readme).collect();
+    let unknown: Vec<_> = readme.difference(&registered).collect();
+    assert!(
+        missing.is_empty() && unknown.is_empty(),
+        "README.md's back-end table is out of date: add a row for {missing:?}, \
+         remove the row for {unknown:?} (stage, name)"
+    );
+}
