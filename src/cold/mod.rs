@@ -21,8 +21,16 @@ pub use sieve::{Sieve, DEFAULT_WINDOW};
 
 use crate::error::Result;
 use crate::moves::Moves;
-use crate::registry::{self, Entry, Role};
+use crate::registry::{Entry, Role, Stage};
 use crate::table::Table;
+
+/// The cold stage: its name in messages and its back-ends, [`BACKENDS`].
+pub static STAGE: Stage<dyn ColdFinder> = Stage::new("cold", BACKENDS);
+
+/// Looks up a cold back-end by name.
+pub fn find(name: &str) -> Result<&'static Entry<dyn ColdFinder>> {
+    STAGE.find(name)
+}
 
 /// The cold positions among 0..=N, one bit per position.
 ///
@@ -143,11 +151,6 @@ pub static BACKENDS: &[Entry<dyn ColdFinder>] = &[
         make: || Box::new(Naive),
     },
 ];
-
-/// Looks up a cold-set back-end by name.
-pub fn find(name: &str) -> Result<&'static Entry<dyn ColdFinder>> {
-    registry::find(BACKENDS, "cold", name)
-}
 
 #[cfg(test)]
 mod tests {
