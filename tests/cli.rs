@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::nimsquare;
+use common::{nimsquare, stdout_of};
 
 /// Runs the binary, expecting failure; returns stderr, after checking it is one line with
 /// no panic and no backtrace.
@@ -119,12 +119,7 @@ fn solve_accepts_other_moves_and_threads() {
 
 #[test]
 fn verify_passes_at_60_and_shows_every_pair() {
-    let out = nimsquare()
-        .args(["verify", "--limit", "60"])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = stdout_of(["verify", "--limit", "60"]);
     let pairs = nimsquare::table::BACKENDS.len() * nimsquare::count::BACKENDS.len();
     assert_eq!(text.matches(" 7160 ").count(), pairs, "{text}");
     assert!(

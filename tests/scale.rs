@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::nimsquare;
+use common::{nimsquare, refusal_stderr};
 use nimsquare::scaling::{read_rows, CSV_HEADER};
 use nimsquare::table;
 use std::collections::HashSet;
@@ -320,24 +320,10 @@ fn bad_arguments_are_refused_with_one_line() {
 
 #[test]
 fn repeat_zero_and_missing_out_folder_are_refused() {
-    let out = nimsquare()
-        .args(["scale", "--repeat", "0"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--repeat must be between 1 and"));
-    let out = nimsquare()
-        .args(["scale", "--repeat", "1000000"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--repeat must be between 1 and 1000"));
-    let out = nimsquare()
-        .args(["scale", "--out", "no/such/folder/s.csv"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("does not exist"));
+    assert!(refusal_stderr(["scale", "--repeat", "0"]).contains("--repeat must be between 1 and"));
+    assert!(refusal_stderr(["scale", "--repeat", "1000000"])
+        .contains("--repeat must be between 1 and 1000"));
+    assert!(refusal_stderr(["scale", "--out", "no/such/folder/s.csv"]).contains("does not exist"));
 }
 
 #[test]

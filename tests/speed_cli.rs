@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::nimsquare;
+use common::{nimsquare, refusal_stderr};
 
 fn solve_json(args: &[&str]) -> serde_json::Value {
     let out = nimsquare().args(args).output().unwrap();
@@ -66,11 +66,6 @@ fn a_table_that_does_not_fit_is_refused_with_the_memory_it_needs() {
 
 #[test]
 fn unknown_backend_lists_auto() {
-    let out = nimsquare()
-        .args(["solve", "--table", "fast"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = refusal_stderr(["solve", "--table", "fast"]);
     assert!(err.contains("valid names: auto,"), "{err}");
 }
