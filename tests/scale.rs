@@ -4,7 +4,7 @@
 mod common;
 
 use common::{nimsquare, refusal_stderr};
-use nimsquare::scaling::{read_rows, CSV_HEADER};
+use nimsquare::scaling::{read_rows, Row, CSV_HEADER};
 use nimsquare::table;
 use std::collections::HashSet;
 use std::path::PathBuf;
@@ -46,6 +46,37 @@ fn assert_plot_has_every_backend(svg: &std::path::Path, names: &[&str]) {
     );
 }
 
+/// `name` has the rows of the grid 1000, 4472, 20000, and a fit line that says it had one
+/// point from 10^4 on.
+fn assert_tiny_grid_of(name: &str, rows: &[Row], stdout: &str) {
+    let ns: Vec<u64> = rows
+        .iter()
+        .filter(|r| r.backend == *name)
+        .map(|r| r.n)
+        .collect();
+    assert_eq!(ns, vec![1000, 4472, 20000], "{name}");
+    // Two points with N >= 10^4 are needed for a fit; here there is one, and the line
+    // says so (it printed points=0 before).
+    assert!(
+        stdout.contains(&format!("fit backend={name} slope=NA r2=NA points=1 ")),
+        "{stdout}"
+    );
+}
+
+/// One repeat, min <= median, the squares' S(N), ns per step from the median, provenance.
+fn assert_row_is_consistent(r: &Row) {
+    assert_eq!(r.repeats, 1);
+    assert!(r.seconds_min <= r.seconds_median && r.seconds_median > 0.0);
+    // S(N) = sum of floor(sqrt n): 661 750 at 10^4, 21 032 170 at 10^5.
+    assert_eq!(
+        r.option_steps,
+        nimsquare::moves::Moves::Squares.option_steps(r.n as usize)
+    );
+    let ns = r.seconds_median * 1e9 / r.option_steps as f64;
+    assert!((r.ns_per_step - ns).abs() <= 1e-3 * ns.max(1.0), "{r:?}");
+    assert!(r.threads >= 1 && !r.git_rev.is_empty() && !r.cpu.is_empty());
+}
+
 #[test]
 fn tiny_grid_writes_csv_fits_and_svg() {
     let dir = scratch("tiny");
@@ -74,31 +105,9 @@ fn tiny_grid_writes_csv_fits_and_svg() {
     // grid 1000, 4472, 20000: one row per (back-end, N).
     assert_eq!(rows.len(), 3 * names.len());
     for name in &names {
-        let ns: Vec<u64> = rows
-            .iter()
-            .filter(|r| r.backend == *name)
-            .map(|r| r.n)
-            .collect();
-        assert_eq!(ns, vec![1000, 4472, 20000], "{name}");
-        // Two points with N >= 10^4 are needed for a fit; here there is one, and the line
-        // says so (it printed points=0 before).
-        assert!(
-            stdout.contains(&format!("fit backend={name} slope=NA r2=NA points=1 ")),
-            "{stdout}"
-        );
+        assert_tiny_grid_of(name, &rows, &stdout);
     }
-    for r in &rows {
-        assert_eq!(r.repeats, 1);
-        assert!(r.seconds_min <= r.seconds_median && r.seconds_median > 0.0);
-        // S(N) = sum of floor(sqrt n): 661 750 at 10^4, 21 032 170 at 10^5.
-        assert_eq!(
-            r.option_steps,
-            nimsquare::moves::Moves::Squares.option_steps(r.n as usize)
-        );
-        let ns = r.seconds_median * 1e9 / r.option_steps as f64;
-        assert!((r.ns_per_step - ns).abs() <= 1e-3 * ns.max(1.0), "{r:?}");
-        assert!(r.threads >= 1 && !r.git_rev.is_empty() && !r.cpu.is_empty());
-    }
+    rows.iter().for_each(assert_row_is_consistent);
     // Max value 14 for n <= 1000 and 33 for n <= 10 000 (the squares' Grundy table, computed
     // by the controls in tests/facts.rs); 20 000 lies above 33.
     assert!(rows
