@@ -7,7 +7,7 @@ use common::{nimsquare, refusal_stderr};
 use nimsquare::scaling::{read_rows, Row, CSV_HEADER};
 use nimsquare::table;
 use std::collections::HashSet;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// A fresh empty folder under the system temp dir, unique to this test.
 fn scratch(name: &str) -> PathBuf {
@@ -123,20 +123,25 @@ fn tiny_grid_writes_csv_fits_and_svg() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Runs `scale --table stamped --from FROM --to TO`, then `more` and `--out csv`; asserts it
+/// succeeded and returns stdout.
+fn scale_stamped(from: &str, to: &str, more: &[&str], csv: &Path) -> String {
+    let out = nimsquare()
+        .args(["scale", "--table", "stamped", "--from", from, "--to", to])
+        .args(more)
+        .arg("--out")
+        .arg(csv)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    String::from_utf8(out.stdout).unwrap()
+}
+
 #[test]
 fn fit_is_printed_over_points_from_ten_thousand() {
     let dir = scratch("fit");
     let csv = dir.join("s.csv");
-    let out = nimsquare()
-        .args([
-            "scale", "--table", "stamped", "--from", "1e4", "--to", "1e5",
-        ])
-        .args(["--points", "3", "--repeat", "1", "--out"])
-        .arg(&csv)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{out:?}");
-    let stdout = String::from_utf8(out.stdout).unwrap();
+    let stdout = scale_stamped("1e4", "1e5", &["--points", "3", "--repeat", "1"], &csv);
     let line = stdout
         .lines()
         .find(|l| l.starts_with("fit backend=stamped "))
@@ -251,24 +256,8 @@ fn skip_over_skips_points_predicted_over_budget() {
     let csv = dir.join("s.csv");
     // Stamped takes about 1 ms at N = 10^4 and so about 30 ms at 10^5; a 5 ms budget keeps
     // N = 1000 and 10^4 (predicted 1 ms) and skips 10^5 and 10^6.
-    let out = nimsquare()
-        .args([
-            "scale", "--table", "stamped", "--from", "1e3", "--to", "1e6",
-        ])
-        .args([
-            "--points",
-            "4",
-            "--repeat",
-            "1",
-            "--skip-over",
-            "0.005",
-            "--out",
-        ])
-        .arg(&csv)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{out:?}");
-    let stdout = String::from_utf8(out.stdout).unwrap();
+    let more = ["--points", "4", "--repeat", "1", "--skip-over", "0.005"];
+    let stdout = scale_stamped("1e3", "1e6", &more, &csv);
     let rows = read_rows(&csv).unwrap();
     let ns: Vec<u64> = rows.iter().map(|r| r.n).collect();
     assert!(ns.contains(&1000) && !ns.contains(&1_000_000), "{ns:?}");
