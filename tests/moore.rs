@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{assert_refused, nimsquare, stdout_of};
+use common::{assert_refused, json_of, nimsquare, stdout_of};
 use nimsquare::games::moore::{census, slow_losing, solve, Census, MooreParams};
 use std::collections::HashMap;
 
@@ -229,14 +229,9 @@ fn cli_text_output() {
 
 #[test]
 fn cli_json_output() {
-    let out = nimsquare()
-        .args([
-            "games", "moore", "--heaps", "5", "--max", "9", "--width", "3", "--json",
-        ])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = json_of([
+        "games", "moore", "--heaps", "5", "--max", "9", "--width", "3", "--json",
+    ]);
     let c = census_of(5, 9, 3);
     assert_eq!(v["positions"], 2002);
     assert_eq!(v["losing"], c.losing);

@@ -3,21 +3,11 @@
 
 mod common;
 
-use common::{nimsquare, refusal_stderr};
-
-fn solve_json(args: &[&str]) -> serde_json::Value {
-    let out = nimsquare().args(args).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
-}
+use common::{json_of, nimsquare, refusal_stderr};
 
 #[test]
 fn solve_defaults_to_auto_and_reports_the_choice() {
-    let v = solve_json(&["solve", "--json"]);
+    let v = json_of(["solve", "--json"]);
     assert_eq!(v["answer"], "2586528661783");
     assert_eq!(v["table_requested"], "auto");
     assert_eq!(v["count_requested"], "auto");
@@ -29,8 +19,8 @@ fn solve_defaults_to_auto_and_reports_the_choice() {
 
 #[test]
 fn auto_follows_the_thread_count() {
-    let one = solve_json(&["--threads", "1", "solve", "--limit", "1e6", "--json"]);
-    let two = solve_json(&["--threads", "2", "solve", "--limit", "1e6", "--json"]);
+    let one = json_of(["--threads", "1", "solve", "--limit", "1e6", "--json"]);
+    let two = json_of(["--threads", "2", "solve", "--limit", "1e6", "--json"]);
     assert_eq!(one["answer"], two["answer"]);
     // The documented thresholds: lanes on one thread, the parallel table from 3 * 10^5 on two.
     assert_eq!(one["table"], "stamped-lanes");
@@ -39,7 +29,7 @@ fn auto_follows_the_thread_count() {
 
 #[test]
 fn an_explicit_backend_is_reported_as_requested() {
-    let v = solve_json(&[
+    let v = json_of([
         "solve", "--limit", "1000", "--table", "bitset", "--count", "sweep", "--json",
     ]);
     assert_eq!(v["table"], "bitset");

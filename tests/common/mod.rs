@@ -57,6 +57,15 @@ where
     String::from_utf8(out.stdout).unwrap()
 }
 
+/// Runs the binary with `args`, asserts it succeeded and parses its stdout as JSON.
+pub fn json_of<I, S>(args: I) -> serde_json::Value
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
+    serde_json::from_str(&stdout_of(args)).unwrap()
+}
+
 /// Runs the binary with `args`, asserts it exited with status 2 (a refusal) and returns its
 /// stderr. [`assert_refused`] checks the refusal's form as well.
 pub fn refusal_stderr<I, S>(args: I) -> String
