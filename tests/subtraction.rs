@@ -207,38 +207,18 @@ fn cli_squares_says_detection_is_for_finite_sets() {
 
 #[test]
 fn cli_refuses_bad_input_with_one_line() {
+    let subtraction = |more: &[&'static str]| [&["games", "subtraction"][..], more].concat();
     for args in [
-        vec!["games", "subtraction"],
-        vec!["games", "subtraction", "--moves", ""],
-        vec!["games", "subtraction", "--moves", "0"],
-        vec!["games", "subtraction", "--moves", "1,,3"],
-        vec!["games", "subtraction", "--moves", "1,3", "--limit", "-5"],
-        vec!["games", "subtraction", "--moves", "1,3", "--limit", "1e9"],
-        vec![
-            "games",
-            "subtraction",
-            "--moves",
-            "1,3",
-            "--period-search",
-            "1e12",
-        ],
-        vec![
-            "games",
-            "subtraction",
-            "--moves",
-            "1,3",
-            "--period-search",
-            "2e7",
-        ],
-        vec!["games", "subtraction", "--moves", "5000000000"],
-        vec![
-            "games",
-            "subtraction",
-            "--moves",
-            "squares",
-            "--limit",
-            "1e8",
-        ],
+        subtraction(&[]),
+        subtraction(&["--moves", ""]),
+        subtraction(&["--moves", "0"]),
+        subtraction(&["--moves", "1,,3"]),
+        subtraction(&["--moves", "1,3", "--limit", "-5"]),
+        subtraction(&["--moves", "1,3", "--limit", "1e9"]),
+        subtraction(&["--moves", "1,3", "--period-search", "1e12"]),
+        subtraction(&["--moves", "1,3", "--period-search", "2e7"]),
+        subtraction(&["--moves", "5000000000"]),
+        subtraction(&["--moves", "squares", "--limit", "1e8"]),
         vec!["games"],
     ] {
         let out = nimsquare().args(&args).output().unwrap();
