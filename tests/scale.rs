@@ -126,13 +126,8 @@ fn tiny_grid_writes_csv_fits_and_svg() {
 /// Runs `scale --table stamped --from FROM --to TO`, then `more` and `--out csv`; asserts it
 /// succeeded and returns stdout.
 fn scale_stamped(from: &str, to: &str, more: &[&str], csv: &Path) -> String {
-    let out = nimsquare()
-        .args(["scale", "--table", "stamped", "--from", from, "--to", to])
-        .args(more)
-        .arg("--out")
-        .arg(csv)
-        .output()
-        .unwrap();
+    let args = ["scale", "--table", "stamped", "--from", from, "--to", to];
+    let out = run_with_out(&args, more, csv);
     assert!(out.status.success(), "{out:?}");
     String::from_utf8(out.stdout).unwrap()
 }
@@ -179,22 +174,40 @@ fn assert_replaced_only_with_force(csv: &std::path::Path, refused_run: std::proc
     let out = refused_run;
     assert_eq!(out.status.code(), Some(2), "{out:?}");
     assert_eq!(read_rows(csv).unwrap().len(), 6);
-    let out = nimsquare()
-        .args([
-            "scale",
-            "--table",
-            "stamped,bitset",
-            "--from",
-            "100",
-            "--to",
-            "1000",
-        ])
-        .args(["--points", "2", "--repeat", "1", "--force", "--out"])
-        .arg(csv)
-        .output()
-        .unwrap();
+    let out = two_backend_study(csv, "1000", &["--force"]);
     assert!(out.status.success(), "{out:?}");
     assert_eq!(read_rows(csv).unwrap().len(), 4);
+}
+
+/// Runs `nimsquare` with `args`, then `more`, then `--out csv`.
+fn run_with_out(args: &[&str], more: &[&str], csv: &Path) -> std::process::Output {
+    nimsquare()
+        .args(args)
+        .args(more)
+        .arg("--out")
+        .arg(csv)
+        .output()
+        .unwrap()
+}
+
+/// The study of stamped and bitset from N = 100 to `to` (2 points to 1000, 3 to 10000), one
+/// repeat, into `csv`, with the flags `more`.
+fn two_backend_study(csv: &Path, to: &str, more: &[&str]) -> std::process::Output {
+    let points = if to == "1000" { "2" } else { "3" };
+    let args = [
+        "scale",
+        "--table",
+        "stamped,bitset",
+        "--from",
+        "100",
+        "--to",
+        to,
+        "--points",
+        points,
+        "--repeat",
+        "1",
+    ];
+    run_with_out(&args, more, csv)
 }
 
 #[test]
@@ -202,28 +215,8 @@ fn resume_completes_a_partial_csv_without_duplicates() {
     let dir = scratch("resume");
     let csv = dir.join("s.csv");
     let run = |to: &str, resume: bool| {
-        let mut cmd = nimsquare();
-        cmd.args([
-            "scale",
-            "--table",
-            "stamped,bitset",
-            "--from",
-            "100",
-            "--to",
-            to,
-        ])
-        .args([
-            "--points",
-            if to == "1000" { "2" } else { "3" },
-            "--repeat",
-            "1",
-            "--out",
-        ])
-        .arg(&csv);
-        if resume {
-            cmd.arg("--resume");
-        }
-        cmd.output().unwrap()
+        let more: &[&str] = if resume { &["--resume"] } else { &[] };
+        two_backend_study(&csv, to, more)
     };
     // A first, partial study: N = 100 and 1000.
     assert!(run("1000", false).status.success());
@@ -355,23 +348,23 @@ fn threads_flag_is_recorded_in_every_row() {
 }
 
 /// A small study of stamped on the squares, 2 threads, written to `csv`.
-fn small_study(csv: &std::path::Path, extra: &[&str]) -> std::process::Output {
-    nimsquare()
-        .args([
-            "--threads",
-            "2",
-            "scale",
-            "--table",
-            "stamped",
-            "--from",
-            "100",
-        ])
-        .args(["--to", "1000", "--points", "2", "--repeat", "1"])
-        .args(extra)
-        .arg("--out")
-        .arg(csv)
-        .output()
-        .unwrap()
+fn small_study(csv: &Path, extra: &[&str]) -> std::process::Output {
+    let args = [
+        "--threads",
+        "2",
+        "scale",
+        "--table",
+        "stamped",
+        "--from",
+        "100",
+        "--to",
+        "1000",
+        "--points",
+        "2",
+        "--repeat",
+        "1",
+    ];
+    run_with_out(&args, extra, csv)
 }
 
 #[test]
