@@ -8,9 +8,8 @@
 #   group,backend,n,median_ns,steps_per_second
 # steps_per_second is S(N) option steps per second (table and solve groups; empty for count).
 #
-# Took 4 min 50 s (and 7 min 18 s under heavier load) on a busy 2-core machine with the
-# 3 + 3 back-ends of the core, plus the build (about 5 minutes from clean).
-# NIMSQUARE_QUICK=1: N = 10^3 and 10^4 only, short measurement, output to target/quick-results/ (about 10 seconds after the build).
+# MEASURING.md says how long it takes; results/matrix.log records the runs.
+# NIMSQUARE_QUICK=1: N = 10^3 and 10^4 only, short measurement, output to target/quick-results/.
 # Leaves criterion's HTML report in target/criterion/report/index.html.
 # NIMSQUARE_RESULTS=DIR overrides the output folder; extra arguments go to criterion (e.g. a
 # filter like table/). Needs python3 to read criterion's JSON.
@@ -19,9 +18,8 @@ cd "$(dirname "$0")/.."
 # shellcheck source=scripts/lib.sh
 source scripts/lib.sh
 
-quick="${NIMSQUARE_QUICK:-}"
-[[ "$quick" == "0" ]] && quick=""
-if [[ -n "$quick" ]]; then out_dir="${NIMSQUARE_RESULTS:-target/quick-results}"; else out_dir="${NIMSQUARE_RESULTS:-results}"; fi
+quick="$(quick_mode)"
+out_dir="$(results_dir "$quick")"
 mkdir -p "$out_dir"
 csv="$out_dir/matrix.csv"
 log="$out_dir/matrix.log"

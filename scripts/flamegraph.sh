@@ -3,8 +3,8 @@
 #
 # For every table back-end in `nimsquare list`, samples solves at N = 10^6 (that table, the
 # default count back-end) at 997 Hz with `nimsquare profile`, repeated until 1000 samples are
-# taken (a few seconds per back-end on a 2-core machine), and writes
-# results/flamegraphs/<backend>.svg; the samples taken are in results/flamegraphs/profile.log.
+# taken, and writes results/flamegraphs/<backend>.svg; the samples taken are in
+# results/flamegraphs/profile.log.
 # NIMSQUARE_QUICK=1: N = 3*10^5 and 200 samples, output to target/quick-results/flamegraphs/.
 # NIMSQUARE_RESULTS=DIR overrides the parent folder of flamegraphs/.
 set -euo pipefail
@@ -12,10 +12,9 @@ cd "$(dirname "$0")/.."
 # shellcheck source=scripts/lib.sh
 source scripts/lib.sh
 
-quick="${NIMSQUARE_QUICK:-}"
-[[ "$quick" == "0" ]] && quick=""
-if [[ -n "$quick" ]]; then out_dir="${NIMSQUARE_RESULTS:-target/quick-results}/flamegraphs"; limit=300000; samples=200
-else out_dir="${NIMSQUARE_RESULTS:-results}/flamegraphs"; limit=1e6; samples=1000; fi
+quick="$(quick_mode)"
+out_dir="$(results_dir "$quick")/flamegraphs"
+if [[ -n "$quick" ]]; then limit=300000; samples=200; else limit=1e6; samples=1000; fi
 mkdir -p "$out_dir"
 
 cargo build --release

@@ -7,3 +7,17 @@ provenance() {
   cpu=$(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ //')
   echo "# date: $(date -u +%FT%TZ)  cpu: ${cpu:-unknown}  cores: $(nproc)  rustc: $(rustc --version)  git: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
 }
+
+# quick_mode: the value of NIMSQUARE_QUICK, or nothing when it is unset or 0 (a full run).
+quick_mode() {
+  local q="${NIMSQUARE_QUICK:-}"
+  if [[ "$q" == "0" ]]; then q=""; fi
+  echo "$q"
+}
+
+# results_dir QUICK: where a script writes: NIMSQUARE_RESULTS if set, else target/quick-results
+# for a quick run (QUICK not empty), else results.
+results_dir() {
+  if [[ -n "$1" ]]; then echo "${NIMSQUARE_RESULTS:-target/quick-results}"
+  else echo "${NIMSQUARE_RESULTS:-results}"; fi
+}

@@ -7,9 +7,8 @@
 # over 120 s for one run is skipped from there on; each skip is a `skip ...` line in the log.
 # All back-ends at one N are measured back to back, so their ratios share the machine's state.
 #
-# Took 8 min 8 s on a busy 2-core machine with the core's three back-ends (stamped at 10^7 is
-# about 50 s a run; value-bounded is skipped there, predicted 164 s), plus the build. NIMSQUARE_QUICK=1: 10^3..10^5,
-# 5 points, 1 repeat, output to target/quick-results/ (seconds).
+# MEASURING.md says how long it takes; results/scaling.log records the runs.
+# NIMSQUARE_QUICK=1: 10^3..10^5, 5 points, 1 repeat, output to target/quick-results/.
 # NIMSQUARE_RESULTS=DIR overrides the output folder; NIMSQUARE_RESUME=1 continues an
 # interrupted study (keeps the rows already in the CSV). Extra arguments go to `nimsquare scale`
 # (e.g. --threads 1).
@@ -18,13 +17,11 @@ cd "$(dirname "$0")/.."
 # shellcheck source=scripts/lib.sh
 source scripts/lib.sh
 
-quick="${NIMSQUARE_QUICK:-}"
-[[ "$quick" == "0" ]] && quick=""
+quick="$(quick_mode)"
+out_dir="$(results_dir "$quick")"
 if [[ -n "$quick" ]]; then
-  out_dir="${NIMSQUARE_RESULTS:-target/quick-results}"
   grid=(--from 1e3 --to 1e5 --points 5 --repeat 1 --skip-over 120)
 else
-  out_dir="${NIMSQUARE_RESULTS:-results}"
   grid=(--from 1e3 --to 1e7 --points 13 --repeat 3 --skip-over 120)
 fi
 # A new study replaces the previous one in $out_dir (--force: scale refuses to overwrite a CSV

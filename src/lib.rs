@@ -1,7 +1,7 @@
 //! nimsquare: a performance-research harness for impartial games.
 //!
-//! The central workload is Nim Square (seed `000_242f32a778847c70.txt`): three heaps, a move
-//! removes a positive square from one heap; count the losing positions
+//! The central workload is Nim Square (as posed in the Nim Square write-up): three heaps, a
+//! move removes a positive square from one heap; count the losing positions
 //! 0 <= a <= b <= c <= N. The computation runs in two stages, each with several back-ends
 //! behind one trait:
 //!
@@ -25,6 +25,7 @@ pub mod games;
 pub mod longrun;
 pub mod memory;
 pub mod moves;
+pub mod paths;
 pub mod planner;
 pub mod registry;
 pub mod rng;

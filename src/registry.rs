@@ -43,6 +43,32 @@ impl<T: ?Sized> Entry<T> {
     }
 }
 
+/// A stage's back-ends under the stage's name: what its `find` and `reference` ask, so each
+/// stage states its name once instead of repeating the look-up code.
+pub struct Stage<T: ?Sized + 'static> {
+    /// The stage's name in messages and on the command line (`table`, `count`, `cold`).
+    pub name: &'static str,
+    /// Every back-end of the stage.
+    pub entries: &'static [Entry<T>],
+}
+
+impl<T: ?Sized> Stage<T> {
+    /// The stage called `name` with back-ends `entries`.
+    pub const fn new(name: &'static str, entries: &'static [Entry<T>]) -> Stage<T> {
+        Stage { name, entries }
+    }
+
+    /// The back-end called `name`, or an error listing the stage's valid names.
+    pub fn find(&self, name: &str) -> Result<&'static Entry<T>> {
+        find(self.entries, self.name, name)
+    }
+
+    /// The stage's reference back-end.
+    pub fn reference(&self) -> &'static Entry<T> {
+        reference(self.entries)
+    }
+}
+
 /// Finds `name` in `entries`, or an error listing the valid names of `stage`.
 pub fn find<T: ?Sized>(
     entries: &'static [Entry<T>],

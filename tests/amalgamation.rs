@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{assert_refused, nimsquare};
+use common::{assert_refused, nimsquare, stdout_of};
 use nimsquare::games::amalgamation::{
     self, check_max_heap, compare, delta, edge_count, formula_4, nim_sum, solve, MAX_HEAP,
 };
@@ -241,12 +241,7 @@ fn cli_help() {
 
 #[test]
 fn cli_text_output() {
-    let out = nimsquare()
-        .args(["games", "amalgamation", "--max", "12"])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = stdout_of(["games", "amalgamation", "--max", "12"]);
     let expected_len = solve(12).unwrap().len();
     assert!(
         text.contains(&format!("checked:       {expected_len} positions")),

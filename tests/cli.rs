@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::nimsquare;
+use common::{json_of, nimsquare, stdout_of};
 
 /// Runs the binary, expecting failure; returns stderr, after checking it is one line with
 /// no panic and no backtrace.
@@ -79,14 +79,9 @@ fn the_controls_answer_small_inputs_and_refuse_large_ones() {
 
 #[test]
 fn solve_json_has_the_documented_fields() {
-    let out = nimsquare()
-        .args([
-            "solve", "--json", "--table", "stamped", "--count", "burnside",
-        ])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = json_of([
+        "solve", "--json", "--table", "stamped", "--count", "burnside",
+    ]);
     assert_eq!(v["limit"], 100_000);
     assert_eq!(v["table"], "stamped");
     assert_eq!(v["count"], "burnside");
@@ -119,12 +114,7 @@ fn solve_accepts_other_moves_and_threads() {
 
 #[test]
 fn verify_passes_at_60_and_shows_every_pair() {
-    let out = nimsquare()
-        .args(["verify", "--limit", "60"])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = stdout_of(["verify", "--limit", "60"]);
     let pairs = nimsquare::table::BACKENDS.len() * nimsquare::count::BACKENDS.len();
     assert_eq!(text.matches(" 7160 ").count(), pairs, "{text}");
     assert!(

@@ -1,4 +1,4 @@
-//! The Nim Square facts of GUIDE §1, asserted through every back-end.
+//! The facts of the Nim Square write-up, asserted through every back-end.
 
 mod common;
 

@@ -38,6 +38,15 @@ fn quiet() -> LongRun {
     }
 }
 
+/// Writes the complete squares table for N = `limit` to `dir/name`; returns the path and g.
+fn write_squares(dir: &Path, name: &str, limit: usize) -> (PathBuf, Vec<u16>) {
+    let moves = Moves::Squares;
+    let g = reference(&moves, limit);
+    let path = dir.join(name);
+    tablefile::write_atomic(&path, &moves, limit as u64, &g, max_of(&g)).unwrap();
+    (path, g)
+}
+
 fn finished(outcome: Outcome) -> Vec<u16> {
     match outcome {
         Outcome::Finished(g) => g,
@@ -77,10 +86,7 @@ fn round_trip() {
 #[test]
 fn values_are_plain_little_endian_u16_at_offset_4096() {
     let dir = scratch("raw");
-    let moves = Moves::Squares;
-    let g = reference(&moves, 2000);
-    let path = dir.join("t.tbl");
-    tablefile::write_atomic(&path, &moves, 2000, &g, max_of(&g)).unwrap();
+    let (path, g) = write_squares(&dir, "t.tbl", 2000);
     // Read back without the library's reader, as another tool would.
     let bytes = std::fs::read(&path).unwrap();
     assert_eq!(&bytes[0..8], b"NIMSQTBL");
@@ -125,68 +131,92 @@ fn refusal(path: &Path) -> String {
     msg
 }
 
+/// Copies of one good table file, each with one deliberate edit, in one folder.
+struct Variants {
+    dir: PathBuf,
+    original: Vec<u8>,
+}
+
+impl Variants {
+    /// Writes the original bytes with `edit` applied to `dir/name`.
+    fn variant(&self, name: &str, edit: &dyn Fn(&mut Vec<u8>)) -> PathBuf {
+        let mut bytes = self.original.clone();
+        edit(&mut bytes);
+        let path = self.dir.join(name);
+        std::fs::write(&path, bytes).unwrap();
+        path
+    }
+}
+
 #[test]
 fn every_refusal_is_one_line_naming_the_file() {
     let dir = scratch("refusals");
-    let moves = Moves::Squares;
-    let g = reference(&moves, 1000);
-    let good = dir.join("good.tbl");
-    tablefile::write_atomic(&good, &moves, 1000, &g, max_of(&g)).unwrap();
+    let (good, _) = write_squares(&dir, "good.tbl", 1000);
     let original = std::fs::read(&good).unwrap();
     assert_eq!(
         fnv(&original[4096..]),
         u64::from_le_bytes(original[40..48].try_into().unwrap())
     );
-    let variant = |name: &str, edit: &dyn Fn(&mut Vec<u8>)| -> PathBuf {
-        let mut bytes = original.clone();
-        edit(&mut bytes);
-        let path = dir.join(name);
-        std::fs::write(&path, bytes).unwrap();
-        path
+    let files = Variants {
+        dir: dir.clone(),
+        original,
     };
+    refuses_foreign_newer_and_cut_files(&files);
+    refuses_damaged_and_inconsistent_files(&files);
+    refuses_other_moves_and_missing_files(&dir, &good);
+}
 
-    let p = variant("magic.tbl", &|b| b[0] = b'X');
+/// Not a table file, a newer format, a file cut short.
+fn refuses_foreign_newer_and_cut_files(files: &Variants) {
+    let p = files.variant("magic.tbl", &|b| b[0] = b'X');
     assert!(refusal(&p).contains("not a nimsquare table file"));
-    std::fs::write(dir.join("empty.tbl"), b"").unwrap();
-    assert!(refusal(&dir.join("empty.tbl")).contains("not a nimsquare table file"));
+    std::fs::write(files.dir.join("empty.tbl"), b"").unwrap();
+    assert!(refusal(&files.dir.join("empty.tbl")).contains("not a nimsquare table file"));
 
-    let p = variant("newer.tbl", &|b| {
+    let p = files.variant("newer.tbl", &|b| {
         b[8..12].copy_from_slice(&2u32.to_le_bytes())
     });
     assert!(
         refusal(&p).contains("written by a newer nimsquare: format version 2, this build reads 1")
     );
 
-    let p = variant("truncated.tbl", &|b| b.truncate(b.len() - 1));
+    let p = files.variant("truncated.tbl", &|b| b.truncate(b.len() - 1));
     assert!(refusal(&p).contains("truncated"));
-    let p = variant("truncated-header.tbl", &|b| b.truncate(100));
+    let p = files.variant("truncated-header.tbl", &|b| b.truncate(100));
     assert!(refusal(&p).contains("truncated"));
+}
 
-    let p = variant("values.tbl", &|b| b[4096 + 2 * 500] ^= 1);
+/// A flipped byte in the values or the header, and headers whose checksum is right but whose
+/// claims are wrong.
+fn refuses_damaged_and_inconsistent_files(files: &Variants) {
+    let p = files.variant("values.tbl", &|b| b[4096 + 2 * 500] ^= 1);
     assert!(refusal(&p).contains("damaged values"));
 
-    let p = variant("header.tbl", &|b| b[16] ^= 1);
+    let p = files.variant("header.tbl", &|b| b[16] ^= 1);
     assert!(refusal(&p).contains("damaged header"));
-    let p = variant("label.tbl", &|b| b[64] = b'S');
+    let p = files.variant("label.tbl", &|b| b[64] = b'S');
     assert!(refusal(&p).contains("damaged header"));
 
     // A header that is consistent (checksum right) but claims more positions than N + 1.
-    let p = variant("done.tbl", &|b| {
+    let p = files.variant("done.tbl", &|b| {
         b[16..24].copy_from_slice(&999u64.to_le_bytes());
         reseal(b);
     });
     assert!(refusal(&p).contains("at most N + 1"));
 
     // A header whose max is not the values' max.
-    let p = variant("max.tbl", &|b| {
+    let p = files.variant("max.tbl", &|b| {
         b[32..34].copy_from_slice(&1u16.to_le_bytes());
         reseal(b);
     });
     assert!(refusal(&p).contains("damaged"));
+}
 
-    let f = tablefile::read(&good).unwrap();
+/// A good file for other moves, and a file that is not there.
+fn refuses_other_moves_and_missing_files(dir: &Path, good: &Path) {
+    let f = tablefile::read(good).unwrap();
     let err = f
-        .check_matches(&Moves::parse("1,3,4").unwrap(), &good)
+        .check_matches(&Moves::parse("1,3,4").unwrap(), good)
         .unwrap_err()
         .to_string();
     assert!(

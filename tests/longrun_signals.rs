@@ -4,6 +4,7 @@
 use nimsquare::longrun::{self, tablefile, LongRun, Outcome, Signal, Start};
 use nimsquare::moves::Moves;
 use nimsquare::table::{Stamped, TableBuilder};
+use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The current disposition of `sig` is the default one.
@@ -30,24 +31,7 @@ fn a_signal_stops_the_run_after_its_chunk_and_keeps_a_checkpoint() {
     ] {
         assert!(is_default(sig));
         let path = dir.join(format!("ck-{sig}.tbl"));
-        let calls = AtomicUsize::new(0);
-        let ends = std::sync::Mutex::new(Vec::new());
-        let fill = |g: &mut [u16], from: usize, max: u16| {
-            if calls.fetch_add(1, Ordering::SeqCst) == 1 {
-                // SAFETY: raising a signal whose handler the driver installed.
-                assert_eq!(unsafe { libc::raise(sig) }, 0);
-            }
-            Stamped.fill(&moves, g, from, max);
-            ends.lock().unwrap().push(g.len());
-        };
-        let opts = LongRun {
-            checkpoint: Some(path.clone()),
-            quiet: true,
-            chunk_target: std::time::Duration::from_millis(5),
-            ..LongRun::default()
-        };
-        let out = longrun::run_fill(&moves, limit, Start::Fresh, &fill, &opts).unwrap();
-        let second_end = ends.lock().unwrap()[1];
+        let (out, second_end) = run_raising_in_second_chunk(&moves, limit, sig, &path);
         assert_eq!(
             out,
             Outcome::Interrupted {
@@ -69,21 +53,56 @@ fn a_signal_stops_the_run_after_its_chunk_and_keeps_a_checkpoint() {
         let ck = tablefile::read(&path).unwrap();
         assert_eq!(ck.done as usize, second_end);
         assert_eq!(ck.values[..], expected.values()[..second_end]);
-        let start = longrun::start_from_files(&moves, limit, Some(&path), None).unwrap();
-        let resume = LongRun {
-            checkpoint: Some(path.clone()),
-            quiet: true,
-            ..LongRun::default()
-        };
-        let fill = |g: &mut [u16], from: usize, max: u16| Stamped.fill(&moves, g, from, max);
-        match longrun::run_fill(&moves, limit, start, &fill, &resume).unwrap() {
-            Outcome::Finished(g) => assert_eq!(g, expected.values()),
-            other => panic!("{other:?}"),
-        }
-        assert_eq!(
-            longrun::interrupted(),
-            None,
-            "a new run starts with the flag cleared"
-        );
+        resume_finishes(&moves, limit, &path, expected.values());
     }
+}
+
+/// Runs the table with a checkpoint at `path`, raising `sig` during the second chunk; returns
+/// the outcome and where the second chunk ended.
+fn run_raising_in_second_chunk(
+    moves: &Moves,
+    limit: usize,
+    sig: libc::c_int,
+    path: &Path,
+) -> (Outcome, usize) {
+    let calls = AtomicUsize::new(0);
+    let ends = std::sync::Mutex::new(Vec::new());
+    let fill = |g: &mut [u16], from: usize, max: u16| {
+        if calls.fetch_add(1, Ordering::SeqCst) == 1 {
+            // SAFETY: raising a signal whose handler the driver installed.
+            assert_eq!(unsafe { libc::raise(sig) }, 0);
+        }
+        Stamped.fill(moves, g, from, max);
+        ends.lock().unwrap().push(g.len());
+    };
+    let opts = LongRun {
+        checkpoint: Some(path.to_path_buf()),
+        quiet: true,
+        chunk_target: std::time::Duration::from_millis(5),
+        ..LongRun::default()
+    };
+    let out = longrun::run_fill(moves, limit, Start::Fresh, &fill, &opts).unwrap();
+    let second_end = ends.lock().unwrap()[1];
+    (out, second_end)
+}
+
+/// Resumes from the checkpoint at `path` and checks the run finishes with `expected`, the
+/// signal flag of the interrupted run cleared.
+fn resume_finishes(moves: &Moves, limit: usize, path: &Path, expected: &[u16]) {
+    let start = longrun::start_from_files(moves, limit, Some(path), None).unwrap();
+    let resume = LongRun {
+        checkpoint: Some(path.to_path_buf()),
+        quiet: true,
+        ..LongRun::default()
+    };
+    let fill = |g: &mut [u16], from: usize, max: u16| Stamped.fill(moves, g, from, max);
+    match longrun::run_fill(moves, limit, start, &fill, &resume).unwrap() {
+        Outcome::Finished(g) => assert_eq!(g, expected),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(
+        longrun::interrupted(),
+        None,
+        "a new run starts with the flag cleared"
+    );
 }

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{assert_refused, nimsquare};
+use common::{assert_refused, json_of, nimsquare, stdout_of};
 use nimsquare::games::moore::{census, slow_losing, solve, Census, MooreParams};
 use std::collections::HashMap;
 
@@ -207,12 +207,7 @@ fn limits_are_refused() {
 
 #[test]
 fn cli_help() {
-    let out = nimsquare()
-        .args(["games", "moore", "--help"])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = stdout_of(["games", "moore", "--help"]);
     assert!(
         text.contains("--heaps") && text.contains("--width"),
         "{text}"
@@ -221,14 +216,9 @@ fn cli_help() {
 
 #[test]
 fn cli_text_output() {
-    let out = nimsquare()
-        .args([
-            "games", "moore", "--heaps", "5", "--max", "9", "--width", "2",
-        ])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = stdout_of([
+        "games", "moore", "--heaps", "5", "--max", "9", "--width", "2",
+    ]);
     assert!(text.contains("positions: 2002"), "{text}");
     assert!(text.contains("losing:    364"), "{text}");
     assert!(
@@ -239,14 +229,9 @@ fn cli_text_output() {
 
 #[test]
 fn cli_json_output() {
-    let out = nimsquare()
-        .args([
-            "games", "moore", "--heaps", "5", "--max", "9", "--width", "3", "--json",
-        ])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = json_of([
+        "games", "moore", "--heaps", "5", "--max", "9", "--width", "3", "--json",
+    ]);
     let c = census_of(5, 9, 3);
     assert_eq!(v["positions"], 2002);
     assert_eq!(v["losing"], c.losing);

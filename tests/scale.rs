@@ -3,11 +3,11 @@
 
 mod common;
 
-use common::nimsquare;
-use nimsquare::scaling::{read_rows, CSV_HEADER};
+use common::{nimsquare, refusal_stderr};
+use nimsquare::scaling::{read_rows, Row, CSV_HEADER};
 use nimsquare::table;
 use std::collections::HashSet;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// A fresh empty folder under the system temp dir, unique to this test.
 fn scratch(name: &str) -> PathBuf {
@@ -46,6 +46,37 @@ fn assert_plot_has_every_backend(svg: &std::path::Path, names: &[&str]) {
     );
 }
 
+/// `name` has the rows of the grid 1000, 4472, 20000, and a fit line that says it had one
+/// point from 10^4 on.
+fn assert_tiny_grid_of(name: &str, rows: &[Row], stdout: &str) {
+    let ns: Vec<u64> = rows
+        .iter()
+        .filter(|r| r.backend == *name)
+        .map(|r| r.n)
+        .collect();
+    assert_eq!(ns, vec![1000, 4472, 20000], "{name}");
+    // Two points with N >= 10^4 are needed for a fit; here there is one, and the line
+    // says so (it printed points=0 before).
+    assert!(
+        stdout.contains(&format!("fit backend={name} slope=NA r2=NA points=1 ")),
+        "{stdout}"
+    );
+}
+
+/// One repeat, min <= median, the squares' S(N), ns per step from the median, provenance.
+fn assert_row_is_consistent(r: &Row) {
+    assert_eq!(r.repeats, 1);
+    assert!(r.seconds_min <= r.seconds_median && r.seconds_median > 0.0);
+    // S(N) = sum of floor(sqrt n): 661 750 at 10^4, 21 032 170 at 10^5.
+    assert_eq!(
+        r.option_steps,
+        nimsquare::moves::Moves::Squares.option_steps(r.n as usize)
+    );
+    let ns = r.seconds_median * 1e9 / r.option_steps as f64;
+    assert!((r.ns_per_step - ns).abs() <= 1e-3 * ns.max(1.0), "{r:?}");
+    assert!(r.threads >= 1 && !r.git_rev.is_empty() && !r.cpu.is_empty());
+}
+
 #[test]
 fn tiny_grid_writes_csv_fits_and_svg() {
     let dir = scratch("tiny");
@@ -74,31 +105,9 @@ fn tiny_grid_writes_csv_fits_and_svg() {
     // grid 1000, 4472, 20000: one row per (back-end, N).
     assert_eq!(rows.len(), 3 * names.len());
     for name in &names {
-        let ns: Vec<u64> = rows
-            .iter()
-            .filter(|r| r.backend == *name)
-            .map(|r| r.n)
-            .collect();
-        assert_eq!(ns, vec![1000, 4472, 20000], "{name}");
-        // Two points with N >= 10^4 are needed for a fit; here there is one, and the line
-        // says so (it printed points=0 before).
-        assert!(
-            stdout.contains(&format!("fit backend={name} slope=NA r2=NA points=1 ")),
-            "{stdout}"
-        );
+        assert_tiny_grid_of(name, &rows, &stdout);
     }
-    for r in &rows {
-        assert_eq!(r.repeats, 1);
-        assert!(r.seconds_min <= r.seconds_median && r.seconds_median > 0.0);
-        // S(N) = sum of floor(sqrt n): 661 750 at 10^4, 21 032 170 at 10^5.
-        assert_eq!(
-            r.option_steps,
-            nimsquare::moves::Moves::Squares.option_steps(r.n as usize)
-        );
-        let ns = r.seconds_median * 1e9 / r.option_steps as f64;
-        assert!((r.ns_per_step - ns).abs() <= 1e-3 * ns.max(1.0), "{r:?}");
-        assert!(r.threads >= 1 && !r.git_rev.is_empty() && !r.cpu.is_empty());
-    }
+    rows.iter().for_each(assert_row_is_consistent);
     // Max value 14 for n <= 1000 and 33 for n <= 10 000 (the squares' Grundy table, computed
     // by the controls in tests/facts.rs); 20 000 lies above 33.
     assert!(rows
@@ -114,20 +123,20 @@ fn tiny_grid_writes_csv_fits_and_svg() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Runs `scale --table stamped --from FROM --to TO`, then `more` and `--out csv`; asserts it
+/// succeeded and returns stdout.
+fn scale_stamped(from: &str, to: &str, more: &[&str], csv: &Path) -> String {
+    let args = ["scale", "--table", "stamped", "--from", from, "--to", to];
+    let out = run_with_out(&args, more, csv);
+    assert!(out.status.success(), "{out:?}");
+    String::from_utf8(out.stdout).unwrap()
+}
+
 #[test]
 fn fit_is_printed_over_points_from_ten_thousand() {
     let dir = scratch("fit");
     let csv = dir.join("s.csv");
-    let out = nimsquare()
-        .args([
-            "scale", "--table", "stamped", "--from", "1e4", "--to", "1e5",
-        ])
-        .args(["--points", "3", "--repeat", "1", "--out"])
-        .arg(&csv)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{out:?}");
-    let stdout = String::from_utf8(out.stdout).unwrap();
+    let stdout = scale_stamped("1e4", "1e5", &["--points", "3", "--repeat", "1"], &csv);
     let line = stdout
         .lines()
         .find(|l| l.starts_with("fit backend=stamped "))
@@ -165,22 +174,40 @@ fn assert_replaced_only_with_force(csv: &std::path::Path, refused_run: std::proc
     let out = refused_run;
     assert_eq!(out.status.code(), Some(2), "{out:?}");
     assert_eq!(read_rows(csv).unwrap().len(), 6);
-    let out = nimsquare()
-        .args([
-            "scale",
-            "--table",
-            "stamped,bitset",
-            "--from",
-            "100",
-            "--to",
-            "1000",
-        ])
-        .args(["--points", "2", "--repeat", "1", "--force", "--out"])
-        .arg(csv)
-        .output()
-        .unwrap();
+    let out = two_backend_study(csv, "1000", &["--force"]);
     assert!(out.status.success(), "{out:?}");
     assert_eq!(read_rows(csv).unwrap().len(), 4);
+}
+
+/// Runs `nimsquare` with `args`, then `more`, then `--out csv`.
+fn run_with_out(args: &[&str], more: &[&str], csv: &Path) -> std::process::Output {
+    nimsquare()
+        .args(args)
+        .args(more)
+        .arg("--out")
+        .arg(csv)
+        .output()
+        .unwrap()
+}
+
+/// The study of stamped and bitset from N = 100 to `to` (2 points to 1000, 3 to 10000), one
+/// repeat, into `csv`, with the flags `more`.
+fn two_backend_study(csv: &Path, to: &str, more: &[&str]) -> std::process::Output {
+    let points = if to == "1000" { "2" } else { "3" };
+    let args = [
+        "scale",
+        "--table",
+        "stamped,bitset",
+        "--from",
+        "100",
+        "--to",
+        to,
+        "--points",
+        points,
+        "--repeat",
+        "1",
+    ];
+    run_with_out(&args, more, csv)
 }
 
 #[test]
@@ -188,28 +215,8 @@ fn resume_completes_a_partial_csv_without_duplicates() {
     let dir = scratch("resume");
     let csv = dir.join("s.csv");
     let run = |to: &str, resume: bool| {
-        let mut cmd = nimsquare();
-        cmd.args([
-            "scale",
-            "--table",
-            "stamped,bitset",
-            "--from",
-            "100",
-            "--to",
-            to,
-        ])
-        .args([
-            "--points",
-            if to == "1000" { "2" } else { "3" },
-            "--repeat",
-            "1",
-            "--out",
-        ])
-        .arg(&csv);
-        if resume {
-            cmd.arg("--resume");
-        }
-        cmd.output().unwrap()
+        let more: &[&str] = if resume { &["--resume"] } else { &[] };
+        two_backend_study(&csv, to, more)
     };
     // A first, partial study: N = 100 and 1000.
     assert!(run("1000", false).status.success());
@@ -242,24 +249,8 @@ fn skip_over_skips_points_predicted_over_budget() {
     let csv = dir.join("s.csv");
     // Stamped takes about 1 ms at N = 10^4 and so about 30 ms at 10^5; a 5 ms budget keeps
     // N = 1000 and 10^4 (predicted 1 ms) and skips 10^5 and 10^6.
-    let out = nimsquare()
-        .args([
-            "scale", "--table", "stamped", "--from", "1e3", "--to", "1e6",
-        ])
-        .args([
-            "--points",
-            "4",
-            "--repeat",
-            "1",
-            "--skip-over",
-            "0.005",
-            "--out",
-        ])
-        .arg(&csv)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{out:?}");
-    let stdout = String::from_utf8(out.stdout).unwrap();
+    let more = ["--points", "4", "--repeat", "1", "--skip-over", "0.005"];
+    let stdout = scale_stamped("1e3", "1e6", &more, &csv);
     let rows = read_rows(&csv).unwrap();
     let ns: Vec<u64> = rows.iter().map(|r| r.n).collect();
     assert!(ns.contains(&1000) && !ns.contains(&1_000_000), "{ns:?}");
@@ -320,24 +311,10 @@ fn bad_arguments_are_refused_with_one_line() {
 
 #[test]
 fn repeat_zero_and_missing_out_folder_are_refused() {
-    let out = nimsquare()
-        .args(["scale", "--repeat", "0"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--repeat must be between 1 and"));
-    let out = nimsquare()
-        .args(["scale", "--repeat", "1000000"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--repeat must be between 1 and 1000"));
-    let out = nimsquare()
-        .args(["scale", "--out", "no/such/folder/s.csv"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("does not exist"));
+    assert!(refusal_stderr(["scale", "--repeat", "0"]).contains("--repeat must be between 1 and"));
+    assert!(refusal_stderr(["scale", "--repeat", "1000000"])
+        .contains("--repeat must be between 1 and 1000"));
+    assert!(refusal_stderr(["scale", "--out", "no/such/folder/s.csv"]).contains("does not exist"));
 }
 
 #[test]
@@ -371,23 +348,23 @@ fn threads_flag_is_recorded_in_every_row() {
 }
 
 /// A small study of stamped on the squares, 2 threads, written to `csv`.
-fn small_study(csv: &std::path::Path, extra: &[&str]) -> std::process::Output {
-    nimsquare()
-        .args([
-            "--threads",
-            "2",
-            "scale",
-            "--table",
-            "stamped",
-            "--from",
-            "100",
-        ])
-        .args(["--to", "1000", "--points", "2", "--repeat", "1"])
-        .args(extra)
-        .arg("--out")
-        .arg(csv)
-        .output()
-        .unwrap()
+fn small_study(csv: &Path, extra: &[&str]) -> std::process::Output {
+    let args = [
+        "--threads",
+        "2",
+        "scale",
+        "--table",
+        "stamped",
+        "--from",
+        "100",
+        "--to",
+        "1000",
+        "--points",
+        "2",
+        "--repeat",
+        "1",
+    ];
+    run_with_out(&args, extra, csv)
 }
 
 #[test]

@@ -3,21 +3,11 @@
 
 mod common;
 
-use common::nimsquare;
-
-fn solve_json(args: &[&str]) -> serde_json::Value {
-    let out = nimsquare().args(args).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
-}
+use common::{json_of, nimsquare, refusal_stderr};
 
 #[test]
 fn solve_defaults_to_auto_and_reports_the_choice() {
-    let v = solve_json(&["solve", "--json"]);
+    let v = json_of(["solve", "--json"]);
     assert_eq!(v["answer"], "2586528661783");
     assert_eq!(v["table_requested"], "auto");
     assert_eq!(v["count_requested"], "auto");
@@ -29,8 +19,8 @@ fn solve_defaults_to_auto_and_reports_the_choice() {
 
 #[test]
 fn auto_follows_the_thread_count() {
-    let one = solve_json(&["--threads", "1", "solve", "--limit", "1e6", "--json"]);
-    let two = solve_json(&["--threads", "2", "solve", "--limit", "1e6", "--json"]);
+    let one = json_of(["--threads", "1", "solve", "--limit", "1e6", "--json"]);
+    let two = json_of(["--threads", "2", "solve", "--limit", "1e6", "--json"]);
     assert_eq!(one["answer"], two["answer"]);
     // The documented thresholds: lanes on one thread, the parallel table from 3 * 10^5 on two.
     assert_eq!(one["table"], "stamped-lanes");
@@ -39,7 +29,7 @@ fn auto_follows_the_thread_count() {
 
 #[test]
 fn an_explicit_backend_is_reported_as_requested() {
-    let v = solve_json(&[
+    let v = json_of([
         "solve", "--limit", "1000", "--table", "bitset", "--count", "sweep", "--json",
     ]);
     assert_eq!(v["table"], "bitset");
@@ -66,11 +56,6 @@ fn a_table_that_does_not_fit_is_refused_with_the_memory_it_needs() {
 
 #[test]
 fn unknown_backend_lists_auto() {
-    let out = nimsquare()
-        .args(["solve", "--table", "fast"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = refusal_stderr(["solve", "--table", "fast"]);
     assert!(err.contains("valid names: auto,"), "{err}");
 }

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::nimsquare;
+use common::{json_of, nimsquare, stdout_of};
 use nimsquare::control::game_tree;
 use nimsquare::games::subtraction::{
     analyse, find_period, PeriodSearch, Periodicity, DEFAULT_PERIOD_SEARCH,
@@ -161,15 +161,9 @@ fn two_heap_game_tree_agrees_with_grundy_xor() {
     two_heaps_agree(&Moves::parse("2,5,7").unwrap(), 30);
 }
 
-fn json_of(args: &[&str]) -> serde_json::Value {
-    let out = nimsquare().args(args).output().unwrap();
-    assert!(out.status.success(), "{args:?}: {out:?}");
-    serde_json::from_slice(&out.stdout).unwrap()
-}
-
 #[test]
 fn cli_json_fields() {
-    let v = json_of(&[
+    let v = json_of([
         "games",
         "subtraction",
         "--moves",
@@ -186,29 +180,24 @@ fn cli_json_fields() {
     assert_eq!(v["period"], 7);
     assert_eq!(v["window"], 4);
 
-    let v = json_of(&["games", "subtraction", "--moves", "1,2,3", "--json"]);
+    let v = json_of(["games", "subtraction", "--moves", "1,2,3", "--json"]);
     assert_eq!(v["period"], 4);
     assert_eq!(v["cold"].as_array().unwrap().len(), 26); // 0, 4, ..., 100
 }
 
 #[test]
 fn cli_squares_says_detection_is_for_finite_sets() {
-    let v = json_of(&["games", "subtraction", "--moves", "squares", "--json"]);
+    let v = json_of(["games", "subtraction", "--moves", "squares", "--json"]);
     assert!(v["preperiod"].is_null() && v["period"].is_null());
     assert_eq!(v["cold"].as_array().unwrap().len(), 21);
-    let text = nimsquare()
-        .args([
-            "games",
-            "subtraction",
-            "--moves",
-            "squares",
-            "--limit",
-            "30",
-        ])
-        .output()
-        .unwrap();
-    assert!(text.status.success());
-    let text = String::from_utf8(text.stdout).unwrap();
+    let text = stdout_of([
+        "games",
+        "subtraction",
+        "--moves",
+        "squares",
+        "--limit",
+        "30",
+    ]);
     assert!(text.contains("applies to finite sets"), "{text}");
     assert!(
         text.contains("cold positions up to 30 (10): 0 2 5 7 10 12 15 17 20 22\n"),
@@ -218,38 +207,18 @@ fn cli_squares_says_detection_is_for_finite_sets() {
 
 #[test]
 fn cli_refuses_bad_input_with_one_line() {
+    let subtraction = |more: &[&'static str]| [&["games", "subtraction"][..], more].concat();
     for args in [
-        vec!["games", "subtraction"],
-        vec!["games", "subtraction", "--moves", ""],
-        vec!["games", "subtraction", "--moves", "0"],
-        vec!["games", "subtraction", "--moves", "1,,3"],
-        vec!["games", "subtraction", "--moves", "1,3", "--limit", "-5"],
-        vec!["games", "subtraction", "--moves", "1,3", "--limit", "1e9"],
-        vec![
-            "games",
-            "subtraction",
-            "--moves",
-            "1,3",
-            "--period-search",
-            "1e12",
-        ],
-        vec![
-            "games",
-            "subtraction",
-            "--moves",
-            "1,3",
-            "--period-search",
-            "2e7",
-        ],
-        vec!["games", "subtraction", "--moves", "5000000000"],
-        vec![
-            "games",
-            "subtraction",
-            "--moves",
-            "squares",
-            "--limit",
-            "1e8",
-        ],
+        subtraction(&[]),
+        subtraction(&["--moves", ""]),
+        subtraction(&["--moves", "0"]),
+        subtraction(&["--moves", "1,,3"]),
+        subtraction(&["--moves", "1,3", "--limit", "-5"]),
+        subtraction(&["--moves", "1,3", "--limit", "1e9"]),
+        subtraction(&["--moves", "1,3", "--period-search", "1e12"]),
+        subtraction(&["--moves", "1,3", "--period-search", "2e7"]),
+        subtraction(&["--moves", "5000000000"]),
+        subtraction(&["--moves", "squares", "--limit", "1e8"]),
         vec!["games"],
     ] {
         let out = nimsquare().args(&args).output().unwrap();

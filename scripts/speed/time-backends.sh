@@ -5,9 +5,13 @@
 # (stage, back-end, N, threads) with the median and min of the repeats.
 # Usage: time-backends.sh STAGE "N1 N2 ..." "T1 T2 ..." REPEATS NAME...
 #   STAGE is table (count fixed to burnside) or count (table fixed to stamped-lanes).
-# Takes roughly REPEATS x the sum of the runs; seconds for N <= 10^6.
+# Takes roughly REPEATS x the sum of the runs. The provenance line (scripts/lib.sh) goes to
+# stderr, so stdout stays a plain CSV.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+# shellcheck source=scripts/lib.sh
+source scripts/lib.sh
+provenance >&2
 cargo build --release --quiet
 bin=target/release/nimsquare
 stage=$1; sizes=$2; threads=$3; repeats=$4; shift 4

@@ -5,6 +5,7 @@
 
 use super::{parse_heaps, parse_limit, parse_moves, DEFAULT_LIMIT};
 use crate::moves::Moves;
+pub use crate::paths::check_output_path;
 
 /// `--limit N` with the default of `solve` and `verify` (Project Euler 310's bound).
 #[derive(clap::Args, Debug, Clone)]
@@ -40,50 +41,6 @@ pub struct JsonArg {
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
-}
-
-/// Checks, before any work, that `path` can be written as the output file of `flag`, so a long
-/// run never ends in a failed write: it must not be a folder, its folder must exist, and a
-/// file must be creatable (or, if one is there, openable for writing) there. An existing file
-/// is opened to append and left untouched; a new one is created and removed again. The
-/// refusal is one line naming `flag`.
-pub fn check_output_path(path: &std::path::Path, flag: &str) -> crate::Result<()> {
-    use std::fs::OpenOptions;
-    let refuse = |why: String| crate::Error::Invalid(format!("{flag} {}: {why}", path.display()));
-    if path.as_os_str().is_empty() {
-        return Err(refuse("an empty path; give a file name".into()));
-    }
-    if path.is_dir() {
-        return Err(refuse("is a folder; give a file path inside it".into()));
-    }
-    let folder = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => std::path::Path::new("."),
-    };
-    if !folder.is_dir() {
-        let what = if folder.exists() {
-            "is not a folder"
-        } else {
-            "does not exist"
-        };
-        return Err(refuse(format!(
-            "folder '{}' {what}; create it or choose another path",
-            folder.display()
-        )));
-    }
-    let cannot =
-        |e: std::io::Error| refuse(format!("cannot be written ({e}); choose another path"));
-    if path.exists() {
-        OpenOptions::new().append(true).open(path).map_err(cannot)?;
-    } else {
-        OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(path)
-            .map_err(cannot)?;
-        std::fs::remove_file(path).map_err(cannot)?;
-    }
-    Ok(())
 }
 
 /// `--checkpoint`, `--checkpoint-every`, `--save-table`, `--load-table`, `--quiet`: a table run

@@ -21,8 +21,21 @@ pub use sieve::{Sieve, DEFAULT_WINDOW};
 
 use crate::error::Result;
 use crate::moves::Moves;
-use crate::registry::{self, Entry, Role};
+use crate::registry::{Entry, Role, Stage};
 use crate::table::Table;
+
+/// The cold stage: its name in messages and its back-ends, [`BACKENDS`].
+pub static STAGE: Stage<dyn ColdFinder> = Stage::new("cold", BACKENDS);
+
+/// Looks up a cold back-end by name.
+pub fn find(name: &str) -> Result<&'static Entry<dyn ColdFinder>> {
+    STAGE.find(name)
+}
+
+/// The reference cold-set back-end (the sieve).
+pub fn reference() -> &'static Entry<dyn ColdFinder> {
+    STAGE.reference()
+}
 
 /// The cold positions among 0..=N, one bit per position.
 ///
@@ -158,16 +171,6 @@ pub static BACKENDS: &[Entry<dyn ColdFinder>] = &[
         make: || Box::new(Naive),
     },
 ];
-
-/// The reference cold-set back-end (the sieve).
-pub fn reference() -> &'static Entry<dyn ColdFinder> {
-    registry::reference(BACKENDS)
-}
-
-/// Looks up a cold-set back-end by name.
-pub fn find(name: &str) -> Result<&'static Entry<dyn ColdFinder>> {
-    registry::find(BACKENDS, "cold", name)
-}
 
 #[cfg(test)]
 mod tests {

@@ -2,8 +2,8 @@
 //!
 //! Algorithm: n is cold exactly when no earlier cold position c has n = c + s for a move s.
 //! So walk n upward; n is cold when nothing marked it, and each cold c marks c + s hot for
-//! every move s. Done over one N-byte array the marks scatter across gigabytes (cache and TLB
-//! misses: 771 s to 2^30), so the positions are taken in windows of W bytes (one byte a
+//! every move s. Done over one N-byte array the marks scatter across gigabytes (a cache and
+//! TLB miss for nearly every mark), so the positions are taken in windows of W bytes (one byte a
 //! position), like a segmented sieve of Eratosthenes. Every cold position
 //! keeps a cursor: the index k of its next move and the target c + s_k of that move, the
 //! first mark not yet placed. For each window:
@@ -29,7 +29,7 @@
 //!
 //! Bytes rather than bits: a mark is a plain store, which never waits for its cache line,
 //! where a bit needs the word loaded first. One bit a position (8 times the positions per
-//! window) was tried and cost about 18 % more CPU time at N = 10^9 (`results/sieve.md`).
+//! window) was tried and cost more CPU time (the figures are in `results/sieve.md`).
 //!
 //! Type limits: N < 2^32; targets are `u64`, so c + s cannot overflow; move indices are `u32`
 //! (at most 65 536 squares below 2^32, at most 65 535 listed moves).

@@ -25,9 +25,22 @@ pub use sweep::Sweep;
 pub use wht::{walsh_hadamard, walsh_hadamard_naive, wht_count_big, Wht};
 
 use crate::error::{Error, Result};
-use crate::registry::{self, Entry, Role};
+use crate::registry::{self, Entry, Role, Stage};
 use crate::table::Table;
 use std::ops::RangeInclusive;
+
+/// The count stage: its name in messages and its back-ends, [`BACKENDS`].
+pub static STAGE: Stage<dyn Counter> = Stage::new("count", BACKENDS);
+
+/// Looks up a count back-end by name.
+pub fn find(name: &str) -> Result<&'static Entry<dyn Counter>> {
+    STAGE.find(name)
+}
+
+/// The reference count back-end (the one with [`Role::Reference`]).
+pub fn reference() -> &'static Entry<dyn Counter> {
+    STAGE.reference()
+}
 
 /// A count back-end: turns a [`Table`] into the number of losing positions
 /// 0 <= a_1 <= … <= a_K <= N (K = `heaps`) whose values xor to zero.
@@ -89,16 +102,6 @@ pub static BACKENDS: &[Entry<dyn Counter>] = &[
         make: || Box::new(Wht),
     },
 ];
-
-/// Looks up a count back-end by name.
-pub fn find(name: &str) -> Result<&'static Entry<dyn Counter>> {
-    registry::find(BACKENDS, "count", name)
-}
-
-/// The reference count back-end (the one with [`Role::Reference`]).
-pub fn reference() -> &'static Entry<dyn Counter> {
-    registry::reference(BACKENDS)
-}
 
 /// Ok when the back-end of `entry` counts K = `heaps` heaps; otherwise the refusal, naming
 /// the back-ends that do.

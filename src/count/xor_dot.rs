@@ -111,33 +111,28 @@ pub(crate) fn xor_dot_scalar(prefix: &[u64], suffix: &[u64], g: usize) -> u64 {
 mod tests {
     use super::*;
 
-    use crate::rng::SplitMix64;
+    use crate::rng::for_each_case;
 
     #[test]
     fn dot_matches_scalar_twin_on_random_tables() {
-        let mut rng = SplitMix64(99);
-        for case in 0..500 {
+        for_each_case(99, 500, |case, rng| {
             // Mostly real-sized tables; every fourth case one value with counts near 2^32, so
             // the unsigned 32x32 -> 64-bit multiply is exercised at full width.
             let huge = case % 4 == 3;
-            let alphabet = if huge {
-                1
-            } else {
-                1 + (rng.next_u64() % 300) as usize
-            };
+            let alphabet = if huge { 1 } else { 1 + rng.below(300) as usize };
             let padded = alphabet.next_power_of_two();
             let bound = if huge {
                 u32::MAX as u64 - 4
             } else {
-                [10u64, 100_000, 1 << 26][(rng.next_u64() % 3) as usize]
+                [10u64, 100_000, 1 << 26][rng.below(3) as usize]
             };
-            let prefix: Vec<u64> = (0..alphabet).map(|_| rng.next_u64() % bound).collect();
-            let mut suffix: Vec<u64> = (0..alphabet).map(|_| rng.next_u64() % bound).collect();
+            let prefix: Vec<u64> = (0..alphabet).map(|_| rng.below(bound)).collect();
+            let mut suffix: Vec<u64> = (0..alphabet).map(|_| rng.below(bound)).collect();
             suffix.resize(padded, 0);
             let mut fast = XorSweep::new(&prefix, &suffix);
             let mut slow = (prefix.clone(), suffix.clone());
             for _ in 0..4 {
-                let g = (rng.next_u64() % alphabet as u64) as usize;
+                let g = rng.below(alphabet as u64) as usize;
                 fast.add_prefix(g);
                 slow.0[g] += 1;
                 let scalar = xor_dot_scalar(&slow.0, &slow.1, g);
@@ -150,6 +145,6 @@ mod tests {
             let (mut p, mut s) = (vec![0u64; alphabet], vec![0u64; padded]);
             fast.store(&mut p, &mut s);
             assert_eq!((p, s), slow, "case {case}: tables written back");
-        }
+        });
     }
 }

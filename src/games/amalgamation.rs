@@ -47,7 +47,7 @@ use crate::error::{Error, Result};
 use rayon::prelude::*;
 
 /// The largest box bound B accepted: the search then covers totals up to 768, which is
-/// 12 755 649 sorted triples and 25 MB of values (about 25 s on 2 shared cores).
+/// 12 755 649 sorted triples and 25 MB of values.
 pub const MAX_HEAP: u32 = 256;
 
 /// Width of the mex scratch bitset: larger than the number of options of any position the

@@ -64,6 +64,20 @@ fn binomial_capped(n: u64, k: u64, cap: u64) -> Option<u64> {
     Some(c as u64)
 }
 
+/// Refuses `flag value` unless 1 <= value <= `most`: below, "must be at least 1 (`why_one`)";
+/// above, "is above `above`" (which names the bound and says why it holds).
+fn check_count(flag: &str, value: usize, why_one: &str, most: usize, above: &str) -> Result<()> {
+    if value == 0 {
+        return Err(Error::Invalid(format!(
+            "{flag} must be at least 1 ({why_one})"
+        )));
+    }
+    if value > most {
+        return Err(Error::Invalid(format!("{flag} {value} is above {above}")));
+    }
+    Ok(())
+}
+
 /// Validated parameters: H heaps, each <= M, a move touching 1..=K heaps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MooreParams {
@@ -76,26 +90,22 @@ impl MooreParams {
     /// Checks 1 <= H <= [`MAX_HEAPS`], 1 <= K <= H, and that the positions C(M + H, H) and the
     /// memory stay within [`MAX_POSITIONS`] and [`MAX_BYTES`]; refusals name the flag.
     pub fn new(heaps: usize, max: u32, width: usize) -> Result<MooreParams> {
-        if heaps == 0 {
-            return Err(Error::Invalid(
-                "--heaps must be at least 1 (a position needs a heap)".into(),
-            ));
-        }
-        if heaps > MAX_HEAPS {
-            return Err(Error::Invalid(format!(
-                "--heaps {heaps} is above the supported maximum {MAX_HEAPS} (the parity census keeps a table of 2^H words)"
-            )));
-        }
-        if width == 0 {
-            return Err(Error::Invalid(
-                "--width must be at least 1 (a move takes a counter from at least one heap)".into(),
-            ));
-        }
-        if width > heaps {
-            return Err(Error::Invalid(format!(
-                "--width {width} is above --heaps {heaps} (a move touches at most every heap)"
-            )));
-        }
+        check_count(
+            "--heaps",
+            heaps,
+            "a position needs a heap",
+            MAX_HEAPS,
+            &format!(
+                "the supported maximum {MAX_HEAPS} (the parity census keeps a table of 2^H words)"
+            ),
+        )?;
+        check_count(
+            "--width",
+            width,
+            "a move takes a counter from at least one heap",
+            heaps,
+            &format!("--heaps {heaps} (a move touches at most every heap)"),
+        )?;
         let params = MooreParams { heaps, max, width };
         let Some(positions) =
             binomial_capped(max as u64 + heaps as u64, heaps as u64, MAX_POSITIONS)

@@ -141,91 +141,147 @@ pub fn run_fill(
         tablefile::check_overwritable(path, moves, limit)?;
         tablefile::check_writable(path, "--checkpoint")?;
     }
-    let (mut g, mut done) = match start {
-        Start::Fresh => (Vec::new(), 0),
+    let (g, done) = seed_values(moves, limit, start)?;
+    if !opts.resumable && done < end {
+        return fill_at_once(end, done, fill, opts);
+    }
+    let seeded = done;
+    let mut run = Filling::new(g, done, end);
+
+    let _guard = SignalGuard::install()?;
+    let stopped = run.in_chunks(moves, limit, fill, opts)?;
+
+    if let Some(signal) = stopped {
+        if let Some(path) = &opts.checkpoint {
+            run.write(path, moves, limit)?;
+        }
+        return Ok(Outcome::Interrupted {
+            signal,
+            done: run.done,
+            checkpoint: opts.checkpoint.clone(),
+        });
+    }
+    if let Some(path) = &opts.checkpoint {
+        if !(seeded == end && holds_table(path, moves, limit, &run.g)) {
+            run.write(path, moves, limit)?;
+        }
+    }
+    Ok(Outcome::Finished(run.g))
+}
+
+/// The values a run starts from and how many they are: none, or the prefix g(0..provides(N))
+/// of a seed file, refused if it was made for other moves.
+fn seed_values(moves: &Moves, limit: usize, start: Start) -> Result<(Vec<u16>, usize)> {
+    match start {
+        Start::Fresh => Ok((Vec::new(), 0)),
         Start::Seed(file) => {
             file.check_matches(moves, &file.path)?;
             let k = file.provides(limit);
             let mut values = file.values;
             values.truncate(k);
-            (values, k)
-        }
-    };
-    if !opts.resumable && done < end {
-        if opts.checkpoint.is_some() || done > 0 {
-            return Err(Error::Invalid(
-                "this table back-end cannot resume from a checkpoint or a partial table; choose a resumable one".into(),
-            ));
-        }
-        let mut g = vec![0u16; end];
-        fill(&mut g, 0, 0);
-        return Ok(Outcome::Finished(g));
-    }
-    let seeded = done;
-    g.resize(end, 0);
-    let mut max = g[..done].iter().copied().max().unwrap_or(0);
-
-    let _guard = SignalGuard::install()?;
-    let mut progress = Progress::new(moves, limit, done, opts.quiet);
-    let mut last_write = Instant::now();
-    let mut rate: Option<f64> = None;
-    let mut previous: Option<usize> = None;
-    let stop_at = opts.stop_after_positions.map(|k| k.max(done));
-    let mut steps_done = steps_before(moves, done);
-
-    let stopped: Option<Option<Signal>> = loop {
-        if done >= end {
-            break None;
-        }
-        if stop_at.is_some_and(|k| done >= k) {
-            break Some(None);
-        }
-        let budget = match rate {
-            None => FIRST_CHUNK_STEPS,
-            Some(r) => (r * opts.chunk_target.as_secs_f64()).max(1.0) as u128,
-        };
-        let mut to = next_chunk_end(moves, done, end, budget, previous);
-        if let Some(k) = stop_at {
-            to = to.min(k);
-        }
-        let t = Instant::now();
-        fill(&mut g[..to], done, max);
-        let secs = t.elapsed().as_secs_f64().max(1e-6);
-        max = max.max(g[done..to].iter().copied().max().unwrap_or(0));
-        let steps_to = steps_before(moves, to);
-        rate = Some((steps_to - steps_done) as f64 / secs);
-        steps_done = steps_to;
-        previous = Some(to - done);
-        done = to;
-        progress.update(done, steps_done);
-        if let Some(sig) = signals::interrupted() {
-            break Some(Some(sig));
-        }
-        if let Some(path) = &opts.checkpoint {
-            if done < end && last_write.elapsed() >= opts.every {
-                tablefile::write_atomic(path, moves, limit as u64, &g[..done], max)?;
-                last_write = Instant::now();
-            }
-        }
-    };
-    progress.finish();
-
-    if let Some(signal) = stopped {
-        if let Some(path) = &opts.checkpoint {
-            tablefile::write_atomic(path, moves, limit as u64, &g[..done], max)?;
-        }
-        return Ok(Outcome::Interrupted {
-            signal,
-            done,
-            checkpoint: opts.checkpoint.clone(),
-        });
-    }
-    if let Some(path) = &opts.checkpoint {
-        if !(seeded == end && holds_table(path, moves, limit, &g)) {
-            tablefile::write_atomic(path, moves, limit as u64, &g, max)?;
+            Ok((values, k))
         }
     }
+}
+
+/// A back-end that cannot resume fills the whole table in one call, from a fresh start only:
+/// with a checkpoint or a partial seed (`done` > 0) it is refused.
+fn fill_at_once(end: usize, done: usize, fill: Fill<'_>, opts: &LongRun) -> Result<Outcome> {
+    if opts.checkpoint.is_some() || done > 0 {
+        return Err(Error::Invalid(
+            "this table back-end cannot resume from a checkpoint or a partial table; choose a resumable one".into(),
+        ));
+    }
+    let mut g = vec![0u16; end];
+    fill(&mut g, 0, 0);
     Ok(Outcome::Finished(g))
+}
+
+/// The table of a chunked run: g(0..=N), of which g(0..done) are computed, with their max.
+struct Filling {
+    g: Vec<u16>,
+    done: usize,
+    max: u16,
+}
+
+impl Filling {
+    /// The run for `end` = N + 1 positions starting from the `done` values in `g`.
+    fn new(mut g: Vec<u16>, done: usize, end: usize) -> Filling {
+        g.resize(end, 0);
+        let max = g[..done].iter().copied().max().unwrap_or(0);
+        Filling { g, done, max }
+    }
+
+    /// Writes g(0..done) as the table file at `path` (a checkpoint until done = N + 1).
+    fn write(&self, path: &Path, moves: &Moves, limit: usize) -> Result<()> {
+        tablefile::write_atomic(path, moves, limit as u64, &self.g[..self.done], self.max)
+    }
+
+    /// Fills chunk after chunk, each sized by the rate measured on the previous one, showing
+    /// progress and writing the checkpoint every `opts.every`, until the table is complete
+    /// (`None`), [`LongRun::stop_after_positions`] is reached (`Some(None)`) or a signal
+    /// arrived (`Some(Some(signal))`).
+    fn in_chunks(
+        &mut self,
+        moves: &Moves,
+        limit: usize,
+        fill: Fill<'_>,
+        opts: &LongRun,
+    ) -> Result<Option<Option<Signal>>> {
+        let end = limit + 1;
+        let mut progress = Progress::new(moves, limit, self.done, opts.quiet);
+        let mut last_write = Instant::now();
+        let mut rate: Option<f64> = None;
+        let mut previous: Option<usize> = None;
+        let stop_at = opts.stop_after_positions.map(|k| k.max(self.done));
+        let mut steps_done = steps_before(moves, self.done);
+
+        let stopped = loop {
+            if self.done >= end {
+                break None;
+            }
+            if stop_at.is_some_and(|k| self.done >= k) {
+                break Some(None);
+            }
+            let budget = match rate {
+                None => FIRST_CHUNK_STEPS,
+                Some(r) => (r * opts.chunk_target.as_secs_f64()).max(1.0) as u128,
+            };
+            let mut to = next_chunk_end(moves, self.done, end, budget, previous);
+            if let Some(k) = stop_at {
+                to = to.min(k);
+            }
+            let secs = self.fill_chunk(fill, to);
+            let steps_to = steps_before(moves, to);
+            rate = Some((steps_to - steps_done) as f64 / secs);
+            steps_done = steps_to;
+            previous = Some(to - self.done);
+            self.done = to;
+            progress.update(self.done, steps_done);
+            if let Some(sig) = signals::interrupted() {
+                break Some(Some(sig));
+            }
+            if let Some(path) = &opts.checkpoint {
+                if self.done < end && last_write.elapsed() >= opts.every {
+                    self.write(path, moves, limit)?;
+                    last_write = Instant::now();
+                }
+            }
+        };
+        progress.finish();
+        Ok(stopped)
+    }
+
+    /// Computes g(done..to) and folds it into the max; returns the seconds it took (at least
+    /// a microsecond, so a rate is always finite). Leaves `done` to the caller.
+    fn fill_chunk(&mut self, fill: Fill<'_>, to: usize) -> f64 {
+        let t = Instant::now();
+        fill(&mut self.g[..to], self.done, self.max);
+        let secs = t.elapsed().as_secs_f64().max(1e-6);
+        let chunk_max = self.g[self.done..to].iter().copied().max().unwrap_or(0);
+        self.max = self.max.max(chunk_max);
+        secs
+    }
 }
 
 /// True when `path` already is the complete table `g` for these moves and N (so a rerun that

@@ -34,7 +34,7 @@
 
 use crate::error::{Error, Result};
 use crate::moves::Moves;
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
@@ -128,37 +128,25 @@ impl Header {
     }
 }
 
-/// A table or checkpoint read back in full, every check passed.
+/// A table or checkpoint read back in full, every check passed. It reads as its [`Header`]
+/// (`file.limit`, `file.done`, `file.max`, `file.moves_label`, `file.provides(n)`, ...)
+/// through `Deref`, so the two never describe a file twice; `max` has been checked against
+/// the values.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TableFile {
-    /// N, the limit the file was made for.
-    pub limit: u64,
-    /// g(0..done) are in `values`.
-    pub done: u64,
-    /// The largest value in `values` (0 when empty).
-    pub max: u16,
-    /// [`Moves::label`] of the moves the values are for.
-    pub moves_label: String,
+    /// The checked header.
+    pub header: Header,
     /// g(0), ..., g(done - 1).
     pub values: Vec<u16>,
     /// The file it was read from (for messages).
     pub path: PathBuf,
 }
 
-impl TableFile {
-    /// True when the file holds the whole table g(0..=N), false for a checkpoint.
-    pub fn is_complete(&self) -> bool {
-        self.done == self.limit + 1
-    }
+impl std::ops::Deref for TableFile {
+    type Target = Header;
 
-    /// See [`Header::provides`].
-    pub fn provides(&self, requested_limit: usize) -> usize {
-        (self.done.min(requested_limit as u64 + 1)) as usize
-    }
-
-    /// Refuses a file made for other moves; `path` names it in the message.
-    pub fn check_matches(&self, moves: &Moves, path: &Path) -> Result<()> {
-        check_label(&self.moves_label, moves, path)
+    fn deref(&self) -> &Header {
+        &self.header
     }
 }
 
@@ -308,17 +296,40 @@ pub fn write_atomic(
 /// Reads and checks the header of the table file at `path`, and that the file length matches
 /// it. Does not read or check the values (see [`read`]).
 pub fn read_header(path: &Path) -> Result<Header> {
-    let mut file = File::open(path).map_err(|e| io_error(path, "open", e))?;
-    let file_len = file
-        .metadata()
-        .map_err(|e| io_error(path, "read", e))?
-        .len();
+    let (mut file, file_len) = open_with_len(path)?;
     read_header_from(&mut file, file_len, path)
 }
 
+/// Opens `path` for reading and tells its length.
+fn open_with_len(path: &Path) -> Result<(File, u64)> {
+    let file = File::open(path).map_err(|e| io_error(path, "open", e))?;
+    let len = file
+        .metadata()
+        .map_err(|e| io_error(path, "read", e))?
+        .len();
+    Ok((file, len))
+}
+
+/// Reads the header at the start of `file` (`file_len` bytes long) and checks it and the
+/// file length, in the order a damaged file is most usefully described: what the file is,
+/// whether the header is whole and intact, what it claims, and whether the values are all
+/// there.
 fn read_header_from(file: &mut File, file_len: u64, path: &Path) -> Result<Header> {
     let mut first = [0u8; 16];
-    let got = read_up_to(file, &mut first).map_err(|e| io_error(path, "read", e))?;
+    let header_len = read_prefix(file, &mut first, path)?;
+    if file_len < header_len as u64 {
+        return Err(invalid(path, "truncated (the header is incomplete)"));
+    }
+    let h = read_whole_header(file, &first, header_len, path)?;
+    let header = decode_header(&h, path)?;
+    check_file_len(&header, file_len, path)?;
+    Ok(header)
+}
+
+/// Reads the first 16 bytes into `first` and checks the magic, the version and the header
+/// length, which it returns.
+fn read_prefix(file: &mut File, first: &mut [u8; 16], path: &Path) -> Result<usize> {
+    let got = read_up_to(file, first).map_err(|e| io_error(path, "read", e))?;
     if got < 8 || &first[0..8] != MAGIC {
         return Err(invalid(
             path,
@@ -328,7 +339,7 @@ fn read_header_from(file: &mut File, file_len: u64, path: &Path) -> Result<Heade
     if got < 16 {
         return Err(invalid(path, "truncated (the header is incomplete)"));
     }
-    let version = le_u32(&first, 8);
+    let version = le_u32(first, 8);
     if version > FORMAT_VERSION {
         return Err(invalid(
             path,
@@ -340,18 +351,26 @@ fn read_header_from(file: &mut File, file_len: u64, path: &Path) -> Result<Heade
     if version == 0 {
         return Err(invalid(path, "damaged (format version 0)"));
     }
-    let header_len = le_u32(&first, 12) as usize;
+    let header_len = le_u32(first, 12) as usize;
     if header_len < HEADER_BYTES || header_len % HEADER_BYTES != 0 || header_len > 1 << 24 {
         return Err(invalid(
             path,
             &format!("damaged header (header length {header_len})"),
         ));
     }
-    if file_len < header_len as u64 {
-        return Err(invalid(path, "truncated (the header is incomplete)"));
-    }
+    Ok(header_len)
+}
+
+/// The whole `header_len`-byte header (`first` and the rest read from `file`), its checksum
+/// verified; the checksum field is left zeroed.
+fn read_whole_header(
+    file: &mut File,
+    first: &[u8; 16],
+    header_len: usize,
+    path: &Path,
+) -> Result<Vec<u8>> {
     let mut h = vec![0u8; header_len];
-    h[..16].copy_from_slice(&first);
+    h[..16].copy_from_slice(first);
     file.read_exact(&mut h[16..])
         .map_err(|e| io_error(path, "read", e))?;
     let stored_sum = le_u64(&h, HEADER_SUM_AT);
@@ -362,11 +381,16 @@ fn read_header_from(file: &mut File, file_len: u64, path: &Path) -> Result<Heade
             "damaged header (checksum mismatch); delete it and compute the table again",
         ));
     }
-    let limit = le_u64(&h, 16);
-    let done = le_u64(&h, 24);
+    Ok(h)
+}
+
+/// The fields of an intact header `h`, refused if they contradict each other or the limits.
+fn decode_header(h: &[u8], path: &Path) -> Result<Header> {
+    let limit = le_u64(h, 16);
+    let done = le_u64(h, 24);
     let max = u16::from_le_bytes([h[32], h[33]]);
-    let label_len = le_u32(&h, 36) as usize;
-    if LABEL_AT + label_len > header_len {
+    let label_len = le_u32(h, 36) as usize;
+    if LABEL_AT + label_len > h.len() {
         return Err(invalid(path, "damaged header (label length)"));
     }
     let moves_label = String::from_utf8(h[LABEL_AT..LABEL_AT + label_len].to_vec())
@@ -383,7 +407,20 @@ fn read_header_from(file: &mut File, file_len: u64, path: &Path) -> Result<Heade
             &format!("claims {done} positions for N = {limit} (at most N + 1)"),
         ));
     }
-    let want_len = header_len as u64 + 2 * done;
+    Ok(Header {
+        limit,
+        done,
+        max,
+        moves_label,
+        header_bytes: h.len(),
+        values_checksum: le_u64(h, VALUES_SUM_AT),
+    })
+}
+
+/// Refuses a file that does not hold exactly the header and `header.done` values.
+fn check_file_len(header: &Header, file_len: u64, path: &Path) -> Result<()> {
+    let done = header.done;
+    let want_len = header.header_bytes as u64 + 2 * done;
     if file_len < want_len {
         return Err(invalid(
             path,
@@ -396,14 +433,7 @@ fn read_header_from(file: &mut File, file_len: u64, path: &Path) -> Result<Heade
             &format!("damaged ({file_len} bytes, the header promises {want_len})"),
         ));
     }
-    Ok(Header {
-        limit,
-        done,
-        max,
-        moves_label,
-        header_bytes: header_len,
-        values_checksum: le_u64(&h, VALUES_SUM_AT),
-    })
+    Ok(())
 }
 
 /// Reads as many bytes as the file has, up to `buf.len()`.
@@ -421,11 +451,7 @@ fn read_up_to(file: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {
 /// Reads a table file and checks everything: magic, version, header checksum, length, values
 /// checksum and the stored max. Every refusal is one line naming the file and the reason.
 pub fn read(path: &Path) -> Result<TableFile> {
-    let mut file = File::open(path).map_err(|e| io_error(path, "open", e))?;
-    let file_len = file
-        .metadata()
-        .map_err(|e| io_error(path, "read", e))?
-        .len();
+    let (mut file, file_len) = open_with_len(path)?;
     let header = read_header_from(&mut file, file_len, path)?;
     let done = usize::try_from(header.done).map_err(|_| invalid(path, "too large"))?;
     let mut values = Vec::with_capacity(done);
@@ -462,10 +488,7 @@ pub fn read(path: &Path) -> Result<TableFile> {
         ));
     }
     Ok(TableFile {
-        limit: header.limit,
-        done: header.done,
-        max,
-        moves_label: header.moves_label,
+        header,
         values,
         path: path.to_path_buf(),
     })
@@ -508,23 +531,11 @@ pub fn check_absent(path: &Path, flag: &str) -> Result<()> {
     Ok(())
 }
 
-/// Opens `path` for a quick test that its folder is writable, before hours of work: creates and
-/// removes `path.tmp`.
+/// Checks, before hours of work, that a table file can be written at `path`: the checks of
+/// [`crate::paths::check_output_path`], with the write test made on `path.tmp`, the file
+/// [`write_atomic`] writes first.
 pub fn check_writable(path: &Path, flag: &str) -> Result<()> {
-    let tmp = tmp_path(path);
-    OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .open(&tmp)
-        .map_err(|e| {
-            Error::Invalid(format!(
-                "{flag} {}: cannot write there: {e}",
-                path.display()
-            ))
-        })?;
-    let _ = fs::remove_file(&tmp);
-    Ok(())
+    crate::paths::check_output_path_via(path, &tmp_path(path), flag)
 }
 
 #[cfg(test)]

@@ -260,19 +260,18 @@ pub(crate) use with_stride;
 mod tests {
     use super::*;
 
-    use crate::rng::SplitMix64;
+    use crate::rng::for_each_case;
 
     #[test]
     fn first_unstamped_matches_scalar_on_random_input() {
-        let mut rng = SplitMix64(7);
-        for case in 0..2000 {
-            let len = (rng.next_u64() % 300) as usize;
-            let stamp = (rng.next_u64() % 4) as u8;
+        for_each_case(7, 2000, |case, rng| {
+            let len = rng.below(300) as usize;
+            let stamp = rng.below(4) as u8;
             // Mostly stamped bytes, so the first unstamped one lands anywhere.
             let seen: Vec<u8> = (0..len)
                 .map(|_| {
-                    if rng.next_u64() % 40 == 0 {
-                        (rng.next_u64() % 4) as u8
+                    if rng.below(40) == 0 {
+                        rng.below(4) as u8
                     } else {
                         stamp
                     }
@@ -283,23 +282,20 @@ mod tests {
                 first_unstamped_scalar(&seen, stamp),
                 "case {case}"
             );
-        }
+        });
     }
 
     #[test]
     fn stamps_to_bits_matches_scalar_on_random_input() {
-        let mut rng = SplitMix64(11);
-        for case in 0..500 {
-            let words = 1 + (rng.next_u64() % 8) as usize;
-            let stamp = (rng.next_u64() % 3) as u8;
-            let seen: Vec<u8> = (0..words * 64)
-                .map(|_| (rng.next_u64() % 3) as u8)
-                .collect();
+        for_each_case(11, 500, |case, rng| {
+            let words = 1 + rng.below(8) as usize;
+            let stamp = rng.below(3) as u8;
+            let seen: Vec<u8> = (0..words * 64).map(|_| rng.below(3) as u8).collect();
             let (mut a, mut b) = (vec![0u64; words], vec![1u64; words]);
             stamps_to_bits(&seen, stamp, &mut a);
             stamps_to_bits_scalar(&seen, stamp, &mut b);
             assert_eq!(a, b, "case {case}");
-        }
+        });
     }
 
     #[test]

@@ -23,7 +23,20 @@ pub use value_bounded::ValueBounded;
 
 use crate::error::{Error, Result};
 use crate::moves::Moves;
-use crate::registry::{self, Entry, Role};
+use crate::registry::{Entry, Role, Stage};
+
+/// The table stage: its name in messages and its back-ends, [`BACKENDS`].
+pub static STAGE: Stage<dyn TableBuilder> = Stage::new("table", BACKENDS);
+
+/// Looks up a table back-end by name.
+pub fn find(name: &str) -> Result<&'static Entry<dyn TableBuilder>> {
+    STAGE.find(name)
+}
+
+/// The reference table back-end (the one with [`Role::Reference`]).
+pub fn reference() -> &'static Entry<dyn TableBuilder> {
+    STAGE.reference()
+}
 
 /// The largest supported limit N. Values are stored as `u16`, and for the squares
 /// g(n) <= floor(sqrt n), which stays below 65 536 exactly for n < 2^32.
@@ -204,16 +217,6 @@ pub static BACKENDS: &[Entry<dyn TableBuilder>] = &[
         make: || Box::new(ValueBounded),
     },
 ];
-
-/// Looks up a table back-end by name.
-pub fn find(name: &str) -> Result<&'static Entry<dyn TableBuilder>> {
-    registry::find(BACKENDS, "table", name)
-}
-
-/// The reference table back-end (the one with [`Role::Reference`]).
-pub fn reference() -> &'static Entry<dyn TableBuilder> {
-    registry::reference(BACKENDS)
-}
 
 /// Bytes a table for N = `limit` needs with `builder` on `threads` threads: the u16 values
 /// and the back-end's own scratch.

@@ -19,7 +19,7 @@
 //! Pipeline: each step is `rayon::join(phase 2 of super-block k, phase 1a of super-block
 //! k + 1)`; the thread done first steals phase-1a chunks, so no thread waits for the ordered
 //! part and none falls asleep between super-blocks (the earlier design, a barrier after
-//! each phase, put 14% of a 2-thread run in the scheduler). The masks are double-buffered.
+//! each phase, spent a large share of a 2-thread run in the scheduler). The masks are double-buffered.
 //!
 //! Cost: S(N) option steps in total. Phase 2 does about sqrt(2B) - sqrt(L) + #{s < L} of
 //! them per position (about 27 for B = 512), against sqrt(n) in all, so for N >= 10^6 over

@@ -42,6 +42,42 @@ pub fn nimsquare() -> assert_cmd::Command {
     assert_cmd::Command::cargo_bin("nimsquare").unwrap()
 }
 
+/// Runs the binary with `args`, asserts it succeeded and returns its stdout.
+pub fn stdout_of<I, S>(args: I) -> String
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
+    let out = nimsquare().args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Runs the binary with `args`, asserts it succeeded and parses its stdout as JSON.
+pub fn json_of<I, S>(args: I) -> serde_json::Value
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
+    serde_json::from_str(&stdout_of(args)).unwrap()
+}
+
+/// Runs the binary with `args`, asserts it exited with status 2 (a refusal) and returns its
+/// stderr. [`assert_refused`] checks the refusal's form as well.
+pub fn refusal_stderr<I, S>(args: I) -> String
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
+    let out = nimsquare().args(args).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
 /// Runs the binary with `args` and checks it was refused: status 2, one line on stderr
 /// starting `error:`, nothing on stdout, no panic. Returns stderr.
 pub fn assert_refused(args: &[&str]) -> String {
