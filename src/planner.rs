@@ -109,7 +109,7 @@ impl Plan {
             count::find,
         )?;
         count::check_supports(count, request.heaps)?;
-        let cold = (request.heaps == 1 && request.table == AUTO).then(cold::reference);
+        let cold = (request.heaps == 1 && request.table == AUTO).then(|| cold::STAGE.reference());
         let builder = (table.make)();
         check_affords(
             table.name,
@@ -121,18 +121,7 @@ impl Plan {
             (count.make)().affordable(limit, request.heaps),
             "--count",
         )?;
-        // Values are at most the number of moves <= N, so that bounds the alphabet.
-        let alphabet = request.moves.up_to(limit).len() + 1;
-        let memory_needed = match cold {
-            Some(c) => {
-                (limit as u64 + 1).div_ceil(8)
-                    + (c.make)().scratch_bytes(&request.moves, limit, threads)
-            }
-            None => {
-                table::bytes_needed(&*builder, &request.moves, limit, threads)
-                    + (count.make)().scratch_bytes(alphabet, threads)
-            }
-        };
+        let memory_needed = bytes_needed(request, (limit, threads), &*builder, count, cold);
         let memory_available = memory::available_bytes();
         memory::check_fits(
             memory_needed,
@@ -205,6 +194,25 @@ impl Plan {
             "memory_available_bytes": self.memory_available,
         })
     }
+}
+
+/// Bytes a run needs: the table and both stages' scratch, or on the sieve route an N-bit
+/// set and the sieve's scratch.
+fn bytes_needed(
+    request: &Request,
+    (limit, threads): (usize, usize),
+    builder: &dyn TableBuilder,
+    count: &Entry<dyn Counter>,
+    cold: Option<&Entry<dyn ColdFinder>>,
+) -> u64 {
+    if let Some(c) = cold {
+        let set = (limit as u64 + 1).div_ceil(8);
+        return set + (c.make)().scratch_bytes(&request.moves, limit, threads);
+    }
+    // Values are at most the number of moves <= N, so that bounds the alphabet.
+    let alphabet = request.moves.up_to(limit).len() + 1;
+    table::bytes_needed(builder, &request.moves, limit, threads)
+        + (count.make)().scratch_bytes(alphabet, threads)
 }
 
 /// Refuses a naive control asked for an input it does not afford (it would run for hours).

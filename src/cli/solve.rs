@@ -88,7 +88,6 @@ pub fn run(args: Args) -> CliResult {
     let answer = plan.count(&t)?;
     let count_seconds = started.elapsed().as_secs_f64();
     if args.json.json {
-        let mut out = plan.to_json();
         let facts = serde_json::json!({
             "answer": answer.to_string(),
             "max_value": t.max_value(),
@@ -98,10 +97,8 @@ pub fn run(args: Args) -> CliResult {
             "seeded_positions": seeded,
             "table_seconds": table_seconds,
             "count_seconds": count_seconds,
-            "peak_rss_bytes": memory::peak_rss_bytes(),
         });
-        merge(&mut out, facts);
-        println!("{out}");
+        print_json(&plan, facts);
     } else {
         println!("{answer}");
     }
@@ -145,7 +142,6 @@ fn solve_cold(plan: &Plan, cold: &'static Entry<dyn ColdFinder>, args: &Args) ->
     let set = (cold.make)().cold(&plan.moves, plan.limit);
     let seconds = started.elapsed().as_secs_f64();
     if args.json.json {
-        let mut out = plan.to_json();
         let facts = serde_json::json!({
             "answer": set.count().to_string(),
             "max_value": null,
@@ -156,21 +152,22 @@ fn solve_cold(plan: &Plan, cold: &'static Entry<dyn ColdFinder>, args: &Args) ->
             "cold_seconds": seconds,
             "table_seconds": null,
             "count_seconds": null,
-            "peak_rss_bytes": memory::peak_rss_bytes(),
         });
-        merge(&mut out, facts);
-        println!("{out}");
+        print_json(plan, facts);
     } else {
         println!("{}", set.count());
     }
     Ok(0)
 }
 
-/// Adds the fields of `facts` to the object `out`.
-fn merge(out: &mut serde_json::Value, facts: serde_json::Value) {
+/// Prints one JSON object: the plan's fields, the run's `facts` and the peak memory.
+fn print_json(plan: &Plan, facts: serde_json::Value) {
+    let mut out = plan.to_json();
     if let (Some(out), serde_json::Value::Object(facts)) = (out.as_object_mut(), facts) {
         out.extend(facts);
+        out.insert("peak_rss_bytes".into(), memory::peak_rss_bytes().into());
     }
+    println!("{out}");
 }
 
 /// Checks every file before any work (a table is never written over an existing file; a

@@ -173,20 +173,10 @@ fn render_text(v: &Verdict) {
         r.case.heaps,
         r.case.limit
     );
-    let names = r
-        .pairs
-        .iter()
-        .map(|p| p.table.len())
-        .max()
-        .unwrap_or(5)
-        .max(5);
-    let counts = r
-        .pairs
-        .iter()
-        .map(|p| p.count.len())
-        .max()
-        .unwrap_or(5)
-        .max(5);
+    // Columns as wide as the longest name (and their headers).
+    let width = |len: fn(&check::Pair) -> usize| r.pairs.iter().map(len).fold(5, usize::max);
+    let names = width(|p| p.table.len());
+    let counts = width(|p| p.count.len());
     println!(
         "{:<names$} {:<counts$} {:>24} {:>12} {:>12}",
         "table", "count", "answer", "table time", "count time"

@@ -32,11 +32,6 @@ pub fn find(name: &str) -> Result<&'static Entry<dyn ColdFinder>> {
     STAGE.find(name)
 }
 
-/// The reference cold-set back-end (the sieve).
-pub fn reference() -> &'static Entry<dyn ColdFinder> {
-    STAGE.reference()
-}
-
 /// The cold positions among 0..=N, one bit per position.
 ///
 /// Invariant: bit n of `bits` (word n / 64, bit n % 64) is set exactly when n <= `limit` is
