@@ -3,7 +3,7 @@
 use super::args::JsonArg;
 use super::CliResult;
 use crate::registry::{Entry, Role};
-use crate::{count, table};
+use crate::{cold, count, table};
 use serde_json::json;
 
 #[derive(clap::Args)]
@@ -16,7 +16,11 @@ pub fn run(args: Args) -> CliResult {
     if args.json.json {
         println!(
             "{}",
-            json!({"table": stage_json(table::BACKENDS), "count": stage_json(count::BACKENDS)})
+            json!({
+                "table": stage_json(table::BACKENDS),
+                "count": stage_json(count::BACKENDS),
+                "cold": stage_json(cold::BACKENDS),
+            })
         );
         return Ok(0);
     }
@@ -24,6 +28,8 @@ pub fn run(args: Args) -> CliResult {
     print_stage(table::BACKENDS);
     println!("count back-ends (--count NAME):");
     print_stage(count::BACKENDS);
+    println!("cold-set back-ends (g = 0 only; `solve --heaps 1` uses the reference):");
+    print_stage(cold::BACKENDS);
     Ok(0)
 }
 
