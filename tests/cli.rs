@@ -41,7 +41,13 @@ fn every_pair_prints_the_same_answer() {
             .map(|e| e["name"].as_str().unwrap().to_string())
             .collect()
     };
-    assert_eq!(names("table").len() + names("count").len(), 9);
+    assert_eq!(
+        (names("table").len(), names("count").len()),
+        (
+            nimsquare::registry::fast(nimsquare::table::BACKENDS).count(),
+            nimsquare::registry::fast(nimsquare::count::BACKENDS).count()
+        )
+    );
     for t in names("table") {
         for c in names("count") {
             nimsquare()
@@ -169,7 +175,7 @@ fn list_names_every_back_end_with_its_role() {
             })
             .collect();
         assert!(
-            offsets.len() >= 4 && offsets.iter().all(|&o| o == offsets[0]),
+            offsets.len() >= 2 && offsets.iter().all(|&o| o == offsets[0]),
             "{offsets:?}"
         );
     }
