@@ -18,7 +18,9 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 fn backend_names() -> Vec<&'static str> {
-    table::BACKENDS.iter().map(|e| e.name).collect()
+    nimsquare::registry::fast(table::BACKENDS)
+        .map(|e| e.name)
+        .collect()
 }
 
 /// The plot holds one coloured line per back-end (each drawn once in the plot and once in

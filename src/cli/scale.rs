@@ -31,7 +31,8 @@ use std::time::Instant;
     drawn on stderr only when stderr is a terminal."
 )]
 pub struct Args {
-    /// Table back-ends to time, comma-separated (default: every one in `nimsquare list`).
+    /// Table back-ends to time, comma-separated (default: every one in `nimsquare list` but
+    /// the naive controls, which are there to check, not to race).
     #[arg(long, value_name = "NAMES", value_delimiter = ',')]
     table: Vec<String>,
     /// The smallest N of the grid.
@@ -171,7 +172,7 @@ fn check_numbers(args: &Args) -> Result<()> {
 /// The back-ends to time, in the order given, without repeats (all of them by default).
 fn backend_names(asked: &[String]) -> Result<Vec<&'static str>> {
     if asked.is_empty() {
-        return Ok(table::BACKENDS.iter().map(|e| e.name).collect());
+        return Ok(crate::registry::fast(table::BACKENDS).map(|e| e.name).collect());
     }
     let mut names = Vec::new();
     for n in asked {
