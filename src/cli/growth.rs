@@ -294,6 +294,9 @@ fn measure_cold(plan: &Study, log: &mut CsvLog<ColdRow>) -> Result<()> {
     let Some(&top) = pending.last() else {
         return Ok(());
     };
+    // The revision is read before the build, so that edits made while a long run is going
+    // do not mark its rows with a revision they were not built from.
+    let (git_rev, cpu) = (scaling::git_rev(), scaling::cpu_model());
     let limit = table::check_limit(top)?;
     let finder = (cold::find("sieve")?.make)();
     let bar = spinner(format!("sieve cold set to N = {top}"));
@@ -301,7 +304,6 @@ fn measure_cold(plan: &Study, log: &mut CsvLog<ColdRow>) -> Result<()> {
     let set = finder.cold(&plan.moves, limit);
     let seconds = start.elapsed().as_secs_f64();
     bar.finish_and_clear();
-    let (git_rev, cpu) = (scaling::git_rev(), scaling::cpu_model());
     for (&n, cold) in pending.iter().zip(cold_prefix_counts(&set, &pending)) {
         let row = ColdRow {
             n,
@@ -330,6 +332,8 @@ fn measure_max(plan: &Study, log: &mut CsvLog<MaxRow>) -> Result<()> {
     let Some(&top) = pending.last() else {
         return Ok(());
     };
+    // Read before the build (see `measure_cold`).
+    let (git_rev, cpu) = (scaling::git_rev(), scaling::cpu_model());
     let threads = rayon::current_num_threads();
     let name = crate::planner::choose_table(&plan.moves, table::check_limit(top)?, threads);
     let bar = spinner(format!("'{name}' table to N = {top}"));
@@ -337,7 +341,6 @@ fn measure_max(plan: &Study, log: &mut CsvLog<MaxRow>) -> Result<()> {
     let table = table::build(name, &plan.moves, top)?;
     let seconds = start.elapsed().as_secs_f64();
     bar.finish_and_clear();
-    let (git_rev, cpu) = (scaling::git_rev(), scaling::cpu_model());
     for stats in max_prefix_stats(table.values(), &pending) {
         let (mode, mode_count) = stats.mode();
         let cold = stats.histogram[0];
