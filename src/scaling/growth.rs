@@ -213,7 +213,7 @@ mod tests {
             );
         }
         // Independent fact: 0, 2, 5, 7, 10, 12, 15, 17, 20, 22, 34, 39, 44, 52, 57, 62, 65,
-        // 67, 72, 85, 95 are the cold positions below 100 (OEIS A030193).
+        // 67, 72, 85, 95 are the cold positions below 100 (the facts tests/facts.rs asserts).
         assert_eq!(counts[3], 21);
     }
 
