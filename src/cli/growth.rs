@@ -36,9 +36,10 @@ impl Quantity {
     }
 }
 
-#[derive(clap::Args)]
-#[command(
-    long_about = "Reads how a quantity of one heap grows with N (the growth study).\n\n\
+/// The long help. Set on the subcommand in `cli/mod.rs`: clap takes the variant's doc
+/// comment over an attribute on this struct.
+pub const LONG_ABOUT: &str =
+    "Reads how a quantity of one heap grows with N (the growth study).\n\n\
     --quantity cold: c(N), the number of cold positions (g = 0) in 0..=N, from the `sieve` \
     cold-set back-end (N up to 4294967295). --quantity max: m(N), the largest Grundy value in \
     0..=N and where it first occurs, with the count of each value, from a full table (the \
@@ -54,8 +55,9 @@ impl Quantity {
     N >= --fit-from (default 10000, for both quantities), its R^2 and the number of such \
     rows. A fit over a finite range is a description of that range, not an asymptotic law. \
     --plot draws the quantity against N on log-log axes with the fitted line dashed. A spinner \
-    is drawn on stderr only when stderr is a terminal."
-)]
+    is drawn on stderr only when stderr is a terminal.";
+
+#[derive(clap::Args)]
 pub struct Args {
     /// The quantity to read: cold (the cold count c(N)) or max (the largest value m(N)).
     #[arg(long, value_enum, value_name = "cold|max")]

@@ -61,6 +61,7 @@ enum Command {
     Scale(scale::Args),
     /// Read c(N) (cold positions) or m(N) (largest value) on a geometric grid of N; CSV,
     /// fitted exponent, log-log SVG.
+    #[command(long_about = growth::LONG_ABOUT)]
     Growth(growth::Args),
     /// Sample one solve with pprof and write a flamegraph SVG.
     Profile(profile::Args),
