@@ -316,3 +316,30 @@ fn bad_arguments_and_other_settings_are_refused_with_one_line() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_quantity_that_is_zero_everywhere_is_written_but_not_plotted() {
+    // With the single move 50, every position below 50 is cold: m(N) = 0 up to N = 49.
+    let dir = scratch("zero");
+    let (csv, svg) = (dir.join("z.csv"), dir.join("z.svg"));
+    let out = nimsquare()
+        .args([
+            "growth",
+            "--quantity",
+            "max",
+            "--moves",
+            "50",
+            "--from",
+            "10",
+        ])
+        .args(["--to", "40", "--points", "2", "--out"])
+        .arg(&csv)
+        .arg("--plot")
+        .arg(&svg)
+        .output()
+        .unwrap();
+    let stdout = ok(&out);
+    assert!(stdout.contains("row quantity=max n=40 max_value=0 max_first_at=0 cold=41 "));
+    assert!(stdout.contains("no plot") && !svg.exists(), "{stdout}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

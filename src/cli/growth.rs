@@ -411,7 +411,11 @@ fn render<R: StudyRow>(plan: &Study, rows: &[R], point: impl Fn(&R) -> (u64, f64
     let (line, fit) = fit_line(q, &points, plan.fit_from);
     println!("{line}");
     println!("wrote {} ({} rows)", plan.out.display(), rows.len());
-    if let Some(p) = &plan.plot {
+    if let Some(p) = plan
+        .plot
+        .as_ref()
+        .filter(|_| points.iter().any(|pt| pt.1 > 0.0))
+    {
         let (title, y_label) = match plan.quantity {
             Quantity::Cold => (
                 "Cold positions c(N) in 0..=N (log-log)",
@@ -449,6 +453,13 @@ fn render<R: StudyRow>(plan: &Study, rows: &[R], point: impl Fn(&R) -> (u64, f64
         };
         scaling::plot_loglog(p, &chart)?;
         println!("wrote {}", p.display());
+    } else if let Some(p) = &plan.plot {
+        // A quantity that is 0 at every N (m(N) below the smallest move) has no point on
+        // log axes; the CSV holds the answer, so this is not an error.
+        println!(
+            "no plot {}: every value is 0, which log axes cannot show",
+            p.display()
+        );
     }
     Ok(0)
 }
