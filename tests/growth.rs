@@ -280,6 +280,26 @@ fn bad_arguments_and_other_settings_are_refused_with_one_line() {
         "--out",
     );
 
+    // A --plot that cannot be written is refused before the (minutes-long) build at 2^32 - 1.
+    let folder = dir.display().to_string();
+    let start = std::time::Instant::now();
+    refused(
+        &[
+            "--quantity",
+            "cold",
+            "--to",
+            "4294967295",
+            "--plot",
+            &folder,
+        ],
+        &fresh,
+        "--plot",
+    );
+    assert!(
+        start.elapsed().as_secs_f64() < 5.0,
+        "refused only after work"
+    );
+
     // A cold study refuses to be resumed as max, or with other moves.
     let csv = dir.join("c.csv");
     ok(&growth(
