@@ -4,6 +4,7 @@
 
 pub mod args;
 mod games;
+mod growth;
 mod list;
 mod profile;
 mod scale;
@@ -58,6 +59,10 @@ enum Command {
     Games(games::Games),
     /// Time table back-ends on a geometric grid of N; CSV, fitted exponents, log-log SVG.
     Scale(scale::Args),
+    /// Read c(N) (cold positions) or m(N) (largest value) on a geometric grid of N; CSV,
+    /// fitted exponent, log-log SVG.
+    #[command(long_about = growth::LONG_ABOUT)]
+    Growth(growth::Args),
     /// Sample one solve with pprof and write a flamegraph SVG.
     Profile(profile::Args),
 }
@@ -83,6 +88,7 @@ pub fn main() -> i32 {
         Command::List(args) => list::run(args),
         Command::Games(game) => games::run(game),
         Command::Scale(args) => scale::run(args),
+        Command::Growth(args) => growth::run(args),
         Command::Profile(args) => profile::run(args),
     };
     match result {

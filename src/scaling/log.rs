@@ -8,6 +8,7 @@
 
 use super::row::{describe, Row, CSV_HEADER};
 use crate::error::{Error, Result};
+use serde::{de::DeserializeOwned, Serialize};
 use std::collections::HashSet;
 use std::fs::{File, OpenOptions};
 use std::path::Path;
@@ -23,6 +24,36 @@ pub struct Settings {
     pub threads: usize,
     /// Timed runs per point.
     pub repeats: usize,
+}
+
+/// One row of a study CSV: what [`CsvLog`] needs to write, resume and check a study, so that
+/// every study (`scale`, `growth`) shares one file format discipline rather than a copy of it.
+pub trait StudyRow: Serialize + DeserializeOwned + Clone {
+    /// The header line, the field names in order, comma-separated.
+    const HEADER: &'static str;
+    /// The study's name in a refusal ("not a {STUDY} CSV").
+    const STUDY: &'static str;
+    /// The settings every row of one file shares.
+    type Settings;
+    /// The point a row measures (series name, N): a resumed study skips these.
+    fn key(&self) -> (String, u64);
+    /// The first setting in which `row` differs from `settings`, as (flag, the file's value,
+    /// this run's value).
+    fn difference(settings: &Self::Settings, row: &Self) -> Option<(&'static str, String, String)>;
+}
+
+impl StudyRow for Row {
+    const HEADER: &'static str = CSV_HEADER;
+    const STUDY: &'static str = "scaling";
+    type Settings = Settings;
+
+    fn key(&self) -> (String, u64) {
+        (self.backend.clone(), self.n)
+    }
+
+    fn difference(settings: &Settings, row: &Row) -> Option<(&'static str, String, String)> {
+        settings.difference(row)
+    }
 }
 
 impl Settings {
@@ -45,21 +76,21 @@ impl Settings {
 }
 
 /// The CSV file of a study: rows are appended and flushed one at a time.
-pub struct CsvLog {
+pub struct CsvLog<R: StudyRow = Row> {
     writer: csv::Writer<File>,
-    rows: Vec<Row>,
+    rows: Vec<R>,
 }
 
-impl CsvLog {
+impl<R: StudyRow> CsvLog<R> {
     /// Starts a fresh CSV at `path` (replacing any file there) with the header line.
-    pub fn create(path: &Path) -> Result<CsvLog> {
+    pub fn create(path: &Path) -> Result<CsvLog<R>> {
         let file = File::create(path).map_err(|e| io_error(path, e))?;
         // The header is written here, not by serde, so that it is there before any row.
         let mut writer = csv::WriterBuilder::new()
             .has_headers(false)
             .from_writer(file);
         writer
-            .write_record(CSV_HEADER.split(','))
+            .write_record(R::HEADER.split(','))
             .and_then(|_| writer.flush().map_err(csv::Error::from))
             .map_err(|e| Error::Invalid(format!("{}: {e}", path.display())))?;
         Ok(CsvLog {
@@ -72,7 +103,7 @@ impl CsvLog {
     /// fresh. Refuses, before changing the file, when a row was measured under settings
     /// other than `settings`. A last line cut short by an interruption (no newline at the
     /// end) is dropped from the file, since its point will be measured again.
-    pub fn resume(path: &Path, settings: &Settings) -> Result<CsvLog> {
+    pub fn resume(path: &Path, settings: &R::Settings) -> Result<CsvLog<R>> {
         let text = match std::fs::read_to_string(path) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return CsvLog::create(path),
@@ -85,8 +116,8 @@ impl CsvLog {
         if complete.trim().is_empty() {
             return CsvLog::create(path);
         }
-        let rows = parse_rows(complete, path)?;
-        if let Some((flag, was, now)) = rows.iter().find_map(|r| settings.difference(r)) {
+        let rows = parse_study_rows::<R>(complete, path)?;
+        if let Some((flag, was, now)) = rows.iter().find_map(|r| R::difference(settings, r)) {
             return Err(Error::Invalid(format!(
                 "--resume: {} was measured with {flag} {was}, this run has {flag} {now}; \
                  use the same setting, or write a new study with another --out",
@@ -109,7 +140,7 @@ impl CsvLog {
     }
 
     /// Appends one row and flushes it to the file.
-    pub fn append(&mut self, row: Row) -> Result<()> {
+    pub fn append(&mut self, row: R) -> Result<()> {
         self.writer
             .serialize(&row)
             .and_then(|_| self.writer.flush().map_err(csv::Error::from))
@@ -119,33 +150,40 @@ impl CsvLog {
     }
 
     /// Every row in the file, the resumed ones first.
-    pub fn rows(&self) -> &[Row] {
+    pub fn rows(&self) -> &[R] {
         &self.rows
     }
 
-    /// The (back-end, N) points already in the file.
+    /// The (series, N) points already in the file.
     pub fn done(&self) -> HashSet<(String, u64)> {
-        self.rows.iter().map(|r| (r.backend.clone(), r.n)).collect()
+        self.rows.iter().map(StudyRow::key).collect()
     }
 }
 
-/// Reads every row of a study CSV (the header line first, as [`CsvLog`] writes it).
+/// Reads every row of a scaling CSV (the header line first, as [`CsvLog`] writes it).
 pub fn read_rows(path: &Path) -> Result<Vec<Row>> {
-    let text = std::fs::read_to_string(path).map_err(|e| io_error(path, e))?;
-    parse_rows(&text, path)
+    read_study_rows::<Row>(path)
 }
 
-/// Parses a whole study CSV, refusing a file whose header is not [`CSV_HEADER`].
-fn parse_rows(text: &str, path: &Path) -> Result<Vec<Row>> {
+/// Reads every row of a study CSV of row type `R`.
+pub fn read_study_rows<R: StudyRow>(path: &Path) -> Result<Vec<R>> {
+    let text = std::fs::read_to_string(path).map_err(|e| io_error(path, e))?;
+    parse_study_rows::<R>(&text, path)
+}
+
+/// Parses a whole study CSV, refusing a file whose header is not `R::HEADER`.
+fn parse_study_rows<R: StudyRow>(text: &str, path: &Path) -> Result<Vec<R>> {
     let mut reader = csv::Reader::from_reader(text.as_bytes());
     let header_ok = reader
         .headers()
-        .map(|h| h.iter().eq(CSV_HEADER.split(',')))
+        .map(|h| h.iter().eq(R::HEADER.split(',')))
         .unwrap_or(false);
     if !header_ok {
         return Err(Error::Invalid(format!(
-            "{} is not a scaling CSV of this version (its first line is not the header '{CSV_HEADER}')",
-            path.display()
+            "{} is not a {} CSV of this version (its first line is not the header '{}')",
+            path.display(),
+            R::STUDY,
+            R::HEADER
         )));
     }
     reader
@@ -187,7 +225,7 @@ mod tests {
         let dir = scratch("scaling-log");
         let path = dir.join("s.csv");
 
-        let mut log = CsvLog::create(&path).unwrap();
+        let mut log: CsvLog = CsvLog::create(&path).unwrap();
         log.append(row("a", 100, 1.0)).unwrap();
         log.append(row("b", 100, 2.0)).unwrap();
         drop(log);
@@ -196,7 +234,7 @@ mod tests {
         text.push_str("a,1000,0.5");
         std::fs::write(&path, text).unwrap();
 
-        let mut log = CsvLog::resume(&path, &settings()).unwrap();
+        let mut log: CsvLog = CsvLog::resume(&path, &settings()).unwrap();
         assert_eq!(log.rows().len(), 2);
         let done = log.done();
         assert!(done.contains(&("a".to_string(), 100)) && done.contains(&("b".to_string(), 100)));
@@ -215,10 +253,10 @@ mod tests {
 
         // A file that is not a study CSV is refused, not appended to.
         std::fs::write(&path, "something else\n").unwrap();
-        assert!(CsvLog::resume(&path, &settings()).is_err());
+        assert!(CsvLog::<Row>::resume(&path, &settings()).is_err());
         // A missing file starts fresh.
         std::fs::remove_file(&path).unwrap();
-        assert!(CsvLog::resume(&path, &settings())
+        assert!(CsvLog::<Row>::resume(&path, &settings())
             .unwrap()
             .rows()
             .is_empty());
@@ -233,7 +271,7 @@ mod tests {
     fn resume_refuses_other_settings_and_leaves_the_file_alone() {
         let dir = scratch("scaling-settings");
         let path = dir.join("s.csv");
-        let mut log = CsvLog::create(&path).unwrap();
+        let mut log: CsvLog = CsvLog::create(&path).unwrap();
         log.append(row("a", 100, 1.0)).unwrap();
         drop(log);
         let before = std::fs::read_to_string(&path).unwrap();
@@ -260,7 +298,10 @@ mod tests {
                 "--repeat 3, this run has --repeat 5",
             ),
         ] {
-            let err = CsvLog::resume(&path, &other).err().unwrap().to_string();
+            let err = CsvLog::<Row>::resume(&path, &other)
+                .err()
+                .unwrap()
+                .to_string();
             assert!(err.contains(needle), "{err}");
         }
         assert_eq!(std::fs::read_to_string(&path).unwrap(), before);

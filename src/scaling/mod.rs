@@ -6,7 +6,9 @@
 //! - [`log`]: the CSV file itself (create, resume, and the settings a resumed study must
 //!   share), flushed row by row so an interrupted run keeps every finished point;
 //! - [`host`]: where a row was measured (git revision, CPU model);
-//! - [`plot`]: the log-log SVG.
+//! - [`plot`]: log-log SVG charts of named series;
+//! - [`growth`]: the rows and prefix readers of the growth study (`nimsquare growth`), which
+//!   reuses the grid, the CSV log, the fit and the plot.
 //!
 //! The exponent is the least-squares slope of log(seconds) on log(N) over a geometric grid,
 //! fitted only where N >= 10^4 ([`FIT_MIN_N`]), where start-up no longer dominates. For
@@ -23,6 +25,7 @@
 //! ```
 
 pub mod fit;
+pub mod growth;
 pub mod host;
 pub mod log;
 pub mod plot;
@@ -33,6 +36,6 @@ pub use fit::{
     DEFAULT_EXPONENT, FIT_MIN_N,
 };
 pub use host::{cpu_model, git_rev};
-pub use log::{read_rows, CsvLog, Settings};
-pub use plot::plot_svg;
+pub use log::{read_rows, read_study_rows, CsvLog, Settings, StudyRow};
+pub use plot::{plot_loglog, plot_svg, Chart, Series, Style};
 pub use row::{Row, CSV_HEADER};

@@ -1,7 +1,10 @@
-//! The log-log SVG of a study: N against seconds, one line with point markers per back-end
-//! (in the order given), and a dashed N^1.5 reference line through the first back-end's first
-//! point with N >= [`FIT_MIN_N`] (or its first point). Text is written as SVG `<text>`, so no
-//! system font is needed.
+//! Log-log SVG charts of a study. [`plot_loglog`] draws any named series of (x, y) points
+//! with axis labels: measured series as coloured lines with point markers (in the order
+//! given), reference series (a model or a fitted line) as grey dashed lines clipped to the
+//! measured range. [`plot_svg`] is the scaling study's chart: seconds against N per back-end
+//! and a dashed N^1.5 reference through the first back-end's first point with
+//! N >= [`FIT_MIN_N`] (or its first point). Text is written as SVG `<text>`, so no system
+//! font is needed.
 
 use super::fit::FIT_MIN_N;
 use super::row::Row;
@@ -10,13 +13,38 @@ use plotters::coord::{combinators::LogCoord, Shift};
 use plotters::prelude::*;
 use std::path::Path;
 
-/// One back-end's measured (N, seconds) points, N ascending.
-type Series<'a> = (&'a str, Vec<(f64, f64)>);
+/// How a series is drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Style {
+    /// Measured points: a coloured line with a marker on every point.
+    Measured,
+    /// A model or fitted line: grey, dashed, no markers, drawn only inside the measured range.
+    Reference,
+}
+
+/// One named series of (x, y) points, all positive (log axes).
+#[derive(Debug, Clone)]
+pub struct Series {
+    pub name: String,
+    pub points: Vec<(f64, f64)>,
+    pub style: Style,
+}
+
+/// A log-log chart: caption, axis labels, series.
+#[derive(Debug, Clone)]
+pub struct Chart {
+    pub title: String,
+    pub x_label: String,
+    pub y_label: String,
+    pub series: Vec<Series>,
+}
+
 type LogLog<'a> = ChartContext<'a, SVGBackend<'a>, Cartesian2d<LogCoord<f64>, LogCoord<f64>>>;
 /// The plotted ranges: (x0, x1, y0, y1).
 type Bounds = (f64, f64, f64, f64);
+type DrawResult<'a> = std::result::Result<(), Box<dyn std::error::Error + 'a>>;
 
-/// The back-end colours, in order (matplotlib's default cycle, so plots look familiar).
+/// The measured-series colours, in order (matplotlib's default cycle, so plots look familiar).
 const PALETTE: [RGBColor; 8] = [
     RGBColor(31, 119, 180),
     RGBColor(255, 127, 14),
@@ -28,27 +56,81 @@ const PALETTE: [RGBColor; 8] = [
     RGBColor(23, 190, 207),
 ];
 
-/// The colour of the reference line.
+/// The colour of reference lines.
 const GRAY: RGBColor = RGBColor(90, 90, 90);
 
-/// Draws the study (see the module documentation) into an SVG file at `path`.
+/// Draws the scaling study (see the module documentation) into an SVG file at `path`.
 pub fn plot_svg(path: &Path, rows: &[Row], backends: &[String]) -> Result<()> {
+    let mut series = collect_series(rows, backends);
+    if let Some(first) = series.first() {
+        let &(ax, ay) = first
+            .points
+            .iter()
+            .find(|p| p.0 >= FIT_MIN_N as f64)
+            .unwrap_or(&first.points[0]);
+        let (x0, x1, _, _) = bounds(&series);
+        let reference = (0..=40)
+            .map(|i| {
+                let x = x0 * (x1 / x0).powf(i as f64 / 40.0);
+                (x, ay * (x / ax).powf(1.5))
+            })
+            .collect();
+        series.push(Series {
+            name: "N^1.5 reference".into(),
+            points: reference,
+            style: Style::Reference,
+        });
+    }
+    let chart = Chart {
+        title: "Nim Square table back-ends: seconds against N (log-log)".into(),
+        x_label: "N (largest heap)".into(),
+        y_label: "seconds (median)".into(),
+        series,
+    };
+    plot_loglog(path, &chart)
+}
+
+/// Draws `chart` into an SVG file at `path`. Points that are not positive are left out (log
+/// axes); refused when no measured point remains.
+pub fn plot_loglog(path: &Path, chart: &Chart) -> Result<()> {
     let err = |e: String| Error::Invalid(format!("cannot draw {}: {e}", path.display()));
-    let series = collect_series(rows, backends);
-    if series.is_empty() {
+    let series: Vec<Series> = chart
+        .series
+        .iter()
+        .map(|s| {
+            let mut points: Vec<(f64, f64)> = s
+                .points
+                .iter()
+                .copied()
+                .filter(|&(x, y)| x > 0.0 && y > 0.0 && x.is_finite() && y.is_finite())
+                .collect();
+            points.sort_by(|a, b| a.0.total_cmp(&b.0));
+            Series {
+                points,
+                ..s.clone()
+            }
+        })
+        .filter(|s| !s.points.is_empty())
+        .collect();
+    let measured: Vec<Series> = series
+        .iter()
+        .filter(|s| s.style == Style::Measured)
+        .cloned()
+        .collect();
+    if measured.is_empty() {
         return Err(err("no measured points".into()));
     }
-    let bounds = bounds(&series);
+    let bounds = bounds(&measured);
     let root = SVGBackend::new(path, (900, 600)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| err(e.to_string()))?;
-    let mut chart = axes(&root, bounds).map_err(|e| err(e.to_string()))?;
-    for (i, (name, pts)) in series.iter().enumerate() {
-        draw_backend(&mut chart, name, pts, PALETTE[i % PALETTE.len()])
-            .map_err(|e| err(e.to_string()))?;
+    let mut ctx = axes(&root, chart, bounds).map_err(|e| err(e.to_string()))?;
+    for (i, s) in measured.iter().enumerate() {
+        draw_measured(&mut ctx, s, PALETTE[i % PALETTE.len()]).map_err(|e| err(e.to_string()))?;
     }
-    draw_reference(&mut chart, &series[0].1, bounds).map_err(|e| err(e.to_string()))?;
-    chart
-        .configure_series_labels()
+    for s in series.iter().filter(|s| s.style == Style::Reference) {
+        draw_reference(&mut ctx, s, bounds).map_err(|e| err(e.to_string()))?;
+    }
+    ctx.configure_series_labels()
         .position(SeriesLabelPosition::UpperLeft)
         .background_style(WHITE.mix(0.85))
         .border_style(BLACK)
@@ -58,26 +140,26 @@ pub fn plot_svg(path: &Path, rows: &[Row], backends: &[String]) -> Result<()> {
 }
 
 /// The points of each back-end in `backends` that has any (seconds > 0, as log axes need).
-fn collect_series<'a>(rows: &[Row], backends: &'a [String]) -> Vec<Series<'a>> {
+fn collect_series(rows: &[Row], backends: &[String]) -> Vec<Series> {
     backends
         .iter()
-        .map(|b| {
-            let mut pts: Vec<(f64, f64)> = rows
+        .map(|b| Series {
+            name: b.clone(),
+            points: rows
                 .iter()
                 .filter(|r| &r.backend == b && r.seconds_median > 0.0)
                 .map(|r| (r.n as f64, r.seconds_median))
-                .collect();
-            pts.sort_by(|a, b| a.0.total_cmp(&b.0));
-            (b.as_str(), pts)
+                .collect(),
+            style: Style::Measured,
         })
-        .filter(|(_, pts)| !pts.is_empty())
+        .filter(|s| !s.points.is_empty())
         .collect()
 }
 
 /// The ranges of every point, widened so markers do not sit on the frame.
 fn bounds(series: &[Series]) -> Bounds {
     let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
-    for &(x, y) in series.iter().flat_map(|(_, p)| p.iter()) {
+    for &(x, y) in series.iter().flat_map(|s| s.points.iter()) {
         x0 = x0.min(x);
         x1 = x1.max(x);
         y0 = y0.min(y);
@@ -89,64 +171,51 @@ fn bounds(series: &[Series]) -> Bounds {
 /// The caption, the log-log axes and their labels.
 fn axes<'a>(
     root: &DrawingArea<SVGBackend<'a>, Shift>,
+    chart: &Chart,
     (x0, x1, y0, y1): Bounds,
 ) -> std::result::Result<LogLog<'a>, Box<dyn std::error::Error + 'a>> {
-    let mut chart = ChartBuilder::on(root)
-        .caption(
-            "Nim Square table back-ends: seconds against N (log-log)",
-            ("sans-serif", 22),
-        )
+    let mut ctx = ChartBuilder::on(root)
+        .caption(&chart.title, ("sans-serif", 22))
         .margin(15)
         .x_label_area_size(45)
         .y_label_area_size(70)
         .build_cartesian_2d((x0..x1).log_scale(), (y0..y1).log_scale())?;
-    chart
-        .configure_mesh()
-        .x_desc("N (largest heap)")
-        .y_desc("seconds (median)")
+    ctx.configure_mesh()
+        .x_desc(&chart.x_label)
+        .y_desc(&chart.y_label)
         .x_label_formatter(&|x| format!("{x:.0e}"))
         .y_label_formatter(&|y| format!("{y:.0e}"))
         .draw()?;
-    Ok(chart)
+    Ok(ctx)
 }
 
-/// One back-end: its line (with a legend entry) and a marker on every point.
-fn draw_backend<'a>(
-    chart: &mut LogLog<'a>,
-    name: &str,
-    pts: &[(f64, f64)],
-    color: RGBColor,
-) -> std::result::Result<(), Box<dyn std::error::Error + 'a>> {
-    chart
-        .draw_series(LineSeries::new(pts.iter().copied(), color.stroke_width(2)))?
-        .label(name)
-        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
-    chart.draw_series(pts.iter().map(|&p| Circle::new(p, 3, color.filled())))?;
+/// One measured series: its line (with a legend entry) and a marker on every point.
+fn draw_measured<'a>(ctx: &mut LogLog<'a>, s: &Series, color: RGBColor) -> DrawResult<'a> {
+    ctx.draw_series(LineSeries::new(
+        s.points.iter().copied(),
+        color.stroke_width(2),
+    ))?
+    .label(s.name.clone())
+    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
+    ctx.draw_series(s.points.iter().map(|&p| Circle::new(p, 3, color.filled())))?;
     Ok(())
 }
 
-/// The dashed reference: seconds proportional to N^1.5 through one measured point of
-/// `first`, drawn only where it stays inside the plot.
+/// One reference series, dashed, only where it stays inside the plot.
 fn draw_reference<'a>(
-    chart: &mut LogLog<'a>,
-    first: &[(f64, f64)],
+    ctx: &mut LogLog<'a>,
+    s: &Series,
     (x0, x1, y0, y1): Bounds,
-) -> std::result::Result<(), Box<dyn std::error::Error + 'a>> {
-    let &(ax, ay) = first
+) -> DrawResult<'a> {
+    let inside: Vec<(f64, f64)> = s
+        .points
         .iter()
-        .find(|p| p.0 >= FIT_MIN_N as f64)
-        .unwrap_or(&first[0]);
-    let reference: Vec<(f64, f64)> = (0..=40)
-        .map(|i| {
-            let x = x0 * (x1 / x0).powf(i as f64 / 40.0);
-            (x, ay * (x / ax).powf(1.5))
-        })
-        .filter(|&(_, y)| y >= y0 && y <= y1)
+        .copied()
+        .filter(|&(x, y)| x >= x0 && x <= x1 && y >= y0 && y <= y1)
         .collect();
-    if reference.len() >= 2 {
-        chart
-            .draw_series(DashedLineSeries::new(reference, 6, 4, GRAY.stroke_width(1)))?
-            .label("N^1.5 reference")
+    if inside.len() >= 2 {
+        ctx.draw_series(DashedLineSeries::new(inside, 6, 4, GRAY.stroke_width(1)))?
+            .label(s.name.clone())
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], GRAY));
     }
     Ok(())
