@@ -81,3 +81,101 @@ fn parse_seconds(text: &str) -> std::result::Result<std::time::Duration, String>
         )),
     }
 }
+
+/// `--from A --to B --points K`: a geometric grid of N for a study (`scale`, `growth`).
+#[derive(clap::Args, Debug, Clone)]
+pub struct GridArgs {
+    /// The smallest N of the grid.
+    #[arg(long, value_name = "A", default_value = "1000", value_parser = super::parse_limit,
+          allow_hyphen_values = true)]
+    pub from: u64,
+    /// The largest N of the grid (at most 4294967295).
+    #[arg(long, value_name = "B", default_value = "1000000", value_parser = super::parse_limit,
+          allow_hyphen_values = true)]
+    pub to: u64,
+    /// How many values of N, equally spaced in log N from A to B (2 to 1000).
+    #[arg(
+        long,
+        value_name = "K",
+        default_value_t = 7,
+        allow_hyphen_values = true
+    )]
+    pub points: i64,
+}
+
+/// The most grid points accepted: more would only repeat values of N (the grid is rounded to
+/// integers) while allocating the whole grid first.
+pub const MAX_POINTS: i64 = 1000;
+
+impl GridArgs {
+    /// The grid, or the refusal naming the flag.
+    pub fn grid(&self) -> crate::Result<Vec<u64>> {
+        let refuse = |msg: String| Err(crate::Error::Invalid(msg));
+        if self.from < 1 {
+            return refuse("--from must be at least 1 (the grid is geometric)".into());
+        }
+        if self.from > self.to {
+            return refuse(format!(
+                "--from {} is larger than --to {}",
+                self.from, self.to
+            ));
+        }
+        if self.points < 2 {
+            return refuse(format!(
+                "--points must be at least 2 (a grid needs both ends), got {}",
+                self.points
+            ));
+        }
+        if self.points > MAX_POINTS {
+            return refuse(format!(
+                "--points {} is above the limit {MAX_POINTS} (a finer grid only repeats N)",
+                self.points
+            ));
+        }
+        Ok(crate::scaling::geometric_grid(
+            self.from,
+            self.to,
+            self.points as usize,
+        ))
+    }
+}
+
+/// `--plot`, `--resume`, `--force`: what a study does with its files.
+#[derive(clap::Args, Debug, Clone)]
+pub struct StudyFileArgs {
+    /// Also draw the study (every row of the CSV) as a log-log SVG here.
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<std::path::PathBuf>,
+    /// Keep the rows already in --out and skip those points; refused when the file was made
+    /// with other settings (the refusal names them).
+    #[arg(long)]
+    pub resume: bool,
+    /// Replace an existing --out (without it, an earlier study is never overwritten).
+    #[arg(long)]
+    pub force: bool,
+}
+
+impl StudyFileArgs {
+    /// Checks, before any work, that `out` and `--plot` can be written and that an earlier
+    /// study in `out` is neither replaced without --force nor mixed without --resume.
+    /// Returns whether `out` already holds rows.
+    pub fn check(&self, out: &std::path::Path) -> crate::Result<bool> {
+        if self.resume && self.force {
+            return Err(crate::Error::Invalid(
+                "--resume and --force contradict each other (keep the rows, or replace them); pass one".into(),
+            ));
+        }
+        let occupied = std::fs::metadata(out).is_ok_and(|m| m.is_file() && m.len() > 0);
+        if occupied && !self.resume && !self.force {
+            return Err(crate::Error::Invalid(format!(
+                "--out {} already exists; pass --force to replace it, or --resume to continue the study in it",
+                out.display()
+            )));
+        }
+        check_output_path(out, "--out")?;
+        if let Some(p) = &self.plot {
+            check_output_path(p, "--plot")?;
+        }
+        Ok(occupied)
+    }
+}

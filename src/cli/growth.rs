@@ -4,7 +4,7 @@
 //! CSV log, fit and plot are the scaling study's ([`crate::scaling`]); this file is parse
 //! (every refusal before any work), measure, render.
 
-use super::args::{check_output_path, MovesArg};
+use super::args::{GridArgs, MovesArg, StudyFileArgs};
 use super::{parse_limit, CliResult};
 use crate::cold;
 use crate::error::{Error, Result};
@@ -62,35 +62,13 @@ pub struct Args {
     /// The quantity to read: cold (the cold count c(N)) or max (the largest value m(N)).
     #[arg(long, value_enum, value_name = "cold|max")]
     quantity: Quantity,
-    /// The smallest N of the grid.
-    #[arg(long, value_name = "A", default_value = "1000", value_parser = parse_limit,
-          allow_hyphen_values = true)]
-    from: u64,
-    /// The largest N of the grid (at most 4294967295).
-    #[arg(long, value_name = "B", default_value = "1000000", value_parser = parse_limit,
-          allow_hyphen_values = true)]
-    to: u64,
-    /// How many values of N, equally spaced in log N from A to B (at least 2).
-    #[arg(
-        long,
-        value_name = "K",
-        default_value_t = 10,
-        allow_hyphen_values = true
-    )]
-    points: i64,
+    #[command(flatten)]
+    grid: GridArgs,
     /// The CSV file to write (an existing one needs --force or --resume).
     #[arg(long, value_name = "FILE.csv", default_value = "growth.csv")]
     out: PathBuf,
-    /// Also draw the quantity against N (every row in the CSV) as a log-log SVG here.
-    #[arg(long, value_name = "FILE.svg")]
-    plot: Option<PathBuf>,
-    /// Keep the rows already in --out and skip those N; the file must hold the same
-    /// --quantity and --moves.
-    #[arg(long)]
-    resume: bool,
-    /// Replace an existing --out (without it, an earlier study is never overwritten).
-    #[arg(long)]
-    force: bool,
+    #[command(flatten)]
+    files: StudyFileArgs,
     /// Fit only the rows with N >= this (default 10000: below it both quantities are small
     /// integers whose steps bend the line).
     #[arg(long, value_name = "N", default_value = "10000", value_parser = parse_limit,
@@ -99,10 +77,6 @@ pub struct Args {
     #[command(flatten)]
     moves: MovesArg,
 }
-
-/// The most grid points accepted: more would only repeat values of N (the grid is rounded to
-/// integers) while allocating the whole grid first.
-const MAX_POINTS: i64 = 1000;
 
 /// A checked study: everything `run` needs, refused arguments already turned away.
 struct Study {
@@ -134,73 +108,29 @@ pub fn run(args: Args) -> CliResult {
 
 /// Checks every argument, output path and the memory of the one build, before any work.
 fn parse(args: Args) -> Result<Study> {
-    check_numbers(&args)?;
+    let grid = args.grid.grid()?;
     check_outputs(&args)?;
     let study = Study {
         quantity: args.quantity,
-        grid: scaling::geometric_grid(args.from, args.to, args.points as usize),
+        grid,
         settings: GrowthSettings {
             moves: args.moves.moves.label(),
         },
         moves: args.moves.moves,
         fit_from: args.fit_from,
         out: args.out,
-        plot: args.plot,
-        resume: args.resume,
+        plot: args.files.plot,
+        resume: args.files.resume,
     };
-    check_memory(&study, args.to)?;
+    check_memory(&study, args.grid.to)?;
     Ok(study)
-}
-
-fn check_numbers(args: &Args) -> Result<()> {
-    let refuse = |msg: String| Err(Error::Invalid(msg));
-    if args.from < 1 {
-        return refuse("--from must be at least 1 (the grid is geometric)".into());
-    }
-    if args.from > args.to {
-        return refuse(format!(
-            "--from {} is larger than --to {}",
-            args.from, args.to
-        ));
-    }
-    if args.points < 2 {
-        return refuse(format!(
-            "--points must be at least 2 (a grid needs both ends), got {}",
-            args.points
-        ));
-    }
-    if args.points > MAX_POINTS {
-        return refuse(format!(
-            "--points {} is above the limit {MAX_POINTS} (a finer grid only repeats N)",
-            args.points
-        ));
-    }
-    Ok(())
 }
 
 /// An earlier study is never replaced without --force; both files must be writable; a
 /// resumed file must hold the same quantity.
 fn check_outputs(args: &Args) -> Result<()> {
-    if args.resume && args.force {
-        return Err(Error::Invalid(
-            "--resume and --force contradict each other (keep the rows, or replace them); \
-             pass one"
-                .into(),
-        ));
-    }
-    let occupied = std::fs::metadata(&args.out).is_ok_and(|m| m.is_file() && m.len() > 0);
-    if occupied && !args.resume && !args.force {
-        return Err(Error::Invalid(format!(
-            "--out {} already exists; pass --force to replace it, or --resume to continue the \
-             study in it",
-            args.out.display()
-        )));
-    }
-    check_output_path(&args.out, "--out")?;
-    if let Some(p) = &args.plot {
-        check_output_path(p, "--plot")?;
-    }
-    if occupied && args.resume {
+    let occupied = args.files.check(&args.out)?;
+    if occupied && args.files.resume {
         let first = std::fs::read_to_string(&args.out)
             .map_err(|e| Error::Invalid(format!("--out {}: {e}", args.out.display())))?;
         let first = first.lines().next().unwrap_or("");

@@ -3,8 +3,8 @@
 //! of each back-end, and optionally draws a log-log SVG. The fitting, CSV and plot code lives
 //! in [`crate::scaling`]; this file is parse (every refusal before any work), measure, render.
 
-use super::args::{check_output_path, MovesArg};
-use super::{parse_limit, CliResult};
+use super::args::{GridArgs, MovesArg, StudyFileArgs};
+use super::CliResult;
 use crate::check::{Case, Checker};
 use crate::error::{Error, Result};
 use crate::moves::Moves;
@@ -35,22 +35,8 @@ pub struct Args {
     /// the naive controls, which are there to check, not to race).
     #[arg(long, value_name = "NAMES", value_delimiter = ',')]
     table: Vec<String>,
-    /// The smallest N of the grid.
-    #[arg(long, value_name = "A", default_value = "1000", value_parser = parse_limit,
-          allow_hyphen_values = true)]
-    from: u64,
-    /// The largest N of the grid.
-    #[arg(long, value_name = "B", default_value = "1000000", value_parser = parse_limit,
-          allow_hyphen_values = true)]
-    to: u64,
-    /// How many values of N, equally spaced in log N from A to B (at least 2).
-    #[arg(
-        long,
-        value_name = "K",
-        default_value_t = 7,
-        allow_hyphen_values = true
-    )]
-    points: i64,
+    #[command(flatten)]
+    grid: GridArgs,
     /// Timed runs per point; the CSV keeps their median and minimum.
     #[arg(
         long,
@@ -62,16 +48,8 @@ pub struct Args {
     /// The CSV file to write (an existing one needs --force or --resume).
     #[arg(long, value_name = "FILE.csv", default_value = "scaling.csv")]
     out: PathBuf,
-    /// Also draw the study (every back-end in the CSV) as a log-log SVG here.
-    #[arg(long, value_name = "FILE.svg")]
-    plot: Option<PathBuf>,
-    /// Keep the rows already in --out and skip those (back-end, N) points; the file must have
-    /// been measured with the same --moves, --threads and --repeat.
-    #[arg(long)]
-    resume: bool,
-    /// Replace an existing --out (without it, an earlier study is never overwritten).
-    #[arg(long)]
-    force: bool,
+    #[command(flatten)]
+    files: StudyFileArgs,
     /// Skip a back-end at every N where one run is predicted (from its fitted slope) to take
     /// more than this many seconds; each skip is printed as a `skip ...` line.
     #[arg(long, value_name = "SECONDS", allow_hyphen_values = true)]
@@ -80,9 +58,6 @@ pub struct Args {
     moves: MovesArg,
 }
 
-/// The most grid points accepted: more would only repeat values of N (the grid is rounded to
-/// integers) while allocating the whole grid first.
-const MAX_POINTS: i64 = 1000;
 /// The most timed runs per point accepted: the median is settled long before.
 const MAX_REPEAT: i64 = 1000;
 
@@ -111,13 +86,14 @@ pub fn run(args: Args) -> CliResult {
 
 /// Checks every argument and output path, before any work.
 fn parse(args: Args) -> Result<Study> {
+    let grid = args.grid.grid()?;
     check_numbers(&args)?;
     let names = backend_names(&args.table)?;
-    check_outputs(&args)?;
+    args.files.check(&args.out)?;
     let repeats = args.repeat as usize;
     Ok(Study {
         names,
-        grid: scaling::geometric_grid(args.from, args.to, args.points as usize),
+        grid,
         settings: Settings {
             moves: args.moves.moves.label(),
             threads: rayon::current_num_threads(),
@@ -126,35 +102,13 @@ fn parse(args: Args) -> Result<Study> {
         moves: args.moves.moves,
         skip_over: args.skip_over,
         out: args.out,
-        plot: args.plot,
-        resume: args.resume,
+        plot: args.files.plot,
+        resume: args.files.resume,
     })
 }
 
 fn check_numbers(args: &Args) -> Result<()> {
     let refuse = |msg: String| Err(Error::Invalid(msg));
-    if args.from < 1 {
-        return refuse("--from must be at least 1".into());
-    }
-    if args.from > args.to {
-        return refuse(format!(
-            "--from {} is larger than --to {}",
-            args.from, args.to
-        ));
-    }
-    if args.points < 2 {
-        return refuse(format!(
-            "--points must be at least 2 (a grid needs both ends), got {}",
-            args.points
-        ));
-    }
-    if args.points > MAX_POINTS {
-        return refuse(format!(
-            "--points {} is above the limit {MAX_POINTS} (the grid is allocated before it is \
-             deduplicated; a finer grid measures the same N again)",
-            args.points
-        ));
-    }
     if !(1..=MAX_REPEAT).contains(&args.repeat) {
         return refuse(format!(
             "--repeat must be between 1 and {MAX_REPEAT}, got {}",
@@ -172,7 +126,9 @@ fn check_numbers(args: &Args) -> Result<()> {
 /// The back-ends to time, in the order given, without repeats (all of them by default).
 fn backend_names(asked: &[String]) -> Result<Vec<&'static str>> {
     if asked.is_empty() {
-        return Ok(crate::registry::fast(table::BACKENDS).map(|e| e.name).collect());
+        return Ok(crate::registry::fast(table::BACKENDS)
+            .map(|e| e.name)
+            .collect());
     }
     let mut names = Vec::new();
     for n in asked {
@@ -182,23 +138,6 @@ fn backend_names(asked: &[String]) -> Result<Vec<&'static str>> {
         }
     }
     Ok(names)
-}
-
-/// An earlier study is never replaced without --force; both files must be writable.
-fn check_outputs(args: &Args) -> Result<()> {
-    let occupied = std::fs::metadata(&args.out).is_ok_and(|m| m.is_file() && m.len() > 0);
-    if occupied && !args.resume && !args.force {
-        return Err(Error::Invalid(format!(
-            "--out {} already exists; pass --force to replace it, or --resume to continue the \
-             study in it",
-            args.out.display()
-        )));
-    }
-    check_output_path(&args.out, "--out")?;
-    if let Some(p) = &args.plot {
-        check_output_path(p, "--plot")?;
-    }
-    Ok(())
 }
 
 /// The progress bar (hidden unless stderr is a terminal), advanced by work, not by points:
