@@ -60,21 +60,17 @@ fn first_line(path: &Path) -> String {
         .to_string()
 }
 
+/// The words of `text` as arguments.
+fn words(text: &str) -> Vec<&str> {
+    text.split_whitespace().collect()
+}
+
 #[test]
 fn cold_counts_match_published_counts_and_resume_adds_points() {
     let dir = scratch("cold");
     let (csv, svg) = (dir.join("c.csv"), dir.join("c.svg"));
     let out = growth(
-        &[
-            "--quantity",
-            "cold",
-            "--from",
-            "99",
-            "--to",
-            "1e5",
-            "--points",
-            "2",
-        ],
+        &words("--quantity cold --from 99 --to 1e5 --points 2"),
         &csv,
     );
     let stdout = ok(&out);
@@ -90,15 +86,7 @@ fn cold_counts_match_published_counts_and_resume_adds_points() {
 
     // --resume on a grid ending at Eppstein's 102 517: 99 is skipped, 102 517 added.
     let out = nimsquare()
-        .args([
-            "growth",
-            "--quantity",
-            "cold",
-            "--from",
-            "99",
-            "--to",
-            "102517",
-        ])
+        .args(words("growth --quantity cold --from 99 --to 102517"))
         .args(["--points", "2", "--resume", "--fit-from", "99", "--out"])
         .arg(&csv)
         .arg("--plot")
@@ -140,16 +128,7 @@ fn max_values_match_published_records() {
     let dir = scratch("max");
     let csv = dir.join("m.csv");
     let out = growth(
-        &[
-            "--quantity",
-            "max",
-            "--from",
-            "1000",
-            "--to",
-            "1e5",
-            "--points",
-            "3",
-        ],
+        &words("--quantity max --from 1000 --to 1e5 --points 3"),
         &csv,
     );
     let stdout = ok(&out);
@@ -299,38 +278,24 @@ fn bad_arguments_and_other_settings_are_refused_with_one_line() {
         start.elapsed().as_secs_f64() < 5.0,
         "refused only after work"
     );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
 
-    // A cold study refuses to be resumed as max, or with other moves.
+#[test]
+fn a_cold_study_refuses_to_be_resumed_as_max_or_with_other_moves() {
+    let dir = scratch("other-settings");
     let csv = dir.join("c.csv");
     ok(&growth(
         &["--quantity", "cold", "--from", "10", "--to", "100"],
         &csv,
     ));
     refused(
-        &[
-            "--quantity",
-            "max",
-            "--from",
-            "10",
-            "--to",
-            "100",
-            "--resume",
-        ],
+        &words("--quantity max --from 10 --to 100 --resume"),
         &csv,
         "--quantity cold, this run has --quantity max",
     );
     refused(
-        &[
-            "--quantity",
-            "cold",
-            "--from",
-            "10",
-            "--to",
-            "200",
-            "--moves",
-            "1,3,4",
-            "--resume",
-        ],
+        &words("--quantity cold --from 10 --to 200 --moves 1,3,4 --resume"),
         &csv,
         "--moves squares, this run has --moves 1,3,4",
     );
@@ -343,15 +308,7 @@ fn a_quantity_that_is_zero_everywhere_is_written_but_not_plotted() {
     let dir = scratch("zero");
     let (csv, svg) = (dir.join("z.csv"), dir.join("z.svg"));
     let out = nimsquare()
-        .args([
-            "growth",
-            "--quantity",
-            "max",
-            "--moves",
-            "50",
-            "--from",
-            "10",
-        ])
+        .args(words("growth --quantity max --moves 50 --from 10"))
         .args(["--to", "40", "--points", "2", "--out"])
         .arg(&csv)
         .arg("--plot")
