@@ -61,13 +61,14 @@ pub fn run(args: Args) -> CliResult {
         return solve_cold(&plan, cold, &args);
     }
     let start = check_files(&plan, &args.longrun)?;
-    if !args.longrun.quiet {
-        forecast(&plan);
-    }
     let seeded = match &start {
         Start::Fresh => 0,
         Start::Seed(file) => file.provides(plan.limit),
     };
+    // A run seeded from a file forecasts nothing: its progress bar has the ETA of what is left.
+    if !args.longrun.quiet && seeded == 0 {
+        forecast(&plan);
+    }
     let started = Instant::now();
     let t = match build_table(&plan, start, &args.longrun)? {
         Ok(t) => t,
