@@ -167,3 +167,50 @@ fn a_signalled_run_keeps_a_checkpoint_that_the_same_command_completes() {
     // Once complete, the same command only reads the table.
     assert_eq!(solve(&args[1..]), resumed);
 }
+
+#[test]
+fn verify_checks_a_saved_table_and_fails_on_a_wrong_one() {
+    let dir = scratch("verify-saved");
+    let good = dir.join("good.tbl");
+    solve(&["-n", "5000", "--save-table", s(&good)]);
+    let out = nimsquare()
+        .args(["verify", "--load-table", s(&good)])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains(
+            "against 'naive-mex' and the cold sets of sieve, naive-cold: all checks passed"
+        ),
+        "{text}"
+    );
+    // A well-formed file whose values are wrong (g(17) = 0, written as 1, checksums valid):
+    // the check fails with status 1 and names the position; no test hook in the binary.
+    let moves = nimsquare::moves::Moves::Squares;
+    let mut g = nimsquare::table::build("stamped", &moves, 5000)
+        .unwrap()
+        .values()
+        .to_vec();
+    g[17] = 1;
+    let wrong = dir.join("wrong.tbl");
+    let max = *g.iter().max().unwrap();
+    nimsquare::longrun::tablefile::write_atomic(&wrong, &moves, 5000, &g, max).unwrap();
+    let out = nimsquare()
+        .args(["verify", "--load-table", s(&wrong)])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("g(17) = 0 but 'saved table' gives 1"),
+        "{text}"
+    );
+    assert!(
+        text.contains("'saved table' makes 17 hot but 'sieve' makes it cold"),
+        "{text}"
+    );
+    // Other moves than the file's are refused before any work.
+    let err = assert_refused(&["verify", "--load-table", s(&good), "--moves", "1,3,4"]);
+    assert!(err.contains("was made for moves squares"), "{err}");
+}

@@ -31,6 +31,12 @@ pub struct Args {
     heaps: HeapsArg,
     #[command(flatten)]
     json: JsonArg,
+    /// Check a saved table instead (from `solve --save-table`, complete, same --moves): its
+    /// values against a freshly built judge table, its zero set against every cold-set
+    /// back-end. --limit is ignored: the file's N is checked. Exit 1 when the values are
+    /// wrong; a file that is not a readable table is refused (exit 2).
+    #[arg(long, value_name = "FILE")]
+    load_table: Option<std::path::PathBuf>,
 }
 
 /// One named check and whether it held.
@@ -53,6 +59,10 @@ impl Verdict {
 }
 
 pub fn run(args: Args) -> CliResult {
+    if let Some(path) = &args.load_table {
+        let report = verify_saved(path, &args.moves.moves)?;
+        return Ok(render_saved(&report, args.json.json));
+    }
     let case = Case {
         moves: args.moves.moves,
         limit: crate::table::check_limit(args.limit.limit)?,
@@ -113,6 +123,96 @@ pub fn verify_with(
     }
     checks.push(agreement(&report));
     Ok(Verdict { checks, report })
+}
+
+/// Above this N the judge of a saved table is the planner's fast back-end rather than the
+/// reference (`stamped` would take many minutes), named in the report.
+const SAVED_REFERENCE_MAX: usize = 10_000_000;
+
+/// Checks the complete saved table in `path` (made for `moves`): its zero set against every
+/// cold-set back-end that affords its N (the win/lose sieve shares no kernel with the
+/// tables), and its values against a table built now by the judge (the naive control, the
+/// reference, or past [`SAVED_REFERENCE_MAX`] the planner's choice).
+pub fn verify_saved(path: &std::path::Path, moves: &crate::moves::Moves) -> crate::Result<Report> {
+    let file = crate::longrun::tablefile::read(path)?;
+    file.check_matches(moves, path)?;
+    if !file.is_complete() {
+        return Err(Error::Invalid(format!(
+            "--load-table {}: a checkpoint of {} of {} positions; finish it with `solve --checkpoint` first",
+            path.display(),
+            file.done,
+            file.limit + 1
+        )));
+    }
+    let limit = crate::table::check_limit(file.limit)?;
+    let judge = if limit <= SAVED_REFERENCE_MAX {
+        check::table_judge(limit)
+    } else {
+        let threads = rayon::current_num_threads();
+        crate::table::find(crate::planner::choose_table(moves, limit, threads))?
+    };
+    let case = Case {
+        moves: moves.clone(),
+        limit,
+        heaps: 3,
+    };
+    let saved = crate::table::Table::from_values(file.values);
+    // The saved zero set against every cold-set back-end (no table kernel involved) ...
+    let mut colds = check::Checker::new(case.clone(), "saved table", saved);
+    for entry in crate::cold::BACKENDS {
+        let finder = (entry.make)();
+        if finder.affordable_limit().is_none_or(|max| limit <= max) {
+            colds.cold(entry.name, &finder.cold(moves, limit));
+        }
+    }
+    let colds = colds.finish();
+    // ... and the saved values against the judge's.
+    let mut checker = check::Checker::new(case, judge.name, (judge.make)().build(moves, limit));
+    checker.table("saved table", &colds.table);
+    let mut report = checker.finish();
+    report.disagreements.extend(colds.disagreements);
+    report.cold_sets = colds.cold_sets;
+    Ok(report)
+}
+
+/// Prints the check of a saved table; the exit status (1 when anything differs).
+fn render_saved(r: &Report, json: bool) -> i32 {
+    let passed = r.disagreements.is_empty();
+    if json {
+        let out = json!({
+            "limit": r.case.limit,
+            "moves": r.case.moves.label(),
+            "passed": passed,
+            "table_judge": r.table_judge,
+            "cold_sets": r.cold_sets,
+            "disagreements": r.disagreements.iter().map(|d| d.to_string()).collect::<Vec<_>>(),
+        });
+        println!("{out}");
+    } else {
+        println!(
+            "saved table, moves {}, N = {}",
+            r.case.moves.label(),
+            r.case.limit
+        );
+        for d in &r.disagreements {
+            println!("FAIL {d}");
+        }
+        let colds = r.cold_sets.join(", ");
+        let verdict = if passed {
+            "all checks passed"
+        } else {
+            "FAILED"
+        };
+        println!(
+            "against '{}' and the cold sets of {colds}: {verdict}",
+            r.table_judge
+        );
+    }
+    if passed {
+        0
+    } else {
+        EXIT_CHECK_FAILED
+    }
 }
 
 /// Every pair of `report` gives the published `want`.
