@@ -125,14 +125,15 @@ pub fn verify_with(
     Ok(Verdict { checks, report })
 }
 
-/// Above this N the judge of a saved table is the planner's fast back-end rather than the
-/// reference (`stamped` would take many minutes), named in the report.
+/// Above this N the judge of a saved table is the planner's one-thread back-end rather than
+/// the reference (`stamped` would take many minutes), named in the report; it shares neither
+/// the super-block schedule nor the thread split of the parallel table.
 const SAVED_REFERENCE_MAX: usize = 10_000_000;
 
 /// Checks the complete saved table in `path` (made for `moves`): its zero set against every
 /// cold-set back-end that affords its N (the win/lose sieve shares no kernel with the
 /// tables), and its values against a table built now by the judge (the naive control, the
-/// reference, or past [`SAVED_REFERENCE_MAX`] the planner's choice).
+/// reference, or past [`SAVED_REFERENCE_MAX`] the planner's one-thread choice).
 pub fn verify_saved(path: &std::path::Path, moves: &crate::moves::Moves) -> crate::Result<Report> {
     let file = crate::longrun::tablefile::read(path)?;
     file.check_matches(moves, path)?;
@@ -148,8 +149,8 @@ pub fn verify_saved(path: &std::path::Path, moves: &crate::moves::Moves) -> crat
     let judge = if limit <= SAVED_REFERENCE_MAX {
         check::table_judge(limit)
     } else {
-        let threads = rayon::current_num_threads();
-        crate::table::find(crate::planner::choose_table(moves, limit, threads))?
+        // The planner's one-thread choice: no super-block schedule, no thread split.
+        crate::table::find(crate::planner::choose_table(moves, limit, 1))?
     };
     let case = Case {
         moves: moves.clone(),
