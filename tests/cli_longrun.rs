@@ -168,17 +168,25 @@ fn a_signalled_run_keeps_a_checkpoint_that_the_same_command_completes() {
     assert_eq!(solve(&args[1..]), resumed);
 }
 
+/// `verify --load-table path`: its exit status and stdout.
+fn verify_saved(path: &Path) -> (Option<i32>, String) {
+    let out = nimsquare()
+        .args(["verify", "--load-table", s(path)])
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
 #[test]
 fn verify_checks_a_saved_table_and_fails_on_a_wrong_one() {
     let dir = scratch("verify-saved");
     let good = dir.join("good.tbl");
     solve(&["-n", "5000", "--save-table", s(&good)]);
-    let out = nimsquare()
-        .args(["verify", "--load-table", s(&good)])
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(out.status.code(), Some(0), "{text}");
+    let (code, text) = verify_saved(&good);
+    assert_eq!(code, Some(0), "{text}");
     assert!(
         text.contains(
             "against 'naive-mex' and the cold sets of sieve, naive-cold: all checks passed"
@@ -196,12 +204,8 @@ fn verify_checks_a_saved_table_and_fails_on_a_wrong_one() {
     let wrong = dir.join("wrong.tbl");
     let max = *g.iter().max().unwrap();
     nimsquare::longrun::tablefile::write_atomic(&wrong, &moves, 5000, &g, max).unwrap();
-    let out = nimsquare()
-        .args(["verify", "--load-table", s(&wrong)])
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(out.status.code(), Some(1), "{text}");
+    let (code, text) = verify_saved(&wrong);
+    assert_eq!(code, Some(1), "{text}");
     assert!(
         text.contains("g(17) = 0 but 'saved table' gives 1"),
         "{text}"
