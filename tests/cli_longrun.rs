@@ -216,5 +216,13 @@ fn verify_checks_a_saved_table_and_fails_on_a_wrong_one() {
     );
     // Other moves than the file's are refused before any work.
     let err = assert_refused(&["verify", "--load-table", s(&good), "--moves", "1,3,4"]);
-    assert!(err.contains("was made for moves squares"), "{err}");
+    assert!(
+        err.contains("--load-table") && err.contains("was made for moves squares"),
+        "{err}"
+    );
+    let err = assert_refused(&["verify", "--load-table", s(&dir.join("missing.tbl"))]);
+    assert!(
+        err.contains("--load-table") && err.contains("missing.tbl"),
+        "{err}"
+    );
 }

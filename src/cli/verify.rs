@@ -135,8 +135,9 @@ const SAVED_REFERENCE_MAX: usize = 10_000_000;
 /// tables), and its values against a table built now by the judge (the naive control, the
 /// reference, or past [`SAVED_REFERENCE_MAX`] the planner's one-thread choice).
 pub fn verify_saved(path: &std::path::Path, moves: &crate::moves::Moves) -> crate::Result<Report> {
-    let file = crate::longrun::tablefile::read(path)?;
-    file.check_matches(moves, path)?;
+    let flag = |e: Error| Error::Invalid(format!("--load-table: {e}"));
+    let file = crate::longrun::tablefile::read(path).map_err(flag)?;
+    file.check_matches(moves, path).map_err(flag)?;
     if !file.is_complete() {
         return Err(Error::Invalid(format!(
             "--load-table {}: a checkpoint of {} of {} positions; finish it with `solve --checkpoint` first",
