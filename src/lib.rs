@@ -22,6 +22,7 @@ pub mod control;
 pub mod count;
 pub mod error;
 pub mod games;
+pub mod isa;
 pub mod longrun;
 pub mod memory;
 pub mod moves;

@@ -41,6 +41,12 @@ struct Cli {
     #[arg(long, global = true, value_name = "T", value_parser = parse_threads)]
     threads: Option<usize>,
 
+    /// Instruction-set path of the vector kernels: scalar, portable (the `wide` crate on
+    /// baseline SSE2), avx2, avx512, or auto (the widest this CPU has; the default). A path the
+    /// CPU lacks is refused. `list` shows what this CPU supports.
+    #[arg(long, global = true, value_name = "PATH", value_parser = parse_isa)]
+    isa: Option<crate::isa::Isa>,
+
     #[command(subcommand)]
     command: Command,
 }
@@ -79,6 +85,12 @@ pub fn main() -> i32 {
             .build_global()
         {
             eprintln!("error: cannot start {threads} threads: {e}");
+            return EXIT_USAGE;
+        }
+    }
+    if let Some(isa) = cli.isa {
+        if let Err(e) = crate::isa::force(isa) {
+            eprintln!("error: {e}");
             return EXIT_USAGE;
         }
     }
@@ -194,6 +206,12 @@ fn parse_threads(text: &str) -> std::result::Result<usize, String> {
         Ok(t) => Ok(t),
         Err(_) => Err(format!("--threads takes a positive integer, got '{text}'")),
     }
+}
+
+/// Parses `--isa` (whether the CPU has the path is checked after parsing, by
+/// [`crate::isa::force`]).
+fn parse_isa(text: &str) -> std::result::Result<crate::isa::Isa, String> {
+    crate::isa::Isa::parse(text).map_err(|e| e.to_string())
 }
 
 /// Parses a number of heaps for `--heaps`: an integer from 1 to [`crate::count::MAX_HEAPS`].

@@ -1,0 +1,210 @@
+//! The instruction-set path the vector kernels take, chosen once per process at run time.
+//!
+//! The build targets baseline x86-64, so wider instructions are only used through functions
+//! compiled with `#[target_feature]` and called after the CPU has been asked
+//! (`is_x86_feature_detected!`). Every kernel keeps four paths:
+//!
+//! - [`Isa::Scalar`]: one element a step, the twin every other path is tested against;
+//! - [`Isa::Portable`]: the `wide` crate's fixed-width types, on baseline SSE2 (what the
+//!   kernels were before runtime dispatch);
+//! - [`Isa::Avx2`]: 256-bit AVX2 (with BMI1/BMI2);
+//! - [`Isa::Avx512`]: 512-bit AVX-512 F, BW and VL.
+//!
+//! The process starts on [`Isa::best`] and `--isa` may force another; [`active`] is what a
+//! kernel asks (one relaxed atomic load, so dispatch costs nothing beside a kernel call).
+//! Forcing a path the CPU lacks is refused by [`force`], so no `#[target_feature]` function
+//! can ever run on a CPU without the feature.
+
+use crate::error::{Error, Result};
+use std::sync::atomic::{AtomicU8, Ordering};
+
+/// A vector path of the kernels, narrowest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Isa {
+    /// One element a step: the reference twin.
+    Scalar,
+    /// The `wide` crate on the baseline target (SSE2 on x86-64).
+    Portable,
+    /// AVX2 with BMI1/BMI2, 256 bits.
+    Avx2,
+    /// AVX-512 F/BW/VL, 512 bits.
+    Avx512,
+}
+
+impl Isa {
+    /// Every path, narrowest first.
+    pub const ALL: [Isa; 4] = [Isa::Scalar, Isa::Portable, Isa::Avx2, Isa::Avx512];
+
+    /// The name `--isa` takes and the outputs print.
+    pub fn name(self) -> &'static str {
+        match self {
+            Isa::Scalar => "scalar",
+            Isa::Portable => "portable",
+            Isa::Avx2 => "avx2",
+            Isa::Avx512 => "avx512",
+        }
+    }
+
+    /// The path called `name` (`scalar`, `portable`, `avx2`, `avx512`); `auto` is
+    /// [`Isa::best`]. Does not check that the CPU has it ([`force`] does).
+    pub fn parse(name: &str) -> Result<Isa> {
+        let name = name.trim().to_ascii_lowercase();
+        if name == "auto" {
+            return Ok(Isa::best());
+        }
+        Isa::ALL
+            .into_iter()
+            .find(|isa| isa.name() == name)
+            .ok_or_else(|| {
+                Error::Invalid(format!(
+                    "--isa takes scalar, portable, avx2, avx512 or auto, got '{name}'"
+                ))
+            })
+    }
+
+    /// True when this CPU can run the path.
+    pub fn supported(self) -> bool {
+        match self {
+            Isa::Scalar | Isa::Portable => true,
+            Isa::Avx2 => has_avx2(),
+            Isa::Avx512 => has_avx512(),
+        }
+    }
+
+    /// The widest path this CPU supports.
+    pub fn best() -> Isa {
+        *Isa::ALL
+            .iter()
+            .rev()
+            .find(|isa| isa.supported())
+            .expect("scalar is always supported")
+    }
+
+    /// Every path this CPU supports, narrowest first: what the tests and the bench matrix
+    /// run side by side.
+    pub fn supported_all() -> Vec<Isa> {
+        Isa::ALL.into_iter().filter(|isa| isa.supported()).collect()
+    }
+
+    fn code(self) -> u8 {
+        self as u8 + 1
+    }
+
+    fn from_code(code: u8) -> Option<Isa> {
+        Isa::ALL.get((code as usize).checked_sub(1)?).copied()
+    }
+}
+
+impl std::fmt::Display for Isa {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+fn has_avx2() -> bool {
+    std::arch::is_x86_feature_detected!("avx2")
+        && std::arch::is_x86_feature_detected!("bmi1")
+        && std::arch::is_x86_feature_detected!("bmi2")
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn has_avx2() -> bool {
+    false
+}
+
+#[cfg(target_arch = "x86_64")]
+fn has_avx512() -> bool {
+    has_avx2()
+        && std::arch::is_x86_feature_detected!("avx512f")
+        && std::arch::is_x86_feature_detected!("avx512bw")
+        && std::arch::is_x86_feature_detected!("avx512vl")
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn has_avx512() -> bool {
+    false
+}
+
+/// The forced path, or 0 for "not forced: [`Isa::best`]".
+static FORCED: AtomicU8 = AtomicU8::new(0);
+
+/// The path the kernels take now: the one [`force`]d last, else [`Isa::best`].
+#[inline]
+pub fn active() -> Isa {
+    Isa::from_code(FORCED.load(Ordering::Relaxed)).unwrap_or_else(Isa::best)
+}
+
+/// Makes every kernel take `isa` from now on, or refuses (naming `--isa` and what the CPU
+/// has) when this CPU cannot run it.
+pub fn force(isa: Isa) -> Result<()> {
+    if !isa.supported() {
+        let have: Vec<&str> = Isa::supported_all().iter().map(|i| i.name()).collect();
+        return Err(Error::Invalid(format!(
+            "--isa {isa}: this CPU does not support it; it supports {}",
+            have.join(", ")
+        )));
+    }
+    FORCED.store(isa.code(), Ordering::Relaxed);
+    Ok(())
+}
+
+/// Runs `body` with `isa` forced, then restores the path that was active before: for tests
+/// and benches that compare paths in one process. Not for concurrent use with different
+/// paths (the choice is process-wide), so tests that call it hold [`TEST_LOCK`].
+pub fn with<R>(isa: Isa, body: impl FnOnce() -> R) -> Result<R> {
+    let before = FORCED.load(Ordering::Relaxed);
+    force(isa)?;
+    let out = body();
+    FORCED.store(before, Ordering::Relaxed);
+    Ok(out)
+}
+
+/// Serialises the tests of one process that force paths with [`with`].
+pub static TEST_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_parse_back_and_auto_is_the_best() {
+        for isa in Isa::ALL {
+            assert_eq!(Isa::parse(isa.name()).unwrap(), isa);
+        }
+        assert_eq!(Isa::parse(" AVX2 ").unwrap(), Isa::Avx2);
+        assert_eq!(Isa::parse("auto").unwrap(), Isa::best());
+        let e = Isa::parse("sse9").unwrap_err().to_string();
+        assert!(e.contains("--isa") && e.contains("sse9"), "{e}");
+    }
+
+    #[test]
+    fn scalar_and_portable_run_everywhere_and_the_best_is_supported() {
+        assert!(Isa::Scalar.supported() && Isa::Portable.supported());
+        assert!(Isa::best().supported());
+        assert_eq!(Isa::supported_all().first(), Some(&Isa::Scalar));
+    }
+
+    #[test]
+    fn with_forces_and_restores() {
+        let _guard = TEST_LOCK.lock().unwrap_or_else(|p| p.into_inner());
+        let before = active();
+        let inside = with(Isa::Scalar, active).unwrap();
+        assert_eq!(inside, Isa::Scalar);
+        assert_eq!(active(), before);
+    }
+
+    #[test]
+    fn an_unsupported_path_is_refused_with_what_the_cpu_has() {
+        let _guard = TEST_LOCK.lock().unwrap_or_else(|p| p.into_inner());
+        match Isa::ALL.into_iter().find(|i| !i.supported()) {
+            Some(missing) => {
+                let e = force(missing).unwrap_err().to_string();
+                assert!(e.contains("--isa") && e.contains("scalar"), "{e}");
+            }
+            // Every path is supported here: nothing to refuse, but forcing each works.
+            None => Isa::ALL.into_iter().for_each(|i| force(i).unwrap()),
+        }
+        FORCED.store(0, Ordering::Relaxed);
+    }
+}
