@@ -164,6 +164,12 @@ pub trait TableBuilder: Send + Sync {
         None
     }
 
+    /// True when the back-end runs vector kernels that follow [`crate::isa::active`], so the
+    /// bench matrix times it once per instruction-set path the CPU supports.
+    fn vector_kernels(&self) -> bool {
+        false
+    }
+
     /// g(0..=limit) from scratch. The caller has checked `limit` with [`check_limit`].
     fn build(&self, moves: &Moves, limit: usize) -> Table {
         let mut g = vec![0u16; limit + 1];
