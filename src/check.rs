@@ -14,6 +14,7 @@
 use crate::cold::{self, ColdFinder, ColdSet};
 use crate::count::{self, Counter};
 use crate::error::{Error, Result};
+use crate::longrun::build_shown;
 use crate::moves::Moves;
 use crate::registry::Entry;
 use crate::table::{self, Table, TableBuilder};
@@ -306,7 +307,7 @@ pub fn check(
     check_memory(case, tables)?;
     let judge = table_judge(case.limit);
     let start = Instant::now();
-    let judge_table = (judge.make)().build(&case.moves, case.limit);
+    let judge_table = build_shown(&*(judge.make)(), judge.name, &case.moves, case.limit);
     let judge_seconds = start.elapsed().as_secs_f64();
     let mut checker = Checker::new(case.clone(), judge.name, judge_table);
     if let Some(cj) = count_judge(case.limit, case.heaps) {
@@ -356,7 +357,7 @@ fn check_table(
         )
     } else {
         let start = Instant::now();
-        let t = builder.build(&case.moves, case.limit);
+        let t = build_shown(&*builder, entry.name, &case.moves, case.limit);
         let seconds = start.elapsed().as_secs_f64();
         if !checker.table(entry.name, &t) {
             return;

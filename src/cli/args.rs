@@ -43,6 +43,22 @@ pub struct JsonArg {
     pub json: bool,
 }
 
+/// `--quiet` for a subcommand whose only stderr output is the progress bar of its table builds.
+#[derive(clap::Args, Debug, Clone, Copy)]
+pub struct QuietArg {
+    /// No progress bar (one is only ever drawn on a terminal, for a table build that lasts
+    /// over a second: positions done, option steps per second and an ETA).
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+impl QuietArg {
+    /// Applies the flag to every bar of the process.
+    pub fn apply(self) {
+        crate::longrun::progress::set_quiet(self.quiet);
+    }
+}
+
 /// `--checkpoint`, `--checkpoint-every`, `--save-table`, `--load-table`, `--quiet`: a table run
 /// that survives Ctrl-C and leaves its table behind (see [`crate::longrun`]).
 #[derive(clap::Args, Debug, Clone)]

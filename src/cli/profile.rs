@@ -10,7 +10,7 @@
 //! A run too short to be sampled still writes nothing: it prints one line on stderr saying so
 //! and exits with status 2, so a script never mistakes an empty graph for a profile.
 
-use super::args::{check_output_path, MovesArg};
+use super::args::{check_output_path, MovesArg, QuietArg};
 use super::{parse_limit, CliResult};
 use crate::error::{Error, Result};
 use crate::planner;
@@ -68,6 +68,8 @@ pub struct Args {
         allow_hyphen_values = true
     )]
     samples: i64,
+    #[command(flatten)]
+    quiet: QuietArg,
 }
 
 /// The checked run: back-ends resolved, numbers in range, output path writable.
@@ -91,6 +93,7 @@ struct Sampled {
 
 pub fn run(args: Args) -> CliResult {
     let plan = parse(args)?;
+    plan.args.quiet.apply();
     let sampled = sample(&plan)?;
     write(&plan, &sampled)
 }
@@ -185,7 +188,12 @@ fn sample(plan: &Job) -> Result<Sampled> {
 
 /// One solve: the table, then the count of three heaps.
 fn solve_once(plan: &Job) -> Result<u128> {
-    let t = plan.builder.build(&plan.args.moves.moves, plan.limit);
+    let t = crate::longrun::build_shown(
+        &*plan.builder,
+        plan.table_name,
+        &plan.args.moves.moves,
+        plan.limit,
+    );
     plan.counter.count(&t, 3)
 }
 

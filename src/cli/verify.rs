@@ -9,7 +9,7 @@
 //! overflows `u128`) are listed as skipped, with the reason. Exit status 1 when any check
 //! fails.
 
-use super::args::{HeapsArg, JsonArg, LimitArg, MovesArg};
+use super::args::{HeapsArg, JsonArg, LimitArg, MovesArg, QuietArg};
 use super::{fmt_seconds, CliResult, EXIT_CHECK_FAILED};
 use crate::check::{self, Case, Report};
 use crate::count::{brute_multisets_affordable, MAX_HEAPS};
@@ -31,6 +31,8 @@ pub struct Args {
     heaps: HeapsArg,
     #[command(flatten)]
     json: JsonArg,
+    #[command(flatten)]
+    quiet: QuietArg,
     /// Check a saved table instead (from `solve --save-table`, complete, same --moves): its
     /// values against a freshly built judge table, its zero set against every cold-set
     /// back-end. --limit is ignored: the file's N is checked. Exit 1 when the values are
@@ -59,6 +61,7 @@ impl Verdict {
 }
 
 pub fn run(args: Args) -> CliResult {
+    args.quiet.apply();
     if let Some(path) = &args.load_table {
         let report = verify_saved(path, &args.moves.moves)?;
         return Ok(render_saved(&report, args.json.json));
@@ -169,7 +172,8 @@ pub fn verify_saved(path: &std::path::Path, moves: &crate::moves::Moves) -> crat
     }
     let colds = colds.finish();
     // ... and the saved values against the judge's.
-    let mut checker = check::Checker::new(case, judge.name, (judge.make)().build(moves, limit));
+    let judge_table = crate::longrun::build_shown(&*(judge.make)(), judge.name, moves, limit);
+    let mut checker = check::Checker::new(case, judge.name, judge_table);
     checker.table("saved table", &colds.table);
     let mut report = checker.finish();
     report.disagreements.extend(colds.disagreements);

@@ -23,6 +23,7 @@ use super::signals::{self, Signal, SignalGuard};
 use super::tablefile::{self, TableFile};
 use crate::error::{Error, Result};
 use crate::moves::Moves;
+use crate::table::{Table, TableBuilder};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -55,6 +56,8 @@ pub struct LongRun {
     /// A test knob (library only): stop as if interrupted once this many positions are done,
     /// writing the checkpoint if one was asked. `Outcome::Interrupted` then has no signal.
     pub stop_after_positions: Option<usize>,
+    /// Words that start the progress bar's line (e.g. the back-end); may be empty.
+    pub label: String,
 }
 
 impl Default for LongRun {
@@ -66,6 +69,7 @@ impl Default for LongRun {
             resumable: true,
             chunk_target: Duration::from_millis(500),
             stop_after_positions: None,
+            label: String::new(),
         }
     }
 }
@@ -229,7 +233,7 @@ impl Filling {
         opts: &LongRun,
     ) -> Result<Option<Option<Signal>>> {
         let end = limit + 1;
-        let mut progress = Progress::new(moves, limit, self.done, opts.quiet);
+        let mut progress = Progress::new(moves, limit, self.done, opts.quiet, &opts.label);
         let mut last_write = Instant::now();
         let mut rate: Option<f64> = None;
         let mut previous: Option<usize> = None;
@@ -282,6 +286,27 @@ impl Filling {
         self.max = self.max.max(chunk_max);
         secs
     }
+}
+
+/// `builder`'s table g(0..=limit), with a progress bar labelled `label` when one can be seen
+/// ([`super::progress::may_show`]): then a resumable back-end fills in chunks of about half a
+/// second (the bar moves between them); otherwise, and for a back-end that cannot resume,
+/// it is one plain [`TableBuilder::build`], so pipes, logs and tests run exactly the
+/// back-end's own code. No signal handler and no checkpoint: Ctrl-C ends the process as
+/// usual, there is nothing to save. `limit` must have been checked.
+pub fn build_shown(builder: &dyn TableBuilder, label: &str, moves: &Moves, limit: usize) -> Table {
+    if !builder.resumable() || !super::progress::may_show(false) {
+        return builder.build(moves, limit);
+    }
+    let opts = LongRun {
+        label: label.to_string(),
+        ..LongRun::default()
+    };
+    let fill = |g: &mut [u16], from: usize, max: u16| builder.fill(moves, g, from, max);
+    let mut run = Filling::new(Vec::new(), 0, limit + 1);
+    run.in_chunks(moves, limit, &fill, &opts)
+        .expect("a run without a checkpoint writes no file, so it cannot fail");
+    Table::from_values(run.g)
 }
 
 /// True when `path` already is the complete table `g` for these moves and N (so a rerun that

@@ -15,6 +15,6 @@ pub mod progress;
 pub mod signals;
 pub mod tablefile;
 
-pub use driver::{run_fill, start_from_files, Fill, LongRun, Outcome, Start};
+pub use driver::{build_shown, run_fill, start_from_files, Fill, LongRun, Outcome, Start};
 pub use signals::{interrupted, Signal, SignalGuard, EXIT_SIGINT, EXIT_SIGTERM};
 pub use tablefile::{read, read_header, write_atomic, Header, TableFile};

@@ -12,7 +12,23 @@
 use crate::moves::Moves;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
+
+/// Set by a subcommand's `--quiet`: no bar anywhere in the process.
+static QUIET: AtomicBool = AtomicBool::new(false);
+
+/// Turns every progress bar of the process off (`--quiet` on `verify` and `profile`, whose
+/// table builds happen deep in the checker).
+pub fn set_quiet(quiet: bool) {
+    QUIET.store(quiet, Ordering::Relaxed);
+}
+
+/// True when a bar could be drawn: stderr is a terminal and neither `quiet` nor
+/// [`set_quiet`] turned bars off.
+pub fn may_show(quiet: bool) -> bool {
+    !quiet && !QUIET.load(Ordering::Relaxed) && std::io::stderr().is_terminal()
+}
 
 /// How long a run goes before the bar appears.
 pub const SHOW_AFTER: Duration = Duration::from_secs(1);
@@ -66,18 +82,22 @@ pub struct Progress {
 }
 
 impl Progress {
-    /// A bar for g(0..=limit) that starts at `done` positions (a seed), hidden for now.
-    pub fn new(moves: &Moves, limit: usize, done: usize, quiet: bool) -> Progress {
-        let visible_possible = !quiet && std::io::stderr().is_terminal();
+    /// A bar for g(0..=limit) that starts at `done` positions (a seed), hidden for now;
+    /// `label` (may be empty) starts the line, e.g. the back-end being built.
+    pub fn new(moves: &Moves, limit: usize, done: usize, quiet: bool, label: &str) -> Progress {
+        let visible_possible = may_show(quiet);
         let bar =
             ProgressBar::with_draw_target(Some(limit as u64 + 1), ProgressDrawTarget::hidden());
         bar.set_style(
             ProgressStyle::with_template(
-                "{elapsed_precise} [{bar:30}] {pos}/{len} positions  {msg}",
+                "{prefix}{elapsed_precise} [{bar:30}] {pos}/{len} positions  {msg}",
             )
             .expect("a valid template")
             .progress_chars("=> "),
         );
+        if !label.is_empty() {
+            bar.set_prefix(format!("{label} "));
+        }
         bar.set_position(done as u64);
         Progress {
             bar,

@@ -1,0 +1,81 @@
+//! The progress bar of `verify` and `profile`, seen through a pseudo-terminal (`script` from
+//! util-linux): drawn for a table build longer than a second, with positions, option steps per
+//! second and an ETA, labelled with the back-end; `--quiet` turns it off. (Without a terminal
+//! nothing reaches stderr: tests/cli_longrun.rs checks that for `solve`.)
+
+use std::path::PathBuf;
+use std::process::Command;
+
+/// Runs the binary with `args` on a pseudo-terminal and returns everything it wrote there
+/// (stdout and stderr together), with the bar's carriage returns turned into newlines.
+fn on_a_terminal(args: &[&str]) -> String {
+    let bin = env!("CARGO_BIN_EXE_nimsquare");
+    let line = std::iter::once(bin)
+        .chain(args.iter().copied())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let out = Command::new("script")
+        .args(["-qfec", &line, "/dev/null"])
+        .output()
+        .expect("`script` (util-linux) runs the binary on a pseudo-terminal");
+    assert!(out.status.success(), "{line}: {out:?}");
+    String::from_utf8_lossy(&out.stdout).replace('\r', "\n")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    std::env::temp_dir().join(format!("nimsquare-progress-{}-{name}", std::process::id()))
+}
+
+/// True when `text` holds a bar line for `backend` with every part the issue asks for.
+fn has_bar(text: &str, backend: &str) -> bool {
+    text.lines().any(|l| {
+        l.contains(backend)
+            && l.contains(" positions")
+            && l.contains("steps/s")
+            && l.contains("ETA")
+    })
+}
+
+#[test]
+fn profile_draws_a_bar_for_a_long_build_and_quiet_removes_it() {
+    let out = scratch("profile.svg");
+    let out = out.to_str().unwrap();
+    // `stamped` at 3·10^6 is some 3·10^9 option steps: well over the bar's first second.
+    let args = [
+        "profile",
+        "--limit",
+        "3e6",
+        "--table",
+        "stamped",
+        "--samples",
+        "0",
+        "--out",
+        out,
+    ];
+    let shown = on_a_terminal(&args);
+    assert!(has_bar(&shown, "stamped"), "{shown}");
+    let quiet = on_a_terminal(&[&args[..], &["--quiet"]].concat());
+    assert!(!quiet.contains("steps/s"), "{quiet}");
+    assert!(quiet.contains("wrote "), "{quiet}");
+    let _ = std::fs::remove_file(out);
+}
+
+#[test]
+fn verify_of_a_saved_table_draws_a_bar_for_its_judge() {
+    let table = scratch("t.tbl");
+    let path = table.to_str().unwrap();
+    let _ = std::fs::remove_file(&table);
+    let status = Command::new(env!("CARGO_BIN_EXE_nimsquare"))
+        .args(["solve", "--limit", "3e6", "--quiet", "--save-table", path])
+        .output()
+        .unwrap()
+        .status;
+    assert!(status.success());
+    // Up to 10^7 the judge of a saved table is the reference, `stamped`.
+    let shown = on_a_terminal(&["verify", "--load-table", path]);
+    assert!(has_bar(&shown, "stamped"), "{shown}");
+    assert!(shown.contains("all checks passed"), "{shown}");
+    let quiet = on_a_terminal(&["verify", "--quiet", "--load-table", path]);
+    assert!(!quiet.contains("steps/s"), "{quiet}");
+    let _ = std::fs::remove_file(&table);
+}
