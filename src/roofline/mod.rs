@@ -261,6 +261,74 @@ pub fn bound(demand: &Demand, rates: &Rates) -> Bound {
     }
 }
 
+/// The threads a back-end with `model` runs on when the pool has `pool` threads: all of
+/// them for a parallel back-end, one otherwise. Its primitives are measured on as many.
+pub fn threads_for(model: &Model, pool: usize) -> usize {
+    if model.parallel {
+        pool.max(1)
+    } else {
+        1
+    }
+}
+
+/// Primitive rates for one [`primitives::Shape`], measured per thread count on demand and
+/// measured again once older than [`RateBook::MAX_AGE`], so a back-end is held against rates
+/// taken in the same minute as its own timing.
+pub struct RateBook {
+    shape: primitives::Shape,
+    budget: primitives::Budget,
+    kept: Vec<(std::time::Instant, Rates)>,
+}
+
+impl RateBook {
+    /// How long measured rates are used before they are measured again.
+    pub const MAX_AGE: std::time::Duration = std::time::Duration::from_secs(60);
+
+    /// A book for `shape`, timing each primitive within `budget`.
+    pub fn new(shape: primitives::Shape, budget: primitives::Budget) -> RateBook {
+        RateBook {
+            shape,
+            budget,
+            kept: Vec::new(),
+        }
+    }
+
+    /// The shape the rates are measured for.
+    pub fn shape(&self) -> &primitives::Shape {
+        &self.shape
+    }
+
+    /// The rates on `threads` threads, measured now unless measured less than a minute ago.
+    pub fn rates(&mut self, threads: usize) -> Rates {
+        self.kept
+            .retain(|(at, r)| r.threads != threads || at.elapsed() < Self::MAX_AGE);
+        if let Some((_, r)) = self.kept.iter().find(|(_, r)| r.threads == threads) {
+            return *r;
+        }
+        let r = primitives::measure(&self.shape, threads, self.budget);
+        self.kept.push((std::time::Instant::now(), r));
+        r
+    }
+
+    /// Every rate measured so far (the latest per thread count), fewest threads first.
+    pub fn measured(&self) -> Vec<Rates> {
+        let mut all: Vec<Rates> = self.kept.iter().map(|(_, r)| *r).collect();
+        all.sort_by_key(|r| r.threads);
+        all
+    }
+}
+
+impl primitives::Shape {
+    /// The shape of `table`, built for `moves`.
+    pub fn of_table(moves: &Moves, table: &Table) -> primitives::Shape {
+        primitives::Shape {
+            limit: table.limit(),
+            alphabet: table.alphabet(),
+            moves: moves.up_to(table.limit()),
+        }
+    }
+}
+
 /// Efficiency = bound / measured: 1 when the back-end runs at the speed of its binding
 /// resource, smaller the further it is; NaN when the measured time is not positive.
 pub fn efficiency(bound_seconds: f64, measured_seconds: f64) -> f64 {
@@ -304,6 +372,16 @@ mod tests {
         assert_eq!((w.limit, w.alphabet, w.threads), (4, 3, 2));
         assert_eq!(w.steps, 7.0);
         assert!((w.mean_value - 0.8).abs() < 1e-12);
+    }
+
+    #[test]
+    fn parallel_models_take_the_pool_and_others_one_thread() {
+        let parallel = Model {
+            parallel: true,
+            ..Model::NOT_MODELLED
+        };
+        assert_eq!(threads_for(&parallel, 4), 4);
+        assert_eq!(threads_for(&Model::NOT_MODELLED, 4), 1);
     }
 
     #[test]

@@ -18,9 +18,11 @@
 //!   (where the option steps concentrate); the loads are independent, so this is the
 //!   throughput of the level the table lives in, not its latency;
 //! - stream: sequential `u64` reads over [`STREAM_BYTES`], each copy from its own offset;
-//! - or-scan: per repetition clear a mask of G/64 words, OR 64 values in, scan for the lowest
-//!   zero (every word op counted);
-//! - mul-add: the sweep's dot product Σ P(x)·S(x xor h) over G `u32` counts, four x a block.
+//! - or-scan: one block of `bitset` per repetition: 64 lane masks of G/64 words cleared,
+//!   16 spans of 64 values OR-ed in (a span's value j into lane j), every lane scanned for its
+//!   lowest zero (every word op counted);
+//! - mul-add: the sweep's dot product Σ P(x)·S(x xor h) over G `u32` counts, four x a block
+//!   with `wide` (the portable path of the sweep's kernel).
 
 use super::{Primitive, Rates};
 use crate::rng::SplitMix64;
@@ -293,47 +295,58 @@ fn stream(buf: &[u64], t: usize, threads: usize, reps: u64) -> u64 {
     reps * 8 * buf.len() as u64
 }
 
-/// Per repetition: clear a mask of `words` words, OR 64 source values in as bits, scan for
-/// the lowest zero bit. Returns the word ops (clears + ORs + words scanned).
+/// Lanes of the or-scan kernel (the block of `bitset`).
+const MASK_LANES: usize = 64;
+
+/// Per repetition, as one block of `bitset`: clear 64 lane masks of `words` words, OR
+/// 16 spans of 64 source values in (value j of a span into lane j's mask, so consecutive ORs
+/// hit different words, as in the back-end), and scan each lane for its lowest zero bit.
+/// Returns the word ops (clears + ORs + words scanned).
 fn or_scan(words: usize, src: &[u16], reps: u64) -> u64 {
-    let mut mask = vec![0u64; words];
-    let (mut ops, mut at, mut acc) = (0u64, 0usize, 0usize);
+    let mut masks = vec![0u64; MASK_LANES * words];
+    let (mut ops, mut acc) = (0u64, 0usize);
     for _ in 0..reps {
-        mask.fill(0);
-        for &v in &src[at..at + 64] {
-            let v = v as usize;
-            mask[v >> 6] |= 1u64 << (v & 63);
+        masks.fill(0);
+        for span in src.chunks_exact(MASK_LANES) {
+            for (mask, &v) in masks.chunks_exact_mut(words).zip(span) {
+                let v = v as usize;
+                mask[v >> 6] |= 1u64 << (v & 63);
+            }
         }
-        let full = mask.iter().take_while(|&&w| w == u64::MAX).count();
-        acc =
-            acc.wrapping_add(full * 64 + mask.get(full).map_or(0, |w| w.trailing_ones() as usize));
-        ops += (words + 64 + (full + 1).min(words)) as u64;
-        at = (at + 64) % (src.len() - 63);
-        black_box(mask.as_mut_ptr());
+        let mut scanned = 0;
+        for mask in masks.chunks_exact(words) {
+            let full = mask.iter().take_while(|&&w| w == u64::MAX).count();
+            scanned += (full + 1).min(words);
+            acc = acc
+                .wrapping_add(full * 64 + mask.get(full).map_or(0, |w| w.trailing_ones() as usize));
+        }
+        ops += (masks.len() + src.len() - src.len() % MASK_LANES + scanned) as u64;
+        black_box(masks.as_mut_ptr());
     }
     black_box(acc);
     ops
 }
 
 /// Per repetition the sweep's dot product Σ P(x)·S(x xor h) over `len` (a multiple of 4)
-/// `u32` counts, four x a block, h changing each repetition. Returns the multiply-adds.
+/// `u32` counts, four x a block with `wide`'s widening multiply (the loop of the sweep's
+/// `XorSweep::dot`), h changing each repetition. Returns the multiply-adds.
 fn mul_add(len: usize, seed: u64, reps: u64) -> u64 {
+    use wide::{u32x4, u64x4};
     let mut rng = SplitMix64(0xd07 ^ seed);
+    let padded = len.next_power_of_two().max(4);
     let p: Vec<u32> = (0..len).map(|_| rng.below(1 << 20) as u32).collect();
-    let s: Vec<u32> = (0..len.next_power_of_two())
-        .map(|_| rng.below(1 << 20) as u32)
-        .collect();
+    let s: Vec<u32> = (0..padded).map(|_| rng.below(1 << 20) as u32).collect();
     let mut total = 0u64;
     for r in 0..reps {
-        let h = (r as usize * 4) & (len.next_power_of_two() - 1) & !3;
-        let mut acc = [0u64; 4];
+        let h = (r as usize * 4) & (padded - 1);
+        let mut acc = u64x4::ZERO;
         for (x, block) in p.chunks_exact(4).enumerate() {
             let base = (4 * x) ^ h;
-            for j in 0..4 {
-                acc[j] = acc[j].wrapping_add(block[j] as u64 * s[base + j] as u64);
-            }
+            let pv = u32x4::new(block.try_into().expect("4 counts"));
+            let sv = u32x4::new(s[base..base + 4].try_into().expect("4 counts"));
+            acc += pv.widening_mul(sv);
         }
-        total = total.wrapping_add(black_box(acc).iter().sum::<u64>());
+        total = total.wrapping_add(acc.reduce_add());
     }
     black_box(total);
     reps * len as u64
@@ -356,8 +369,8 @@ mod tests {
         let buf = vec![1u64; 1000];
         assert_eq!(stream(&buf, 1, 2, 2), 2 * 8000);
         assert_eq!(mul_add(8, 0, 3), 24);
-        // One word: clear 1, OR 64, scan 1 word.
-        assert_eq!(or_scan(1, &source(2, 63), 2), 2 * 66);
+        // One word a lane: 64 clears, 16 spans of 64 ORs, then 64 lanes scanned one word each.
+        assert_eq!(or_scan(1, &source(2, 63), 2), 2 * (64 + 1024 + 64));
     }
 
     #[test]

@@ -274,15 +274,12 @@ pub static BACKENDS: &[Entry<dyn TableBuilder>] = &[
         cost: "O((m+1) * S(N) / 64), m = max value",
         role: Role::Fast,
         model: Model {
-            summary: "per value class (m+1 passes) 2 word ops per word of N/64 (clear, test); at least one 2-word window per word with unassigned positions per pass, sum (g(n)+1)/64 over n; the early stop makes the true count data-dependent, up to (m+1)S(N)/64 windows",
+            summary: "per value class (m+1 passes, m the max value) S(N)/64 windows of 2 word ops (shift pair and OR), plus 2 word ops per word of N/64 (clear, test); the early stop skips windows, so this counts the algorithm's worst case and efficiency can exceed 1",
             parallel: false,
             demand: |w| {
-                let words = w.positions() / 64.0;
-                table_io(w).with(
-                    Primitive::OrScan,
-                    2.0 * w.alphabet as f64 * words.ceil()
-                        + 2.0 * w.positions() * (w.mean_value + 1.0) / 64.0,
-                )
+                let passes = w.alphabet as f64;
+                let words = (w.positions() / 64.0).ceil();
+                table_io(w).with(Primitive::OrScan, passes * (2.0 * w.steps / 64.0 + 2.0 * words))
             },
         },
         make: || Box::new(ValueBounded),
