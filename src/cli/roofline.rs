@@ -94,7 +94,15 @@ fn parse(args: Args) -> Result<Plan> {
     }
     let limit = table::check_limit(args.limit.limit)?;
     let tables = chosen(&table::STAGE, table::BACKENDS, &args.table)?;
-    let counts = chosen(&count::STAGE, count::BACKENDS, &args.count)?;
+    // The roofline counts three heaps: a named back-end that cannot is refused, the default
+    // list keeps only those that can.
+    let mut counts = chosen(&count::STAGE, count::BACKENDS, &args.count)?;
+    if args.count.is_empty() {
+        counts.retain(|e| (e.make)().heaps().contains(&3));
+    }
+    for e in &counts {
+        count::check_supports(e, 3)?;
+    }
     let threads = rayon::current_num_threads();
     let moves = args.moves.moves;
     // The largest table with its scratch, the judge's table kept beside it, the span
@@ -153,6 +161,14 @@ fn progress(what: &str) {
 /// the first count; each bound from rates measured within a minute of the timing.
 fn measure(plan: &Plan) -> Result<(Vec<Line>, Vec<Rates>)> {
     let mut lines = Vec::new();
+    let (table, mut book) = measure_tables(plan, &mut lines)?;
+    measure_counts(plan, &table, &mut book, &mut lines)?;
+    Ok((lines, book.measured()))
+}
+
+/// Times the table back-ends, each against the first one's table; returns that table and
+/// the rate book sized for it.
+fn measure_tables(plan: &Plan, lines: &mut Vec<Line>) -> Result<(Table, RateBook)> {
     let mut judge: Option<Checker> = None;
     let mut book: Option<RateBook> = None;
     for entry in &plan.tables {
@@ -162,29 +178,37 @@ fn measure(plan: &Plan) -> Result<(Vec<Line>, Vec<Rates>)> {
         check_table(&mut judge, plan, entry.name, table)?;
         let judge_table = judge.as_ref().expect("set above").judge_table();
         let book = book.get_or_insert_with(|| new_book(&plan.moves, judge_table));
-        let units = plan.moves.option_steps(plan.limit) as f64;
-        lines.push(line(
-            plan,
-            "table",
-            entry.name,
-            entry.model,
-            judge_table,
-            book,
-            units,
+        let (threads, bound) = bound_for(plan, &entry.model, judge_table, book);
+        lines.push(Line {
+            stage: "table",
+            name: entry.name,
+            model: entry.model,
+            threads,
+            units: (plan.moves.option_steps(plan.limit) as f64).max(1.0),
             seconds,
-        ));
+            bound,
+        });
     }
     // `--table` never leaves the list empty (no names means every fast one).
     let table = judge
         .expect("at least one table back-end")
         .judge_table()
         .clone();
-    let book = book.as_mut().expect("measured with the first table");
+    Ok((table, book.expect("measured with the first table")))
+}
+
+/// Times the count back-ends on `table` (three heaps), each against the first one's answer.
+fn measure_counts(
+    plan: &Plan,
+    table: &Table,
+    book: &mut RateBook,
+    lines: &mut Vec<Line>,
+) -> Result<()> {
     let mut first: Option<(&str, u128)> = None;
     for entry in &plan.counts {
         progress(&format!("timing count {}", entry.name));
         let counter = (entry.make)();
-        let (seconds, answer) = timed(plan.repeats, || counter.count(&table, 3));
+        let (seconds, answer) = timed(plan.repeats, || counter.count(table, 3));
         let answer = answer?;
         match first {
             Some((judge, want)) if want != answer => {
@@ -196,19 +220,18 @@ fn measure(plan: &Plan) -> Result<(Vec<Line>, Vec<Rates>)> {
             None => first = Some((entry.name, answer)),
             _ => {}
         }
-        let units = table.values().len() as f64;
-        lines.push(line(
-            plan,
-            "count",
-            entry.name,
-            entry.model,
-            &table,
-            book,
-            units,
+        let (threads, bound) = bound_for(plan, &entry.model, table, book);
+        lines.push(Line {
+            stage: "count",
+            name: entry.name,
+            model: entry.model,
+            threads,
+            units: table.values().len() as f64,
             seconds,
-        ));
+            bound,
+        });
     }
-    Ok((lines, book.measured()))
+    Ok(())
 }
 
 /// A rate book for the shape of `table`, at the command's budget.
@@ -262,30 +285,13 @@ fn check_table(
     )))
 }
 
-/// The line of one back-end: its model's demand on this table, at the rates on its threads.
-#[allow(clippy::too_many_arguments)]
-fn line(
-    plan: &Plan,
-    stage: &'static str,
-    name: &'static str,
-    model: Model,
-    table: &Table,
-    book: &mut RateBook,
-    units: f64,
-    seconds: f64,
-) -> Line {
-    let threads = roofline::threads_for(&model, plan.threads);
+/// The bound of a back-end with `model` on `table`: its threads and its model's demand at
+/// the rates measured on that many threads.
+fn bound_for(plan: &Plan, model: &Model, table: &Table, book: &mut RateBook) -> (usize, Bound) {
+    let threads = roofline::threads_for(model, plan.threads);
     let workload = Workload::of_table(&plan.moves, table, plan.threads);
     let bound = roofline::bound(&(model.demand)(&workload), &book.rates(threads));
-    Line {
-        stage,
-        name,
-        model,
-        threads,
-        units: units.max(1.0),
-        seconds,
-        bound,
-    }
+    (threads, bound)
 }
 
 /// The text table or the one JSON object.
