@@ -196,7 +196,7 @@ fn roofline_text_has_one_line_per_backend_asked() {
         "{out}"
     );
     assert!(
-        out.contains("primitives ns/op on 1 threads: scatter_store "),
+        out.contains("primitives ns/op, 1 thread: scatter_store "),
         "{out}"
     );
     for needle in ["table  stamped-lanes ", "table  bitset ", "count  sweep "] {

@@ -322,8 +322,9 @@ fn render(plan: &Plan, lines: &[Line], rates: &[Rates]) {
             .iter()
             .map(|&p| format!("{} {:.4}", p.name(), r.ns(p)))
             .collect();
+        let plural = if r.threads == 1 { "" } else { "s" };
         println!(
-            "primitives ns/op on {} threads: {}",
+            "primitives ns/op, {} thread{plural}: {}",
             r.threads,
             parts.join(", ")
         );
