@@ -255,3 +255,41 @@ fn scale_rows_carry_the_isa_and_a_bound_consistent_with_their_time() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn scale_resume_refuses_a_study_without_the_roofline_columns() {
+    let dir = std::env::temp_dir().join(format!("nimsquare-test-oldcsv-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let csv = dir.join("old.csv");
+    // The header and a row of the version before the roofline columns.
+    let old = "backend,n,seconds_median,seconds_min,repeats,option_steps,ns_per_step,max_value,threads,moves,git_rev,cpu\n\
+               stamped,1000,0.1,0.1,1,20615,1.0,14,2,squares,abc,cpu\n";
+    std::fs::write(&csv, old).unwrap();
+    let e = assert_refused(&[
+        "scale",
+        "--table",
+        "stamped",
+        "--from",
+        "1000",
+        "--to",
+        "2000",
+        "--points",
+        "2",
+        "--repeat",
+        "1",
+        "--resume",
+        "--out",
+        csv.to_str().unwrap(),
+    ]);
+    assert!(
+        e.contains("earlier version") && e.contains("bound_ns_per_step"),
+        "{e}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&csv).unwrap(),
+        old,
+        "the file is left alone"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -20,11 +20,12 @@ use std::time::Instant;
     long_about = "Times table back-ends on a geometric grid of N (the scaling study).\n\n\
     For each N from --from to --to (--points values, equally spaced in log N) and each back-end, \
     builds the table --repeat times and appends one CSV row (median and minimum seconds, option \
-    steps S(N), ns per step, max value, threads, moves, git revision, CPU) to --out, flushed at \
-    once, so an interrupted run keeps every finished point. An existing --out is never replaced \
+    steps S(N), ns per step, max value, threads, moves, git revision, CPU, vector path, and the \
+    roofline: bound ns per step, binding resource, efficiency, from primitives measured once per N) \
+    to --out, flushed at once, so an interrupted run keeps every finished point. An existing --out is never replaced \
     silently: pass --force to replace it, or --resume to skip the points already there (refused \
-    when the file was measured with other --moves, --threads or --repeat; the back-end list may \
-    differ). The CSV is plain, one header line, readable as is by pandas.read_csv or Python's \
+    when the file was measured with other --moves, --threads or --repeat, or by an earlier version \
+    without the roofline columns; the back-end list may differ). The CSV is plain, one header line, readable as is by pandas.read_csv or Python's \
     csv.DictReader. Tables of all back-ends at one N must be identical, or the run stops. \
     Stdout gets one `row ...` line per point, `skip ...` lines, and at the end one `fit ...` line \
     per back-end: the least-squares slope of log(seconds) on log(N) over N >= 10^4, its R^2 and \
