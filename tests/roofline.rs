@@ -215,6 +215,18 @@ fn roofline_refusals_name_the_flag() {
     assert!(e.contains("'nope'") && e.contains("stamped-lanes"), "{e}");
     let e = assert_refused(&["roofline", "--count", "nope"]);
     assert!(e.contains("count back-end 'nope'"), "{e}");
+    // Refused before any work when the memory guard says it does not fit.
+    let out = common::nimsquare()
+        .args(["roofline", "--limit", "1e6"])
+        .env(nimsquare::memory::AVAILABLE_OVERRIDE, "1000000")
+        .output()
+        .unwrap();
+    let e = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{e}");
+    assert!(
+        e.contains("roofline at N = 1000000") && e.lines().count() == 1,
+        "{e}"
+    );
     let e = assert_refused(&["roofline", "--limit", "1e10"]);
     assert!(e.contains("--limit") || e.contains("maximum"), "{e}");
 }

@@ -14,8 +14,8 @@
 //! - scatter: 32 lanes × G bytes (G the lane stride), 32 spans of a 1024-value L1-resident
 //!   `u16` source scattered per repetition, exactly the loop of `SeenLanes::stamp_moves`;
 //! - span: 64-byte loads from a table of N + 1 `u16` (2·(N+1) bytes, written first so its
-//!   pages are real), at n0 - s for every far move s <= n0, n0 advancing by 32 from N/2
-//!   (where the option steps concentrate); the loads are independent, so this is the
+//!   pages are real), at n0 - s for every far move 32 <= s <= n0, n0 advancing by 32 through
+//!   the upper half of the table (where the option steps concentrate); the loads are independent, so this is the
 //!   throughput of the level the table lives in, not its latency;
 //! - stream: sequential `u64` reads over [`STREAM_BYTES`], each copy from its own offset;
 //! - or-scan: one block of `bitset` per repetition: 64 lane masks of G/64 words cleared,
@@ -243,18 +243,19 @@ fn span_table(limit: usize) -> Vec<u16> {
         .collect()
 }
 
-/// The far moves (>= 32) whose span fits the table, or evenly spaced stand-ins when the set
-/// has none (the kernel needs at least one span per block).
+/// The far moves (>= 32) that the kernel's blocks can reach (every n0 lies in the upper half
+/// of the table, below its last 64 values), or evenly spaced stand-ins when none is at most
+/// half the table (the kernel needs at least one span per block).
 fn far_moves(moves: &[usize], len: usize) -> Vec<usize> {
     let far: Vec<usize> = moves
         .iter()
         .copied()
-        .filter(|&s| s >= LANES && s + LANES <= len / 2)
+        .filter(|&s| s >= LANES && s + 2 * LANES <= len)
         .collect();
-    if far.is_empty() {
-        (1..=8).map(|k| k * LANES).collect()
-    } else {
+    if far.first().is_some_and(|&s| s <= len / 2) {
         far
+    } else {
+        (1..=8).map(|k| k * LANES).collect()
     }
 }
 
@@ -376,6 +377,10 @@ mod tests {
     #[test]
     fn far_moves_keep_the_moves_from_32_and_stand_in_when_there_are_none() {
         assert_eq!(far_moves(&[1, 4, 9, 16, 25, 36, 49], 4096), vec![36, 49]);
+        // Moves past half the table are kept (blocks high enough reach them), not past its end.
+        assert_eq!(far_moves(&[36, 3000, 4090], 4096), vec![36, 3000]);
+        // Only moves beyond every block: stand-ins.
+        assert_eq!(far_moves(&[3000], 4096)[0], 32);
         assert_eq!(far_moves(&[1, 3, 4], 4096).len(), 8);
     }
 
