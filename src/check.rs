@@ -481,6 +481,7 @@ pub(crate) mod testing {
         description: "test only",
         cost: "",
         role: crate::registry::Role::Fast,
+        model: crate::roofline::Model::NOT_MODELLED,
         make: || Box::new(OffByOneAt(17)),
     };
 }

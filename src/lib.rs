@@ -30,6 +30,7 @@ pub mod paths;
 pub mod planner;
 pub mod registry;
 pub mod rng;
+pub mod roofline;
 pub mod scaling;
 pub mod table;
 

@@ -21,8 +21,8 @@ pub enum Role {
     Control,
 }
 
-/// One back-end of a stage: its CLI name, a one-line description, its cost, its role and a
-/// constructor.
+/// One back-end of a stage: its CLI name, a one-line description, its cost, its role, its
+/// cost model and a constructor.
 pub struct Entry<T: ?Sized + 'static> {
     /// The name used on the command line (`--table NAME`, `--count NAME`).
     pub name: &'static str,
@@ -32,6 +32,9 @@ pub struct Entry<T: ?Sized + 'static> {
     pub cost: &'static str,
     /// Fast, reference or control.
     pub role: Role,
+    /// Its cost model: how many of each measured primitive one run does, from which the
+    /// roofline derives the bound its time is held against ([`crate::roofline`]).
+    pub model: crate::roofline::Model,
     /// Builds the back-end.
     pub make: fn() -> Box<T>,
 }

@@ -7,6 +7,7 @@ mod games;
 mod growth;
 mod list;
 mod profile;
+mod roofline;
 mod scale;
 mod solve;
 mod verify;
@@ -71,6 +72,9 @@ enum Command {
     Growth(growth::Args),
     /// Sample one solve with pprof and write a flamegraph SVG.
     Profile(profile::Args),
+    /// Hold every back-end's time against the bound of its cost model and the measured
+    /// primitives: measured and bound ns per step, binding resource, efficiency.
+    Roofline(roofline::Args),
 }
 
 /// Parses the arguments, runs the subcommand, and returns the exit code.
@@ -102,6 +106,7 @@ pub fn main() -> i32 {
         Command::Scale(args) => scale::run(args),
         Command::Growth(args) => growth::run(args),
         Command::Profile(args) => profile::run(args),
+        Command::Roofline(args) => roofline::run(args),
     };
     match result {
         Ok(code) => code,

@@ -8,6 +8,7 @@ use super::CliResult;
 use crate::check::{Case, Checker};
 use crate::error::{Error, Result};
 use crate::moves::Moves;
+use crate::roofline::{self, primitives, RateBook, Workload};
 use crate::scaling::{self, CsvLog, Row, Settings, FIT_MIN_N};
 use crate::table;
 use std::io::IsTerminal;
@@ -19,11 +20,12 @@ use std::time::Instant;
     long_about = "Times table back-ends on a geometric grid of N (the scaling study).\n\n\
     For each N from --from to --to (--points values, equally spaced in log N) and each back-end, \
     builds the table --repeat times and appends one CSV row (median and minimum seconds, option \
-    steps S(N), ns per step, max value, threads, moves, git revision, CPU) to --out, flushed at \
-    once, so an interrupted run keeps every finished point. An existing --out is never replaced \
+    steps S(N), ns per step, max value, threads, moves, git revision, CPU, vector path, and the \
+    roofline: bound ns per step, binding resource, efficiency, from primitives measured once per N) \
+    to --out, flushed at once, so an interrupted run keeps every finished point. An existing --out is never replaced \
     silently: pass --force to replace it, or --resume to skip the points already there (refused \
-    when the file was measured with other --moves, --threads or --repeat; the back-end list may \
-    differ). The CSV is plain, one header line, readable as is by pandas.read_csv or Python's \
+    when the file was measured with other --moves, --threads or --repeat, or by an earlier version \
+    without the roofline columns; the back-end list may differ). The CSV is plain, one header line, readable as is by pandas.read_csv or Python's \
     csv.DictReader. Tables of all back-ends at one N must be identical, or the run stops. \
     Stdout gets one `row ...` line per point, `skip ...` lines, and at the end one `fit ...` line \
     per back-end: the least-squares slope of log(seconds) on log(N) over N >= 10^4, its R^2 and \
@@ -218,6 +220,9 @@ fn measure(plan: &Study, log: &mut CsvLog) -> Result<()> {
     let mut skipped: Vec<&'static str> = Vec::new();
     // The first table measured at each N judges the others there (the one checker).
     let mut checker: Option<Checker> = None;
+    // The primitive rates at the current N, measured with its first table (once per N and
+    // thread count, again after a minute).
+    let mut book: Option<RateBook> = None;
     for (name, n) in todo {
         if checker
             .as_ref()
@@ -229,7 +234,8 @@ fn measure(plan: &Study, log: &mut CsvLog) -> Result<()> {
         if let Some(line) = skip_reason(plan, log, &mut skipped, name, n) {
             progress.say(line);
         } else {
-            let (row, table) = measure_point(plan, name, n, &host)?;
+            let (mut row, table) = measure_point(plan, name, n, &host)?;
+            fill_bound(&mut row, &mut book, plan, &table)?;
             check_point(&mut checker, plan, name, n, table)?;
             progress.say(row_line(&row));
             log.append(row)?;
@@ -331,14 +337,54 @@ fn measure_point(
         moves: plan.settings.moves.clone(),
         git_rev: git_rev.clone(),
         cpu: cpu.clone(),
+        isa: crate::isa::active().name().to_string(),
+        // Filled by `fill_bound` once the table is built.
+        bound_ns_per_step: f64::NAN,
+        bound_resource: String::new(),
+        efficiency: f64::NAN,
     };
     Ok((row, table))
 }
 
+/// Fills the row's roofline columns: its back-end's cost model on this table, at the
+/// primitive rates measured at this N ([`crate::roofline`]).
+fn fill_bound(
+    row: &mut Row,
+    book: &mut Option<RateBook>,
+    plan: &Study,
+    table: &table::Table,
+) -> Result<()> {
+    if book
+        .as_ref()
+        .is_none_or(|b| b.shape().limit != table.limit())
+    {
+        let shape = primitives::Shape::of_table(&plan.moves, table);
+        *book = Some(RateBook::new(shape, primitives::Budget::QUICK));
+    }
+    let book = book.as_mut().expect("set above");
+    let model = table::find(&row.backend)?.model;
+    let workload = Workload::of_table(&plan.moves, table, plan.settings.threads);
+    let rates = book.rates(roofline::threads_for(&model, plan.settings.threads));
+    let b = roofline::bound(&(model.demand)(&workload), &rates);
+    let steps = (row.option_steps as f64).max(1.0);
+    row.bound_ns_per_step = b.seconds * 1e9 / steps;
+    row.bound_resource = b.resource.name().to_string();
+    row.efficiency = roofline::efficiency(b.seconds, row.seconds_median);
+    Ok(())
+}
+
 fn row_line(r: &Row) -> String {
     format!(
-        "row backend={} n={} seconds_median={:.6} seconds_min={:.6} ns_per_step={:.3} max_value={}",
-        r.backend, r.n, r.seconds_median, r.seconds_min, r.ns_per_step, r.max_value
+        "row backend={} n={} seconds_median={:.6} seconds_min={:.6} ns_per_step={:.3} max_value={} bound_ns_per_step={:.3} bound_resource={} efficiency={:.3}",
+        r.backend,
+        r.n,
+        r.seconds_median,
+        r.seconds_min,
+        r.ns_per_step,
+        r.max_value,
+        r.bound_ns_per_step,
+        r.bound_resource,
+        r.efficiency
     )
 }
 
@@ -394,6 +440,10 @@ mod tests {
             moves: "squares".into(),
             git_rev: "r".into(),
             cpu: "c".into(),
+            isa: "scalar".into(),
+            bound_ns_per_step: 0.5,
+            bound_resource: "store".into(),
+            efficiency: 0.5,
         }
     }
 

@@ -156,6 +156,7 @@ pub static BACKENDS: &[Entry<dyn ColdFinder>] = &[
         description: "Eppstein's win/lose sieve in L2-sized windows: every cold c marks c + s hot; far marks split across threads",
         cost: "O(#cold * #moves + (N / W) * #cold), #cold ~ N^0.7 for the squares",
         role: Role::Reference,
+        model: crate::roofline::Model::NOT_MODELLED,
         make: || Box::new(Sieve::default()),
     },
     Entry {
@@ -163,6 +164,7 @@ pub static BACKENDS: &[Entry<dyn ColdFinder>] = &[
         description: "the control: n is cold iff no n - s is cold, one plain loop",
         cost: "O(N * #moves)",
         role: Role::Control,
+        model: crate::roofline::Model::NOT_MODELLED,
         make: || Box::new(Naive),
     },
 ];

@@ -26,6 +26,7 @@ pub use wht::{walsh_hadamard, walsh_hadamard_naive, wht_count_big, Wht};
 
 use crate::error::{Error, Result};
 use crate::registry::{self, Entry, Role, Stage};
+use crate::roofline::{Demand, Model, Primitive, Workload};
 use crate::table::Table;
 use std::ops::RangeInclusive;
 
@@ -76,6 +77,14 @@ pub static BACKENDS: &[Entry<dyn Counter>] = &[
         description: "control: enumerate every sorted tuple and test its nim-sum",
         cost: "O(C(N+K, K)); affords N <= 100 for three heaps",
         role: Role::Control,
+        model: Model {
+            summary: "three heaps: one xor-and-compare word op per sorted triple, C(N+3, 3) of them",
+            parallel: false,
+            demand: |w| {
+                let p = w.positions();
+                Demand::default().with(Primitive::OrScan, p * (p + 1.0) * (p + 2.0) / 6.0)
+            },
+        },
         make: || Box::new(Brute),
     },
     Entry {
@@ -83,6 +92,11 @@ pub static BACKENDS: &[Entry<dyn Counter>] = &[
         description: "the middle-heap sweep with prefix and suffix value tables (the reference)",
         cost: "O(N * G), G = max value + 1",
         role: Role::Reference,
+        model: Model {
+            summary: "per position b (the middle heap) G multiply-adds P(x)*S(x xor g(b)) (G rounded up to 4); the table read once",
+            parallel: false,
+            demand: sweep_demand,
+        },
         make: || Box::new(Sweep),
     },
     Entry {
@@ -91,6 +105,15 @@ pub static BACKENDS: &[Entry<dyn Counter>] = &[
             "the sweep in parallel chunks, started from prefix sums of per-chunk histograms",
         cost: "O(N * G / threads + chunks * G)",
         role: Role::Fast,
+        model: Model {
+            summary: "on all threads: the sweep's G multiply-adds per position, plus one histogram increment per position; the table read twice",
+            parallel: true,
+            demand: |w| {
+                sweep_demand(w)
+                    .with(Primitive::OrScan, w.positions())
+                    .with(Primitive::Stream, 2.0 * w.positions())
+            },
+        },
         make: || Box::new(RayonSweep),
     },
     Entry {
@@ -98,6 +121,14 @@ pub static BACKENDS: &[Entry<dyn Counter>] = &[
         description: "Burnside's lemma on the value histogram: (|X| + 3(N+1)z + 2z) / 6; any K by the cycle index and xor convolution",
         cost: "O(N + G^2); K != 3: O(N + K * G^2) big-integer products",
         role: Role::Fast,
+        model: Model {
+            summary: "three heaps: 2 multiply-adds f(x)*f(y)*f(x xor y) per pair of values, 2*G^2 (the histogram comes with the table)",
+            parallel: false,
+            demand: |w| {
+                let g = w.alphabet as f64;
+                Demand::default().with(Primitive::MulAdd, 2.0 * g * g)
+            },
+        },
         make: || Box::new(Burnside),
     },
     Entry {
@@ -105,9 +136,26 @@ pub static BACKENDS: &[Entry<dyn Counter>] = &[
         description: "Walsh-Hadamard transform of the value histogram: ordered xor-0 tuples = (1/W) sum F(k)^K; any K by the cycle index",
         cost: "O(N + G log G); K != 3: O(N + G log G + K * G) big-integer products",
         role: Role::Fast,
+        model: Model {
+            summary: "three heaps: W*log2(W) butterfly adds and W cubes, W = G rounded up to a power of two (each counted as one multiply-add)",
+            parallel: false,
+            demand: |w| {
+                let width = w.alphabet.next_power_of_two() as f64;
+                Demand::default().with(Primitive::MulAdd, width * width.log2() + width)
+            },
+        },
         make: || Box::new(Wht),
     },
 ];
+
+/// The sweep's cost model: G multiply-adds per middle heap b (G rounded up to the vector
+/// block of 4), and the table's values read once (2 bytes a position).
+fn sweep_demand(w: &Workload) -> Demand {
+    let len = w.alphabet.max(1).next_multiple_of(4) as f64;
+    Demand::default()
+        .with(Primitive::MulAdd, w.positions() * len)
+        .with(Primitive::Stream, 2.0 * w.positions())
+}
 
 /// Ok when the back-end of `entry` counts K = `heaps` heaps; otherwise the refusal, naming
 /// the back-ends that do.

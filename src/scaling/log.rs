@@ -174,17 +174,12 @@ pub fn read_study_rows<R: StudyRow>(path: &Path) -> Result<Vec<R>> {
 /// Parses a whole study CSV, refusing a file whose header is not `R::HEADER`.
 fn parse_study_rows<R: StudyRow>(text: &str, path: &Path) -> Result<Vec<R>> {
     let mut reader = csv::Reader::from_reader(text.as_bytes());
-    let header_ok = reader
+    let found: Vec<String> = reader
         .headers()
-        .map(|h| h.iter().eq(R::HEADER.split(',')))
-        .unwrap_or(false);
-    if !header_ok {
-        return Err(Error::Invalid(format!(
-            "{} is not a {} CSV of this version (its first line is not the header '{}')",
-            path.display(),
-            R::STUDY,
-            R::HEADER
-        )));
+        .map(|h| h.iter().map(str::to_string).collect())
+        .unwrap_or_default();
+    if !found.iter().map(String::as_str).eq(R::HEADER.split(',')) {
+        return Err(Error::Invalid(header_refusal::<R>(&found, path)));
     }
     reader
         .deserialize()
@@ -195,6 +190,32 @@ fn parse_study_rows<R: StudyRow>(text: &str, path: &Path) -> Result<Vec<R>> {
             })
         })
         .collect()
+}
+
+/// Why a file whose header line is `found` is refused: an earlier version's study (its
+/// columns a leading part of ours: the missing ones are named, since its rows cannot be
+/// completed) or not a study of this kind at all.
+fn header_refusal<R: StudyRow>(found: &[String], path: &Path) -> String {
+    let ours: Vec<&str> = R::HEADER.split(',').collect();
+    let older = !found.is_empty()
+        && found.len() < ours.len()
+        && found.iter().zip(&ours).all(|(a, b)| a == b);
+    if older {
+        return format!(
+            "{} is a {} CSV of an earlier version, without the columns {}; its rows cannot be \
+             resumed or read as this version's: write a new study with another --out, or pass \
+             --force to replace it",
+            path.display(),
+            R::STUDY,
+            ours[found.len()..].join(", ")
+        );
+    }
+    format!(
+        "{} is not a {} CSV of this version (its first line is not the header '{}')",
+        path.display(),
+        R::STUDY,
+        R::HEADER
+    )
 }
 
 fn io_error(path: &Path, e: std::io::Error) -> Error {
@@ -254,6 +275,26 @@ mod tests {
         // A file that is not a study CSV is refused, not appended to.
         std::fs::write(&path, "something else\n").unwrap();
         assert!(CsvLog::<Row>::resume(&path, &settings()).is_err());
+        // A study of the version before the roofline columns is refused, naming them.
+        let old_header = "backend,n,seconds_median,seconds_min,repeats,option_steps,ns_per_step,max_value,threads,moves,git_rev,cpu";
+        std::fs::write(
+            &path,
+            format!("{old_header}\na,100,1,1,3,1,1,1,2,squares,r,c\n"),
+        )
+        .unwrap();
+        let err = CsvLog::<Row>::resume(&path, &settings())
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            err.contains("earlier version")
+                && err.contains("isa, bound_ns_per_step, bound_resource, efficiency")
+                && err.contains("--force"),
+            "{err}"
+        );
+        assert!(std::fs::read_to_string(&path)
+            .unwrap()
+            .starts_with(old_header));
         // A missing file starts fresh.
         std::fs::remove_file(&path).unwrap();
         assert!(CsvLog::<Row>::resume(&path, &settings())

@@ -20,7 +20,13 @@ pub enum Style {
     Measured,
     /// A model or fitted line: grey, dashed, no markers, drawn only inside the measured range.
     Reference,
+    /// The roofline bound of the measured series named [`Series::name`] without the
+    /// [`BOUND_SUFFIX`]: dashed, in that series' colour, drawn only inside the plot.
+    Bound,
 }
+
+/// The name of a bound series is its back-end's name with this suffix.
+pub const BOUND_SUFFIX: &str = " bound";
 
 /// One named series of (x, y) points, all positive (log axes).
 #[derive(Debug, Clone)]
@@ -62,6 +68,10 @@ const GRAY: RGBColor = RGBColor(90, 90, 90);
 /// Draws the scaling study (see the module documentation) into an SVG file at `path`.
 pub fn plot_svg(path: &Path, rows: &[Row], backends: &[String]) -> Result<()> {
     let mut series = collect_series(rows, backends);
+    let bounds_of: Vec<Series> = series
+        .iter()
+        .filter_map(|s| bound_series(rows, &s.name))
+        .collect();
     if let Some(first) = series.first() {
         let &(ax, ay) = first
             .points
@@ -81,8 +91,10 @@ pub fn plot_svg(path: &Path, rows: &[Row], backends: &[String]) -> Result<()> {
             style: Style::Reference,
         });
     }
+    series.extend(bounds_of);
     let chart = Chart {
-        title: "Nim Square table back-ends: seconds against N (log-log)".into(),
+        title: "Nim Square table back-ends: seconds against N, dashed: roofline bound (log-log)"
+            .into(),
         x_label: "N (largest heap)".into(),
         y_label: "seconds (median)".into(),
         series,
@@ -128,7 +140,15 @@ pub fn plot_loglog(path: &Path, chart: &Chart) -> Result<()> {
         draw_measured(&mut ctx, s, PALETTE[i % PALETTE.len()]).map_err(|e| err(e.to_string()))?;
     }
     for s in series.iter().filter(|s| s.style == Style::Reference) {
-        draw_reference(&mut ctx, s, bounds).map_err(|e| err(e.to_string()))?;
+        draw_reference(&mut ctx, s, bounds, GRAY).map_err(|e| err(e.to_string()))?;
+    }
+    for s in series.iter().filter(|s| s.style == Style::Bound) {
+        let of = s.name.strip_suffix(BOUND_SUFFIX).unwrap_or(&s.name);
+        let color = measured
+            .iter()
+            .position(|m| m.name == of)
+            .map_or(GRAY, |i| PALETTE[i % PALETTE.len()]);
+        draw_reference(&mut ctx, s, bounds, color).map_err(|e| err(e.to_string()))?;
     }
     ctx.configure_series_labels()
         .position(SeriesLabelPosition::UpperLeft)
@@ -154,6 +174,26 @@ fn collect_series(rows: &[Row], backends: &[String]) -> Vec<Series> {
         })
         .filter(|s| !s.points.is_empty())
         .collect()
+}
+
+/// The roofline bound of `backend` in seconds (bound ns per step times the steps), where
+/// the rows have one (rows whose primitives were not measured hold NaN and are left out).
+fn bound_series(rows: &[Row], backend: &str) -> Option<Series> {
+    let points: Vec<(f64, f64)> = rows
+        .iter()
+        .filter(|r| r.backend == backend && r.bound_ns_per_step > 0.0)
+        .map(|r| {
+            (
+                r.n as f64,
+                r.bound_ns_per_step * 1e-9 * r.option_steps as f64,
+            )
+        })
+        .collect();
+    (!points.is_empty()).then(|| Series {
+        name: format!("{backend}{BOUND_SUFFIX}"),
+        points,
+        style: Style::Bound,
+    })
 }
 
 /// The ranges of every point, widened so markers do not sit on the frame.
@@ -201,11 +241,12 @@ fn draw_measured<'a>(ctx: &mut LogLog<'a>, s: &Series, color: RGBColor) -> DrawR
     Ok(())
 }
 
-/// One reference series, dashed, only where it stays inside the plot.
+/// One reference or bound series, dashed in `color`, only where it stays inside the plot.
 fn draw_reference<'a>(
     ctx: &mut LogLog<'a>,
     s: &Series,
     (x0, x1, y0, y1): Bounds,
+    color: RGBColor,
 ) -> DrawResult<'a> {
     let inside: Vec<(f64, f64)> = s
         .points
@@ -214,9 +255,9 @@ fn draw_reference<'a>(
         .filter(|&(x, y)| x >= x0 && x <= x1 && y >= y0 && y <= y1)
         .collect();
     if inside.len() >= 2 {
-        ctx.draw_series(DashedLineSeries::new(inside, 6, 4, GRAY.stroke_width(1)))?
+        ctx.draw_series(DashedLineSeries::new(inside, 6, 4, color.stroke_width(1)))?
             .label(s.name.clone())
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], GRAY));
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
     }
     Ok(())
 }
@@ -249,6 +290,40 @@ mod tests {
         // The data lines and the legend samples: two polylines per back-end colour.
         assert_eq!(svg.matches("stroke=\"#1F77B4\"").count(), 2);
         assert_eq!(svg.matches("stroke=\"#FF7F0E\"").count(), 2);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn plot_draws_each_bound_dashed_in_its_back_ends_colour() {
+        let dir = std::env::temp_dir().join(format!("nimsquare-plot-bound-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("p.svg");
+        let rows: Vec<Row> = [1_000u64, 10_000, 100_000]
+            .iter()
+            .map(|&n| {
+                let r = row("a", n, 1e-9 * (n as f64).powf(1.5));
+                // A bound at half the measured time: inside the plotted range.
+                let half = 0.5 * r.seconds_median * 1e9 / r.option_steps as f64;
+                Row {
+                    bound_ns_per_step: half,
+                    ..r
+                }
+            })
+            .collect();
+        plot_svg(&path, &rows, &["a".into()]).unwrap();
+        let svg = std::fs::read_to_string(&path).unwrap();
+        assert!(svg.contains(">\na bound\n</text>"), "no bound label");
+        // Line and legend of the measured series, legend and dashes of its bound: more than 2.
+        assert!(svg.matches("stroke=\"#1F77B4\"").count() > 3);
+        // A row without a bound (NaN) draws none.
+        let none: Vec<Row> = rows
+            .iter()
+            .map(|r| Row {
+                bound_ns_per_step: f64::NAN,
+                ..r.clone()
+            })
+            .collect();
+        assert!(bound_series(&none, "a").is_none());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

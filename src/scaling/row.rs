@@ -5,7 +5,7 @@ use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
 
 /// The CSV header, in the column order of every row (the field order of [`Row`]).
-pub const CSV_HEADER: &str = "backend,n,seconds_median,seconds_min,repeats,option_steps,ns_per_step,max_value,threads,moves,git_rev,cpu";
+pub const CSV_HEADER: &str = "backend,n,seconds_median,seconds_min,repeats,option_steps,ns_per_step,max_value,threads,moves,git_rev,cpu,isa,bound_ns_per_step,bound_resource,efficiency";
 
 /// One measured point: a table back-end at one N, with the settings it was measured under.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -23,6 +23,15 @@ pub struct Row {
     pub moves: String,
     pub git_rev: String,
     pub cpu: String,
+    /// The vector path the kernels took (`crate::isa::active().name()`).
+    pub isa: String,
+    /// The roofline bound of this back-end at this N ([`crate::roofline`]): its cost model's
+    /// primitives at the rates measured at this N, per option step.
+    pub bound_ns_per_step: f64,
+    /// The resource that sets the bound (`store`, `load`, `bandwidth`, `alu`).
+    pub bound_resource: String,
+    /// bound_ns_per_step / ns_per_step: 1 at the bound, smaller the further from it.
+    pub efficiency: f64,
 }
 
 impl Row {
@@ -81,6 +90,10 @@ pub(super) mod tests {
             moves: "squares".into(),
             git_rev: "abc1234".into(),
             cpu: "AMD EPYC 7B13, \"quoted\" model".into(),
+            isa: "avx2".into(),
+            bound_ns_per_step: 0.5,
+            bound_resource: "store".into(),
+            efficiency: 0.4,
         }
     }
 
@@ -99,7 +112,10 @@ pub(super) mod tests {
         assert!(line.contains(",\"1,3,4\","), "{line}");
         assert_eq!(Row::parse(&line).unwrap(), r);
         assert!(Row::parse("a,1,2").is_err());
-        assert!(Row::parse("a,x,1,1,1,1,1,1,1,m,r,c").is_err());
+        assert!(Row::parse("a,x,1,1,1,1,1,1,1,m,r,c,i,1,s,1").is_err());
+        // A row of the version before the roofline columns is refused, not misread.
+        assert!(Row::parse("a,1,1,1,1,1,1,1,1,m,r,c").is_err());
+        assert!(line.ends_with(",avx2,0.5,store,0.4"), "{line}");
     }
 
     #[test]

@@ -24,6 +24,7 @@ pub use value_bounded::ValueBounded;
 use crate::error::{Error, Result};
 use crate::moves::Moves;
 use crate::registry::{Entry, Role, Stage};
+use crate::roofline::{Demand, Model, Primitive, Workload};
 
 /// The table stage: its name in messages and its back-ends, [`BACKENDS`].
 pub static STAGE: Stage<dyn TableBuilder> = Stage::new("table", BACKENDS);
@@ -185,6 +186,16 @@ pub static BACKENDS: &[Entry<dyn TableBuilder>] = &[
         description: "control: the mex straight from the definition, a fresh set of option values per position",
         cost: "O(S(N)) with a set per position; affords N <= 10^5",
         role: Role::Control,
+        model: Model {
+            summary: "per option step 1 set insertion (counted as 1 scattered store, a lower bound) and 1/32 span load; per position g(n)+1 word ops for the mex",
+            parallel: false,
+            demand: |w| {
+                table_io(w)
+                    .with(Primitive::Scatter, w.steps)
+                    .with(Primitive::Span, w.steps / 32.0)
+                    .with(Primitive::OrScan, w.positions() * (w.mean_value + 1.0))
+            },
+        },
         make: || Box::new(NaiveMex),
     },
     Entry {
@@ -192,6 +203,16 @@ pub static BACKENDS: &[Entry<dyn TableBuilder>] = &[
         description: "stamp n into seen[g(n-s)] for every move s, walk up from 0 (the reference)",
         cost: "O(S(N)), S(N) = option steps ~ (2/3) N^1.5",
         role: Role::Reference,
+        model: Model {
+            summary: "per option step 1 stamp store into seen[g(n-s)] and 1/32 span load (a move's options of 32 consecutive n share one 64-byte line); per position g(n)+1 compares for the mex walk",
+            parallel: false,
+            demand: |w| {
+                table_io(w)
+                    .with(Primitive::Scatter, w.steps)
+                    .with(Primitive::Span, w.steps / 32.0)
+                    .with(Primitive::OrScan, w.positions() * (w.mean_value + 1.0))
+            },
+        },
         make: || Box::new(Stamped),
     },
     Entry {
@@ -199,6 +220,17 @@ pub static BACKENDS: &[Entry<dyn TableBuilder>] = &[
         description: "OR option values into a bit mask per position, 64 positions per block; mex = lowest zero bit",
         cost: "O(S(N) * ceil(G/64)) word ops",
         role: Role::Fast,
+        model: Model {
+            summary: "per option step 1 shift-and-OR into a mask word and 1/32 span load; per position ceil(G/64) words cleared and g(n)/64+1 words scanned for the mex",
+            parallel: false,
+            demand: |w| {
+                let words = w.alphabet.div_ceil(64) as f64;
+                table_io(w)
+                    .with(Primitive::OrScan, w.steps)
+                    .with(Primitive::Span, w.steps / 32.0)
+                    .with(Primitive::OrScan, w.positions() * (words + w.mean_value / 64.0 + 1.0))
+            },
+        },
         make: || Box::new(Bitset),
     },
     Entry {
@@ -206,6 +238,16 @@ pub static BACKENDS: &[Entry<dyn TableBuilder>] = &[
         description: "stamped mex 32 positions at a time, one byte array each: a load and a byte store per option",
         cost: "O(S(N)) byte stores, 32*G bytes of scratch",
         role: Role::Fast,
+        model: Model {
+            summary: "per option step 1 byte store into a lane's stamp array and 1/32 span load; per position g(n)/8+1 word compares for the mex",
+            parallel: false,
+            demand: |w| {
+                table_io(w)
+                    .with(Primitive::Scatter, w.steps)
+                    .with(Primitive::Span, w.steps / 32.0)
+                    .with(Primitive::OrScan, w.positions() * (w.mean_value / 8.0 + 1.0))
+            },
+        },
         make: || Box::new(StampedLanes),
     },
     Entry {
@@ -213,6 +255,17 @@ pub static BACKENDS: &[Entry<dyn TableBuilder>] = &[
         description: "stamped-lanes in pipelined super-blocks: options before the previous super-block in parallel (rayon), the rest in order",
         cost: "O(S(N) / threads + N * sqrt(B)), B = super-block",
         role: Role::Fast,
+        model: Model {
+            summary: "on all threads: per option step 1 byte store and 1/32 span load; per position G'/16 16-byte compares packing the stamps to bits (G' the lane stride) and g(n)/64+1 words scanned",
+            parallel: true,
+            demand: |w| {
+                let stride = (w.alphabet + 32).next_power_of_two().max(64) as f64;
+                table_io(w)
+                    .with(Primitive::Scatter, w.steps)
+                    .with(Primitive::Span, w.steps / 32.0)
+                    .with(Primitive::OrScan, w.positions() * (stride / 16.0 + w.mean_value / 64.0 + 1.0))
+            },
+        },
         make: || Box::new(StampedParallel::default()),
     },
     Entry {
@@ -220,9 +273,24 @@ pub static BACKENDS: &[Entry<dyn TableBuilder>] = &[
         description: "Eppstein: decide value classes 0, 1, 2, ... by word-parallel sumset tests on bitsets",
         cost: "O((m+1) * S(N) / 64), m = max value",
         role: Role::Fast,
+        model: Model {
+            summary: "per value class (m+1 passes, m the max value) S(N)/64 windows of 2 word ops (shift pair and OR), plus 2 word ops per word of N/64 (clear, test); the early stop skips windows, so this counts the algorithm's worst case and efficiency can exceed 1",
+            parallel: false,
+            demand: |w| {
+                let passes = w.alphabet as f64;
+                let words = (w.positions() / 64.0).ceil();
+                table_io(w).with(Primitive::OrScan, passes * (2.0 * w.steps / 64.0 + 2.0 * words))
+            },
+        },
         make: || Box::new(ValueBounded),
     },
 ];
+
+/// The table traffic every back-end has, in [`crate::roofline`] terms: g(0..=N) written once
+/// and read at least once, 4 bytes a position of sequential bandwidth.
+fn table_io(w: &Workload) -> Demand {
+    Demand::default().with(Primitive::Stream, 4.0 * w.positions())
+}
 
 /// Bytes a table for N = `limit` needs with `builder` on `threads` threads: the u16 values
 /// and the back-end's own scratch.

@@ -1,0 +1,419 @@
+//! Microbenchmarks of the primitives the back-ends are made of, each returning nanoseconds
+//! per op of the whole machine when T copies run at once.
+//!
+//! Method: a kernel does `reps` repetitions of its step and returns how many ops that was.
+//! [`time_ns_per_op`] first doubles `reps` until one timing takes an eighth of the target,
+//! scales it to the target (about 50 ms by default, [`Budget`]), then takes the median of a
+//! few timings. With T threads the T copies start together behind a barrier, each on its own
+//! data (the span copies on one shared table at different offsets, as the threads of
+//! `stamped-parallel` share one), and the rate is the ops of all copies over the wall time.
+//! Every result goes through [`std::hint::black_box`], and the scratch of the store kernel is
+//! passed to it every repetition, so no step can be optimised away.
+//!
+//! What each kernel does, sized by [`Shape`] (the table's N, its lane stride, its moves):
+//! - scatter: 32 lanes × G bytes (G the lane stride), 32 spans of a 1024-value L1-resident
+//!   `u16` source scattered per repetition, exactly the loop of `SeenLanes::stamp_moves`;
+//! - span: 64-byte loads from a table of N + 1 `u16` (2·(N+1) bytes, written first so its
+//!   pages are real), at n0 - s for every far move 32 <= s <= n0, n0 advancing by 32 through
+//!   the upper half of the table (where the option steps concentrate); the loads are independent, so this is the
+//!   throughput of the level the table lives in, not its latency;
+//! - stream: sequential `u64` reads over [`STREAM_BYTES`], each copy from its own offset;
+//! - or-scan: one block of `bitset` per repetition: 64 lane masks of G/64 words cleared,
+//!   16 spans of 64 values OR-ed in (a span's value j into lane j), every lane scanned for its
+//!   lowest zero (every word op counted);
+//! - mul-add: the sweep's dot product Σ P(x)·S(x xor h) over G `u32` counts, four x a block
+//!   with `wide` (the portable path of the sweep's kernel).
+
+use super::{Primitive, Rates};
+use crate::rng::SplitMix64;
+use std::hint::black_box;
+use std::sync::Barrier;
+use std::time::{Duration, Instant};
+
+/// Lanes of the stamp kernel (the lane block of `stamped-lanes`).
+const LANES: usize = 32;
+
+/// The stream buffer: four times the 32 MiB L3 of the development machines, so almost every
+/// byte comes from memory.
+pub const STREAM_BYTES: usize = 128 << 20;
+
+/// The source values of the scatter and or-scan kernels (2 KiB, L1-resident).
+const SOURCE: usize = 1024;
+
+/// What the primitives are sized for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Shape {
+    /// N: the span kernel reads a table of N + 1 values.
+    pub limit: usize,
+    /// G, the number of distinct values of the table (max value + 1).
+    pub alphabet: usize,
+    /// The moves <= N, ascending (the span kernel uses those >= 32, the far moves).
+    pub moves: Vec<usize>,
+}
+
+impl Shape {
+    /// The lane stride of `stamped-lanes` for this alphabet: the smallest power of two, at
+    /// least 64, above max value + 32.
+    pub fn stride(&self) -> usize {
+        (self.alphabet + LANES).next_power_of_two().max(64)
+    }
+}
+
+/// How long each timing runs and how many are taken.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Budget {
+    /// The target duration of one timing.
+    pub target: Duration,
+    /// Timings per primitive; the median is kept.
+    pub runs: usize,
+}
+
+impl Budget {
+    /// The `roofline` command's budget: 60 ms a timing, median of 3.
+    pub const FULL: Budget = Budget {
+        target: Duration::from_millis(60),
+        runs: 3,
+    };
+    /// The `scale` budget, measured once per N: 15 ms a timing, median of 3.
+    pub const QUICK: Budget = Budget {
+        target: Duration::from_millis(15),
+        runs: 3,
+    };
+}
+
+/// Measures every primitive for `shape` on `threads` threads at once.
+pub fn measure(shape: &Shape, threads: usize, budget: Budget) -> Rates {
+    let threads = threads.max(1);
+    let mut ns = [0.0; 5];
+    for (i, p) in Primitive::ALL.into_iter().enumerate() {
+        ns[i] = measure_one(p, shape, threads, budget);
+    }
+    Rates::new(threads, ns)
+}
+
+/// Nanoseconds per op of one primitive on `threads` threads at once.
+pub fn measure_one(p: Primitive, shape: &Shape, threads: usize, budget: Budget) -> f64 {
+    match p {
+        Primitive::Scatter => {
+            let stride = shape.stride();
+            let sources: Vec<Vec<u16>> = (0..threads)
+                .map(|t| source(t as u64, shape.alphabet))
+                .collect();
+            time_ns_per_op(threads, budget, &|t, reps| {
+                scatter(stride, &sources[t], reps)
+            })
+        }
+        Primitive::Span => {
+            let table = span_table(shape.limit);
+            let far = far_moves(&shape.moves, table.len());
+            time_ns_per_op(threads, budget, &|t, reps| {
+                span_loads(&table, &far, t, threads, reps)
+            })
+        }
+        Primitive::Stream => {
+            let buf: Vec<u64> = (0..(STREAM_BYTES / 8) as u64).collect();
+            time_ns_per_op(threads, budget, &|t, reps| stream(&buf, t, threads, reps))
+        }
+        Primitive::OrScan => {
+            let words = shape.alphabet.div_ceil(64).max(1);
+            let sources: Vec<Vec<u16>> = (0..threads)
+                .map(|t| source(t as u64, 64 * words - 1))
+                .collect();
+            time_ns_per_op(threads, budget, &|t, reps| {
+                or_scan(words, &sources[t], reps)
+            })
+        }
+        Primitive::MulAdd => {
+            let len = shape.alphabet.max(1).next_multiple_of(4);
+            time_ns_per_op(threads, budget, &|t, reps| mul_add(len, t as u64, reps))
+        }
+    }
+}
+
+/// Runs `kernel(thread, reps) -> ops` on `threads` threads at once, sized to the budget, and
+/// returns the median over `budget.runs` timings of wall nanoseconds per op (ops summed over
+/// the threads).
+pub fn time_ns_per_op(
+    threads: usize,
+    budget: Budget,
+    kernel: &(dyn Fn(usize, u64) -> u64 + Sync),
+) -> f64 {
+    let mut reps = 1u64;
+    let mut secs = run_concurrently(threads, reps, kernel).0;
+    // Double until a timing is long enough to scale from, then aim at the target.
+    while secs < budget.target.as_secs_f64() / 8.0 && reps < 1 << 40 {
+        reps *= 2;
+        secs = run_concurrently(threads, reps, kernel).0;
+    }
+    let scale = budget.target.as_secs_f64() / secs.max(1e-9);
+    reps = ((reps as f64 * scale) as u64).max(1);
+    let mut samples: Vec<f64> = Vec::with_capacity(budget.runs.max(1));
+    for _ in 0..budget.runs.max(1) {
+        let (secs, ops) = run_concurrently(threads, reps, kernel);
+        samples.push(secs * 1e9 / ops.max(1) as f64);
+    }
+    crate::scaling::median(&samples)
+}
+
+/// One timing: `threads` copies of the kernel started together; (wall seconds, total ops).
+fn run_concurrently(
+    threads: usize,
+    reps: u64,
+    kernel: &(dyn Fn(usize, u64) -> u64 + Sync),
+) -> (f64, u64) {
+    if threads == 1 {
+        let start = Instant::now();
+        let ops = black_box(kernel(0, reps));
+        return (start.elapsed().as_secs_f64(), ops);
+    }
+    let barrier = Barrier::new(threads + 1);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                let barrier = &barrier;
+                scope.spawn(move || {
+                    barrier.wait();
+                    black_box(kernel(t, reps))
+                })
+            })
+            .collect();
+        barrier.wait();
+        let start = Instant::now();
+        let ops: u64 = handles
+            .into_iter()
+            .map(|h| h.join().expect("a primitive kernel does not panic"))
+            .sum();
+        (start.elapsed().as_secs_f64(), ops)
+    })
+}
+
+/// [`SOURCE`] pseudo-random values below `below` (at least 1), seeded by `seed`.
+fn source(seed: u64, below: usize) -> Vec<u16> {
+    let mut rng = SplitMix64(0x5eed ^ seed);
+    (0..SOURCE)
+        .map(|_| rng.below(below.max(1) as u64) as u16)
+        .collect()
+}
+
+/// The scatter kernel at lane stride `stride` (a power of two, 64 to 131 072): dispatches to
+/// the const-generic loop, as `stamped-lanes` does.
+fn scatter(stride: usize, src: &[u16], reps: u64) -> u64 {
+    match stride {
+        64 => scatter_g::<64>(src, reps),
+        128 => scatter_g::<128>(src, reps),
+        256 => scatter_g::<256>(src, reps),
+        512 => scatter_g::<512>(src, reps),
+        1024 => scatter_g::<1024>(src, reps),
+        2048 => scatter_g::<2048>(src, reps),
+        4096 => scatter_g::<4096>(src, reps),
+        8192 => scatter_g::<8192>(src, reps),
+        16384 => scatter_g::<16384>(src, reps),
+        32768 => scatter_g::<32768>(src, reps),
+        65536 => scatter_g::<65536>(src, reps),
+        _ => scatter_g::<131072>(src, reps),
+    }
+}
+
+/// Per repetition a fresh stamp, then 32 spans of 32 values scattered into 32 lanes of G
+/// bytes (`lane[v & (G-1)] = stamp`): 1024 byte stores.
+fn scatter_g<const G: usize>(src: &[u16], reps: u64) -> u64 {
+    let mut lanes: Vec<[u8; G]> = vec![[0u8; G]; LANES];
+    let spans = src.len() / LANES;
+    let mut stamp = 0u8;
+    for _ in 0..reps {
+        stamp = stamp.wrapping_add(1);
+        for k in 0..spans {
+            let span: &[u16; LANES] = src[k * LANES..(k + 1) * LANES]
+                .try_into()
+                .expect("LANES values");
+            for (lane, &v) in lanes.iter_mut().zip(span) {
+                lane[v as usize & (G - 1)] = stamp;
+            }
+        }
+        black_box(lanes.as_mut_ptr());
+    }
+    black_box(&lanes);
+    reps * (spans * LANES) as u64
+}
+
+/// A table of N + 1 values (at least 4096), every page written.
+fn span_table(limit: usize) -> Vec<u16> {
+    (0..(limit + 1).max(4096))
+        .map(|i| (i % 509) as u16)
+        .collect()
+}
+
+/// The far moves (>= 32) that the kernel's blocks can reach (every n0 lies in the upper half
+/// of the table, below its last 64 values), or evenly spaced stand-ins when none is at most
+/// half the table (the kernel needs at least one span per block).
+fn far_moves(moves: &[usize], len: usize) -> Vec<usize> {
+    let far: Vec<usize> = moves
+        .iter()
+        .copied()
+        .filter(|&s| s >= LANES && s + 2 * LANES <= len)
+        .collect();
+    if far.first().is_some_and(|&s| s <= len / 2) {
+        far
+    } else {
+        (1..=8).map(|k| k * LANES).collect()
+    }
+}
+
+/// Copy `t` of `threads`: per repetition one lane block at n0 (from the upper half of the
+/// table, each copy starting at its own offset, wrapping), one 64-byte span load at n0 - s
+/// for each far move s <= n0. Returns the spans loaded.
+fn span_loads(table: &[u16], far: &[usize], t: usize, threads: usize, reps: u64) -> u64 {
+    let half = table.len() / 2;
+    let blocks = (half - LANES) / LANES;
+    let mut block = t * blocks / threads.max(1);
+    let (mut acc, mut spans) = (0u16, 0u64);
+    for _ in 0..reps {
+        let n0 = half + block * LANES;
+        for &s in far.iter().take_while(|&&s| s <= n0) {
+            let span: &[u16; LANES] = table[n0 - s..n0 - s + LANES]
+                .try_into()
+                .expect("LANES values");
+            acc ^= span.iter().fold(0u16, |a, &v| a ^ v);
+            spans += 1;
+        }
+        block = (block + 1) % blocks;
+    }
+    black_box(acc);
+    spans
+}
+
+/// Copy `t` of `threads`: `reps` passes over the whole buffer from offset t/threads of it,
+/// summing the words. Returns the bytes read.
+fn stream(buf: &[u64], t: usize, threads: usize, reps: u64) -> u64 {
+    let split = t * buf.len() / threads.max(1);
+    let (tail, head) = buf.split_at(split);
+    let mut acc = 0u64;
+    for _ in 0..reps {
+        acc = head.iter().fold(acc, |a, &w| a.wrapping_add(w));
+        acc = tail.iter().fold(acc, |a, &w| a.wrapping_add(w));
+        black_box(acc);
+    }
+    reps * 8 * buf.len() as u64
+}
+
+/// Lanes of the or-scan kernel (the block of `bitset`).
+const MASK_LANES: usize = 64;
+
+/// Per repetition, as one block of `bitset`: clear 64 lane masks of `words` words, OR
+/// 16 spans of 64 source values in (value j of a span into lane j's mask, so consecutive ORs
+/// hit different words, as in the back-end), and scan each lane for its lowest zero bit.
+/// Returns the word ops (clears + ORs + words scanned).
+fn or_scan(words: usize, src: &[u16], reps: u64) -> u64 {
+    let mut masks = vec![0u64; MASK_LANES * words];
+    let (mut ops, mut acc) = (0u64, 0usize);
+    for _ in 0..reps {
+        masks.fill(0);
+        for span in src.chunks_exact(MASK_LANES) {
+            for (mask, &v) in masks.chunks_exact_mut(words).zip(span) {
+                let v = v as usize;
+                mask[v >> 6] |= 1u64 << (v & 63);
+            }
+        }
+        let mut scanned = 0;
+        for mask in masks.chunks_exact(words) {
+            let full = mask.iter().take_while(|&&w| w == u64::MAX).count();
+            scanned += (full + 1).min(words);
+            acc = acc
+                .wrapping_add(full * 64 + mask.get(full).map_or(0, |w| w.trailing_ones() as usize));
+        }
+        ops += (masks.len() + src.len() - src.len() % MASK_LANES + scanned) as u64;
+        black_box(masks.as_mut_ptr());
+    }
+    black_box(acc);
+    ops
+}
+
+/// Per repetition the sweep's dot product Σ P(x)·S(x xor h) over `len` (a multiple of 4)
+/// `u32` counts, four x a block with `wide`'s widening multiply (the loop of the sweep's
+/// `XorSweep::dot`), h changing each repetition. Returns the multiply-adds.
+fn mul_add(len: usize, seed: u64, reps: u64) -> u64 {
+    use wide::{u32x4, u64x4};
+    let mut rng = SplitMix64(0xd07 ^ seed);
+    let padded = len.next_power_of_two().max(4);
+    let p: Vec<u32> = (0..len).map(|_| rng.below(1 << 20) as u32).collect();
+    let s: Vec<u32> = (0..padded).map(|_| rng.below(1 << 20) as u32).collect();
+    let mut total = 0u64;
+    for r in 0..reps {
+        let h = (r as usize * 4) & (padded - 1);
+        let mut acc = u64x4::ZERO;
+        for (x, block) in p.chunks_exact(4).enumerate() {
+            let base = (4 * x) ^ h;
+            let pv = u32x4::new(block.try_into().expect("4 counts"));
+            let sv = u32x4::new(s[base..base + 4].try_into().expect("4 counts"));
+            acc += pv.widening_mul(sv);
+        }
+        total = total.wrapping_add(acc.reduce_add());
+    }
+    black_box(total);
+    reps * len as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kernels_count_their_ops() {
+        let src = source(1, 300);
+        assert!(src.iter().all(|&v| v < 300));
+        // 32 spans of 32 stores per repetition.
+        assert_eq!(scatter(512, &src, 3), 3 * 1024);
+        // A 4096-value table: half = 2048, far moves 32 and 64 are both <= every n0.
+        let table = span_table(100);
+        assert_eq!(table.len(), 4096);
+        assert_eq!(span_loads(&table, &[32, 64], 0, 1, 5), 10);
+        let buf = vec![1u64; 1000];
+        assert_eq!(stream(&buf, 1, 2, 2), 2 * 8000);
+        assert_eq!(mul_add(8, 0, 3), 24);
+        // One word a lane: 64 clears, 16 spans of 64 ORs, then 64 lanes scanned one word each.
+        assert_eq!(or_scan(1, &source(2, 63), 2), 2 * (64 + 1024 + 64));
+    }
+
+    #[test]
+    fn far_moves_keep_the_moves_from_32_and_stand_in_when_there_are_none() {
+        assert_eq!(far_moves(&[1, 4, 9, 16, 25, 36, 49], 4096), vec![36, 49]);
+        // Moves past half the table are kept (blocks high enough reach them), not past its end.
+        assert_eq!(far_moves(&[36, 3000, 4090], 4096), vec![36, 3000]);
+        // Only moves beyond every block: stand-ins.
+        assert_eq!(far_moves(&[3000], 4096)[0], 32);
+        assert_eq!(far_moves(&[1, 3, 4], 4096).len(), 8);
+    }
+
+    #[test]
+    fn stride_is_the_lane_stride_of_stamped_lanes() {
+        let shape = |alphabet| Shape {
+            limit: 10,
+            alphabet,
+            moves: vec![],
+        };
+        // max 168 (N = 10^6): 169 + 32 rounds up to 256; small alphabets get 64.
+        assert_eq!(shape(169).stride(), 256);
+        assert_eq!(shape(3).stride(), 64);
+    }
+
+    #[test]
+    fn measure_gives_a_finite_positive_rate_for_every_primitive() {
+        let shape = Shape {
+            limit: 5000,
+            alphabet: 40,
+            moves: crate::moves::Moves::Squares.up_to(5000),
+        };
+        let budget = Budget {
+            target: Duration::from_micros(200),
+            runs: 1,
+        };
+        for p in Primitive::ALL {
+            // The stream buffer is large; one primitive at a time keeps the test cheap.
+            if p == Primitive::Stream {
+                continue;
+            }
+            let ns = measure_one(p, &shape, 2, budget);
+            assert!(ns.is_finite() && ns > 0.0, "{p:?}: {ns}");
+        }
+    }
+}

@@ -1,0 +1,307 @@
+//! The roofline: the bound arithmetic on made-up rates, a cost model for every registered
+//! table and count back-end, `nimsquare roofline` end to end (text and `--json`), its
+//! refusals, and the roofline columns of `scale`'s CSV. No assertion is on a speed: the
+//! numbers depend on the machine, only their form and their arithmetic are checked.
+
+mod common;
+
+use common::{assert_refused, json_of, stdout_of};
+use nimsquare::registry;
+use nimsquare::roofline::{bound, efficiency, Demand, Primitive, Rates, Resource, Workload};
+use nimsquare::scaling::read_rows;
+use nimsquare::{count, table};
+
+/// Rates made up for the arithmetic: ns per op in `Primitive::ALL` order (scatter, span,
+/// stream, or-scan, mul-add).
+fn made_up_rates() -> Rates {
+    Rates::new(1, [0.5, 4.0, 0.1, 0.25, 0.2])
+}
+
+/// The workload of N = 10^6 for the squares: S = sum over k <= 1000 of (10^6 - k^2 + 1) =
+/// 666 167 500 steps (computed outside the crate), G = 169 values, a mean value of 40.
+fn workload() -> Workload {
+    Workload {
+        limit: 1_000_000,
+        steps: 666_167_500.0,
+        alphabet: 169,
+        mean_value: 40.0,
+        threads: 2,
+    }
+}
+
+#[test]
+fn the_bound_is_the_busiest_resource_and_names_it() {
+    // store: 100 x 0.5 = 50 ns; load: 10 x 4 = 40 ns; bandwidth: 300 x 0.1 = 30 ns;
+    // alu: 80 x 0.25 + 100 x 0.2 = 40 ns.
+    let d = Demand::default()
+        .with(Primitive::Scatter, 100.0)
+        .with(Primitive::Span, 10.0)
+        .with(Primitive::Stream, 300.0)
+        .with(Primitive::OrScan, 80.0)
+        .with(Primitive::MulAdd, 100.0);
+    let b = bound(&d, &made_up_rates());
+    assert_eq!(b.resource, Resource::Store);
+    assert!((b.seconds - 50e-9).abs() < 1e-18, "{b:?}");
+    let want = [50e-9, 40e-9, 30e-9, 40e-9];
+    for (got, want) in b.per_resource.iter().zip(want) {
+        assert!((got - want).abs() < 1e-18, "{b:?}");
+    }
+    // Doubling the multiply-adds moves the bound to the ALU: 20 + 40 = 60 ns.
+    let b = bound(&d.with(Primitive::MulAdd, 100.0), &made_up_rates());
+    assert_eq!(b.resource, Resource::Alu);
+    assert!((b.seconds - 60e-9).abs() < 1e-18, "{b:?}");
+    // Spans alone: the load resource, 3 x 4 ns.
+    let b = bound(
+        &Demand::default().with(Primitive::Span, 3.0),
+        &made_up_rates(),
+    );
+    assert_eq!((b.resource, b.resource.name()), (Resource::Load, "load"));
+    assert!((b.seconds - 12e-9).abs() < 1e-18);
+}
+
+#[test]
+fn efficiency_is_bound_over_measured() {
+    assert_eq!(efficiency(1.0, 4.0), 0.25);
+    assert_eq!(efficiency(3.0, 2.0), 1.5);
+    assert!(efficiency(1.0, 0.0).is_nan());
+}
+
+/// Every table and count back-end in the registries declares a model that counts something
+/// and gives a finite positive bound; a new back-end without one fails here.
+#[test]
+fn every_registered_backend_has_a_cost_model() {
+    let w = workload();
+    let check = |stage: &str, name: &str, model: &nimsquare::roofline::Model| {
+        assert!(
+            !model.counts_nothing(&w),
+            "{stage} '{name}' has no cost model"
+        );
+        assert!(!model.summary.is_empty(), "{stage} '{name}': empty summary");
+        let b = bound(&(model.demand)(&w), &made_up_rates());
+        assert!(
+            b.seconds.is_finite() && b.seconds > 0.0,
+            "{stage} '{name}': {b:?}"
+        );
+    };
+    for e in table::BACKENDS {
+        check("table", e.name, &e.model);
+        // Every table back-end does at least one op per option step.
+        let d = (e.model.demand)(&w);
+        let ops: f64 = d.ops.iter().sum();
+        assert!(
+            ops >= w.steps,
+            "table '{}': {ops} ops for {} steps",
+            e.name,
+            w.steps
+        );
+    }
+    for e in count::BACKENDS {
+        check("count", e.name, &e.model);
+    }
+}
+
+#[test]
+fn the_parallel_backends_declare_it() {
+    let parallel = |entries: Vec<(&str, bool)>, name: &str| {
+        entries
+            .into_iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, p)| p)
+    };
+    let tables: Vec<(&str, bool)> = table::BACKENDS
+        .iter()
+        .map(|e| (e.name, e.model.parallel))
+        .collect();
+    let counts: Vec<(&str, bool)> = count::BACKENDS
+        .iter()
+        .map(|e| (e.name, e.model.parallel))
+        .collect();
+    assert_eq!(parallel(tables.clone(), "stamped-parallel"), Some(true));
+    assert_eq!(parallel(tables, "stamped-lanes"), Some(false));
+    assert_eq!(parallel(counts.clone(), "rayon-sweep"), Some(true));
+    assert_eq!(parallel(counts, "sweep"), Some(false));
+}
+
+#[test]
+fn the_sweep_model_counts_g_multiply_adds_per_position() {
+    // N = 99: 100 positions; G = 10 rounds up to 12 (blocks of four): 1200 multiply-adds.
+    let w = Workload {
+        limit: 99,
+        steps: 1.0,
+        alphabet: 10,
+        mean_value: 2.0,
+        threads: 1,
+    };
+    let sweep = count::find("sweep").unwrap();
+    assert_eq!((sweep.model.demand)(&w).of(Primitive::MulAdd), 1200.0);
+    // stamped-lanes: one scattered store per option step.
+    let w = workload();
+    let lanes = table::find("stamped-lanes").unwrap();
+    assert_eq!((lanes.model.demand)(&w).of(Primitive::Scatter), w.steps);
+}
+
+#[test]
+fn roofline_json_has_every_fast_backend_with_a_bound() {
+    let v = json_of(["roofline", "--limit", "3000", "--repeat", "1", "--json"]);
+    assert_eq!(v["limit"], 3000);
+    assert_eq!(v["isa"], nimsquare::isa::active().name());
+    let backends = v["backends"].as_array().unwrap();
+    let expected = registry::fast(table::BACKENDS)
+        .map(|e| ("table", e.name))
+        .chain(registry::fast(count::BACKENDS).map(|e| ("count", e.name)));
+    for (stage, name) in expected {
+        let b = backends
+            .iter()
+            .find(|b| b["stage"] == stage && b["backend"] == name)
+            .unwrap_or_else(|| panic!("{stage} '{name}' missing from {v}"));
+        for key in ["bound_ns_per_unit", "measured_ns_per_unit", "efficiency"] {
+            let x = b[key].as_f64().unwrap_or(f64::NAN);
+            assert!(x.is_finite() && x > 0.0, "{name}: {key} = {}", b[key]);
+        }
+        let eff = b["bound_seconds"].as_f64().unwrap() / b["measured_seconds"].as_f64().unwrap();
+        assert!((b["efficiency"].as_f64().unwrap() - eff).abs() <= 1e-12 * eff);
+        let resource = b["bound_resource"].as_str().unwrap();
+        assert!(
+            ["store", "load", "bandwidth", "alu"].contains(&resource),
+            "{resource}"
+        );
+        // The named resource is the one with the largest time.
+        let per = b["bound_seconds_per_resource"].as_object().unwrap();
+        let top = per.values().filter_map(|x| x.as_f64()).fold(0.0, f64::max);
+        assert_eq!(per[resource].as_f64().unwrap(), top, "{name}");
+    }
+    // No control is timed.
+    assert!(backends
+        .iter()
+        .all(|b| b["backend"] != "naive-mex" && b["backend"] != "brute"));
+    let prims = v["primitives"].as_array().unwrap();
+    assert!(prims.iter().any(|p| p["threads"] == 1), "{v}");
+}
+
+#[test]
+fn roofline_text_has_one_line_per_backend_asked() {
+    let out = stdout_of([
+        "roofline",
+        "--limit",
+        "2000",
+        "--repeat",
+        "1",
+        "--table",
+        "stamped-lanes,bitset",
+        "--count",
+        "sweep",
+    ]);
+    assert!(
+        out.starts_with("roofline N = 2000, moves squares,"),
+        "{out}"
+    );
+    assert!(
+        out.contains("primitives ns/op, 1 thread: scatter_store "),
+        "{out}"
+    );
+    for needle in ["table  stamped-lanes ", "table  bitset ", "count  sweep "] {
+        assert_eq!(out.matches(needle).count(), 1, "{needle}: {out}");
+    }
+    assert!(!out.contains("stamped-parallel"), "{out}");
+}
+
+#[test]
+fn roofline_refusals_name_the_flag() {
+    let e = assert_refused(&["roofline", "--repeat", "0"]);
+    assert!(e.contains("--repeat"), "{e}");
+    let e = assert_refused(&["roofline", "--tabel", "bitset"]);
+    assert!(e.contains("--tabel"), "{e}");
+    let e = assert_refused(&["roofline", "--table", "nope"]);
+    assert!(e.contains("'nope'") && e.contains("stamped-lanes"), "{e}");
+    let e = assert_refused(&["roofline", "--count", "nope"]);
+    assert!(e.contains("count back-end 'nope'"), "{e}");
+    // Refused before any work when the memory guard says it does not fit.
+    let out = common::nimsquare()
+        .args(["roofline", "--limit", "1e6"])
+        .env(nimsquare::memory::AVAILABLE_OVERRIDE, "1000000")
+        .output()
+        .unwrap();
+    let e = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{e}");
+    assert!(
+        e.contains("roofline at N = 1000000") && e.lines().count() == 1,
+        "{e}"
+    );
+    let e = assert_refused(&["roofline", "--limit", "1e10"]);
+    assert!(e.contains("--limit") || e.contains("maximum"), "{e}");
+}
+
+#[test]
+fn scale_rows_carry_the_isa_and_a_bound_consistent_with_their_time() {
+    let dir = std::env::temp_dir().join(format!("nimsquare-test-roofline-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let csv = dir.join("s.csv");
+    let csv_arg = csv.to_str().unwrap();
+    stdout_of([
+        "scale",
+        "--table",
+        "stamped,stamped-lanes",
+        "--from",
+        "1000",
+        "--to",
+        "4000",
+        "--points",
+        "2",
+        "--repeat",
+        "1",
+        "--out",
+        csv_arg,
+    ]);
+    let rows = read_rows(&csv).unwrap();
+    assert_eq!(rows.len(), 4);
+    for r in &rows {
+        assert_eq!(r.isa, nimsquare::isa::active().name());
+        assert!(
+            r.bound_ns_per_step.is_finite() && r.bound_ns_per_step > 0.0,
+            "{r:?}"
+        );
+        assert!(["store", "load", "bandwidth", "alu"].contains(&r.bound_resource.as_str()));
+        let eff = r.bound_ns_per_step / r.ns_per_step;
+        assert!((r.efficiency - eff).abs() <= 1e-6 * eff, "{r:?}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn scale_resume_refuses_a_study_without_the_roofline_columns() {
+    let dir = std::env::temp_dir().join(format!("nimsquare-test-oldcsv-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let csv = dir.join("old.csv");
+    // The header and a row of the version before the roofline columns.
+    let old = "backend,n,seconds_median,seconds_min,repeats,option_steps,ns_per_step,max_value,threads,moves,git_rev,cpu\n\
+               stamped,1000,0.1,0.1,1,20615,1.0,14,2,squares,abc,cpu\n";
+    std::fs::write(&csv, old).unwrap();
+    let e = assert_refused(&[
+        "scale",
+        "--table",
+        "stamped",
+        "--from",
+        "1000",
+        "--to",
+        "2000",
+        "--points",
+        "2",
+        "--repeat",
+        "1",
+        "--resume",
+        "--out",
+        csv.to_str().unwrap(),
+    ]);
+    assert!(
+        e.contains("earlier version") && e.contains("bound_ns_per_step"),
+        "{e}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&csv).unwrap(),
+        old,
+        "the file is left alone"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
