@@ -18,6 +18,8 @@ mod stamped;
 mod stamped_lanes;
 mod stamped_parallel;
 mod value_bounded;
+#[cfg(target_arch = "x86_64")]
+mod value_bounded_simd;
 
 pub use bitset::Bitset;
 pub use naive_mex::NaiveMex;
