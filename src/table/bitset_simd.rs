@@ -1,18 +1,22 @@
 //! The x86-64 vector paths of `bitset` (the algorithm is in `bitset.rs`).
 //!
-//! Far-move OR: lanes are taken in groups of 8 (AVX-512) or 4 (AVX2) consecutive positions.
-//! For one group and a chunk of C mask words, C vector accumulators hold word w0 + c of
-//! every lane of the group; each far move loads the group's option values (8 or 4 u16,
-//! zero-extended to u64 lanes), turns value v into the bit 1 << (v mod 64) and ORs it into
-//! the accumulator of word v / 64 only. AVX-512 selects the word with a compare mask
-//! (`vpcmpeqq` to a k register, masked `vporq`), AVX2 with a variable shift by v - 64·w that
-//! is zero whenever v lies outside word w (`vpsllvq` yields 0 for counts above 63, and a
-//! negative difference is a huge unsigned count). Cost per move and group: one load, about
-//! 2 + 2C vector ops, against 8 (or 4) scalar read-shift-OR-store steps.
+//! Far-move OR: lanes are taken in groups of L consecutive positions (up to 64), V vectors
+//! of 8 (AVX-512) or 4 (AVX2) u64 lanes. For one group and a chunk of C mask words, C·V
+//! vector accumulators hold word w0 + c of every lane of the group; each far move loads the
+//! group's option values (u16, zero-extended to u64 lanes), turns value v into the bit
+//! 1 << (v mod 64) and ORs it into the accumulator of word v / 64 only. AVX-512 selects the
+//! word with a compare mask (`vpcmpeqq` to a k register, masked `vporq`), AVX2 with a
+//! variable shift by v - 64·w that is zero whenever v lies outside word w (`vpsllvq` yields
+//! 0 for counts above 63, and a negative difference is a huge unsigned count). Cost per
+//! move and vector: one load and about 3 + 2C ops, against 8 (or 4) scalar
+//! read-shift-OR-store steps. Taking the whole block (V = 8) per move, not 8 lanes at a
+//! time, reads each move's 128 bytes of g once per block rather than once per 8 lanes (about
+//! 12% faster measured at N = 10^6); C·V is kept within the register file.
 //!
 //! Invariant: a move s takes the vector step for a group only when s <= n0 + jg (every lane
-//! of the group has its option), so the loads g[n0 + jg - s ..][..8] lie in finished blocks
-//! (s >= 64); the few moves that reach into the group's lanes are done lane by lane.
+//! of the group has its option), so the loads g[n0 + jg - s ..][..L] lie in finished blocks
+//! (s >= 64, jg + L <= 64); the few moves that reach into the group's lanes are done lane by
+//! lane.
 
 use super::bits::{lowest_zero_bit_avx2, lowest_zero_bit_avx512, set_bit};
 use super::bitset::{fill_with, Kernel};
@@ -106,8 +110,9 @@ pub(super) unsafe fn far_or_avx2_entry(
     Avx2::far_or(g, masks, n0, len, words, far)
 }
 
-/// Dispatches the AVX-512 far-move OR on the chunk width C = min(words, 4): a const, so the
-/// accumulators stay in registers.
+/// Dispatches the AVX-512 far-move OR on the chunk width C = min(words, 4) and the group
+/// width L = 8·V lanes (V vectors a move): consts, so the C·V accumulators stay in
+/// registers (at most 24 of the 32), and one move's V loads share its cache lines.
 ///
 /// # Safety
 /// The CPU must have AVX-512 F.
@@ -122,22 +127,22 @@ unsafe fn far_or_avx512(
     far: &[usize],
 ) {
     match words {
-        1 => groups::<8, 1>(g, m, n0, len, words, far, |g, b, f, w| {
-            group_avx512::<1>(g, b, f, w)
+        1 => groups::<64, 1>(g, m, n0, len, words, far, |g, b, f, w| {
+            group_avx512::<1, 8, 64>(g, b, f, w)
         }),
-        2 => groups::<8, 2>(g, m, n0, len, words, far, |g, b, f, w| {
-            group_avx512::<2>(g, b, f, w)
+        2 => groups::<64, 2>(g, m, n0, len, words, far, |g, b, f, w| {
+            group_avx512::<2, 8, 64>(g, b, f, w)
         }),
-        3 => groups::<8, 3>(g, m, n0, len, words, far, |g, b, f, w| {
-            group_avx512::<3>(g, b, f, w)
+        3 => groups::<64, 3>(g, m, n0, len, words, far, |g, b, f, w| {
+            group_avx512::<3, 8, 64>(g, b, f, w)
         }),
-        _ => groups::<8, 4>(g, m, n0, len, words, far, |g, b, f, w| {
-            group_avx512::<4>(g, b, f, w)
+        _ => groups::<32, 4>(g, m, n0, len, words, far, |g, b, f, w| {
+            group_avx512::<4, 4, 32>(g, b, f, w)
         }),
     }
 }
 
-/// As [`far_or_avx512`], 4 lanes a group with AVX2.
+/// As [`far_or_avx512`] with AVX2 (4 lanes a vector, 16 registers: C·V <= 8).
 ///
 /// # Safety
 /// The CPU must have AVX2.
@@ -152,17 +157,17 @@ unsafe fn far_or_avx2(
     far: &[usize],
 ) {
     match words {
-        1 => groups::<4, 1>(g, m, n0, len, words, far, |g, b, f, w| {
-            group_avx2::<1>(g, b, f, w)
+        1 => groups::<32, 1>(g, m, n0, len, words, far, |g, b, f, w| {
+            group_avx2::<1, 8, 32>(g, b, f, w)
         }),
-        2 => groups::<4, 2>(g, m, n0, len, words, far, |g, b, f, w| {
-            group_avx2::<2>(g, b, f, w)
+        2 => groups::<16, 2>(g, m, n0, len, words, far, |g, b, f, w| {
+            group_avx2::<2, 4, 16>(g, b, f, w)
         }),
-        3 => groups::<4, 3>(g, m, n0, len, words, far, |g, b, f, w| {
-            group_avx2::<3>(g, b, f, w)
+        3 => groups::<8, 3>(g, m, n0, len, words, far, |g, b, f, w| {
+            group_avx2::<3, 2, 8>(g, b, f, w)
         }),
-        _ => groups::<4, 4>(g, m, n0, len, words, far, |g, b, f, w| {
-            group_avx2::<4>(g, b, f, w)
+        _ => groups::<8, 4>(g, m, n0, len, words, far, |g, b, f, w| {
+            group_avx2::<4, 2, 8>(g, b, f, w)
         }),
     }
 }
@@ -207,60 +212,81 @@ fn groups<const L: usize, const C: usize>(
     }
 }
 
-/// Words w0 .. w0 + C of the masks of the 8 lanes from `base`, over the moves `far` (each
-/// s <= base and s >= 64, so g[base - s .. base - s + 8] is finished and in bounds).
+/// Words w0 .. w0 + C of the masks of the L = 8·V lanes from `base`, over the moves `far`
+/// (each s <= base and s >= 64, so g[base - s .. base - s + L] is finished and in bounds).
 #[target_feature(enable = "avx512f")]
 #[inline]
-fn group_avx512<const C: usize>(g: &[u16], base: usize, far: &[usize], w0: usize) -> [[u64; 8]; C] {
+fn group_avx512<const C: usize, const V: usize, const L: usize>(
+    g: &[u16],
+    base: usize,
+    far: &[usize],
+    w0: usize,
+) -> [[u64; L]; C] {
+    const { assert!(L == 8 * V) };
     let one = _mm512_set1_epi64(1);
     let low6 = _mm512_set1_epi64(63);
     let word: [__m512i; C] = std::array::from_fn(|c| _mm512_set1_epi64((w0 + c) as i64));
-    let mut acc = [_mm512_setzero_si512(); C];
+    let mut acc = [[_mm512_setzero_si512(); V]; C];
     for &s in far {
         let at = base - s;
-        assert!(at + 8 <= g.len());
-        // SAFETY: at + 8 <= g.len() (asserted; the compiler hoists nothing, but the check is
-        // one compare beside the vector work), so the 16-byte load stays inside `g`.
-        let v =
-            _mm512_cvtepu16_epi64(unsafe { _mm_loadu_si128(g.as_ptr().add(at) as *const __m128i) });
-        let bit = _mm512_sllv_epi64(one, _mm512_and_si512(v, low6));
-        let idx = _mm512_srli_epi64::<6>(v);
-        for c in 0..C {
-            let k = _mm512_cmpeq_epi64_mask(idx, word[c]);
-            acc[c] = _mm512_mask_or_epi64(acc[c], k, acc[c], bit);
+        assert!(at + L <= g.len());
+        for i in 0..V {
+            // SAFETY: at + L <= g.len() (asserted once a move; one compare beside the vector
+            // work), so the 16-byte load of lanes 8i .. 8i + 8 stays inside `g`.
+            let p = unsafe { g.as_ptr().add(at + 8 * i) } as *const __m128i;
+            let v = _mm512_cvtepu16_epi64(unsafe { _mm_loadu_si128(p) });
+            let bit = _mm512_sllv_epi64(one, _mm512_and_si512(v, low6));
+            let idx = _mm512_srli_epi64::<6>(v);
+            for c in 0..C {
+                let k = _mm512_cmpeq_epi64_mask(idx, word[c]);
+                acc[c][i] = _mm512_mask_or_epi64(acc[c][i], k, acc[c][i], bit);
+            }
         }
     }
-    let mut out = [[0u64; 8]; C];
+    let mut out = [[0u64; L]; C];
     for c in 0..C {
-        // SAFETY: `out[c]` is 8 u64 = 64 bytes, the size of the unaligned store.
-        unsafe { _mm512_storeu_si512(out[c].as_mut_ptr() as *mut __m512i, acc[c]) };
+        for i in 0..V {
+            // SAFETY: out[c][8i .. 8i + 8] is 64 bytes inside `out`, the unaligned store's size.
+            unsafe { _mm512_storeu_si512(out[c][8 * i..].as_mut_ptr() as *mut __m512i, acc[c][i]) };
+        }
     }
     out
 }
 
-/// As [`group_avx512`], 4 lanes with AVX2; the word is selected by the shift count
+/// As [`group_avx512`] with AVX2, L = 4·V lanes; the word is selected by the shift count
 /// v - 64·w (out of range, so zero, for every other word).
 #[target_feature(enable = "avx2")]
 #[inline]
-fn group_avx2<const C: usize>(g: &[u16], base: usize, far: &[usize], w0: usize) -> [[u64; 4]; C] {
+fn group_avx2<const C: usize, const V: usize, const L: usize>(
+    g: &[u16],
+    base: usize,
+    far: &[usize],
+    w0: usize,
+) -> [[u64; L]; C] {
+    const { assert!(L == 4 * V) };
     let one = _mm256_set1_epi64x(1);
     let word: [__m256i; C] = std::array::from_fn(|c| _mm256_set1_epi64x(64 * (w0 + c) as i64));
-    let mut acc = [_mm256_setzero_si256(); C];
+    let mut acc = [[_mm256_setzero_si256(); V]; C];
     for &s in far {
         let at = base - s;
-        assert!(at + 4 <= g.len());
-        // SAFETY: at + 4 <= g.len() (asserted), so the 8-byte load stays inside `g`.
-        let v =
-            _mm256_cvtepu16_epi64(unsafe { _mm_loadl_epi64(g.as_ptr().add(at) as *const __m128i) });
-        for c in 0..C {
-            let bit = _mm256_sllv_epi64(one, _mm256_sub_epi64(v, word[c]));
-            acc[c] = _mm256_or_si256(acc[c], bit);
+        assert!(at + L <= g.len());
+        for i in 0..V {
+            // SAFETY: at + L <= g.len() (asserted), so the 8-byte load of lanes 4i .. 4i + 4
+            // stays inside `g`.
+            let p = unsafe { g.as_ptr().add(at + 4 * i) } as *const __m128i;
+            let v = _mm256_cvtepu16_epi64(unsafe { _mm_loadl_epi64(p) });
+            for c in 0..C {
+                let bit = _mm256_sllv_epi64(one, _mm256_sub_epi64(v, word[c]));
+                acc[c][i] = _mm256_or_si256(acc[c][i], bit);
+            }
         }
     }
-    let mut out = [[0u64; 4]; C];
+    let mut out = [[0u64; L]; C];
     for c in 0..C {
-        // SAFETY: `out[c]` is 4 u64 = 32 bytes, the size of the unaligned store.
-        unsafe { _mm256_storeu_si256(out[c].as_mut_ptr() as *mut __m256i, acc[c]) };
+        for i in 0..V {
+            // SAFETY: out[c][4i .. 4i + 4] is 32 bytes inside `out`, the unaligned store's size.
+            unsafe { _mm256_storeu_si256(out[c][4 * i..].as_mut_ptr() as *mut __m256i, acc[c][i]) };
+        }
     }
     out
 }
