@@ -116,6 +116,7 @@ impl Kernel for Portable {
 /// `fill` on the path `isa` (supported by this CPU; [`isa::force`] guarantees it for
 /// [`isa::active`]) with the moves up to N, ascending.
 fn fill_on(isa: Isa, moves: &[usize], g: &mut [u16]) {
+    #[cfg(target_arch = "x86_64")]
     use super::value_bounded_simd as simd;
     match isa {
         Isa::Scalar => fill_with::<Scalar>(moves, g),
