@@ -213,10 +213,11 @@ mod tests {
         masks
     }
 
-    /// A random block: values below 64·words before n0, far moves (some reaching past n0,
+    /// A random block: 1 to 12 mask words (every chunk width, and chunks of 8 then 4),
+    /// values below 64·words before n0, far moves (some reaching past n0,
     /// so partial lane groups occur), a full or a short last block.
     fn random_block(rng: &mut SplitMix64) -> (Vec<u16>, usize, usize, usize, Vec<usize>) {
-        let words = rng.range(1, 7) as usize;
+        let words = rng.range(1, 12) as usize;
         let n0 = rng.range(0, 600) as usize;
         let len = if rng.below(3) == 0 {
             rng.range(1, 64) as usize

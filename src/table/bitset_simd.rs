@@ -112,7 +112,7 @@ pub(super) unsafe fn far_or_avx2_entry(
     Avx2::far_or(g, masks, n0, len, words, far)
 }
 
-/// Dispatches the AVX-512 far-move OR on the chunk width C = min(words, 4) and the group
+/// Dispatches the AVX-512 far-move OR on the chunk width C (up to 8 words) and the group
 /// width L = 8·V lanes (V vectors a move): consts, so the C·V accumulators stay in
 /// registers (at most 24 of the 32), and one move's V loads share its cache lines.
 ///
@@ -138,8 +138,15 @@ unsafe fn far_or_avx512(
         3 => groups::<64, 3>(g, m, n0, len, words, far, |g, b, f, w| {
             group_avx512::<3, 8, 64>(g, b, f, w)
         }),
-        _ => groups::<32, 4>(g, m, n0, len, words, far, |g, b, f, w| {
+        4 => groups::<32, 4>(g, m, n0, len, words, far, |g, b, f, w| {
             group_avx512::<4, 4, 32>(g, b, f, w)
+        }),
+        // 10^7 needs 6 words: one pass of 6 over 32 lanes, not two of 4.
+        5 | 6 => groups::<32, 6>(g, m, n0, len, words, far, |g, b, f, w| {
+            group_avx512::<6, 4, 32>(g, b, f, w)
+        }),
+        _ => groups::<16, 8>(g, m, n0, len, words, far, |g, b, f, w| {
+            group_avx512::<8, 2, 16>(g, b, f, w)
         }),
     }
 }
