@@ -151,7 +151,7 @@ unsafe fn far_or_avx512(
     }
 }
 
-/// As [`far_or_avx512`] with AVX2 (4 lanes a vector, 16 registers: C·V <= 8).
+/// As [`far_or_avx512`] with AVX2 (4 lanes a vector, 16 registers: C·V <= 12).
 ///
 /// # Safety
 /// The CPU must have AVX2.
@@ -175,8 +175,15 @@ unsafe fn far_or_avx2(
         3 => groups::<8, 3>(g, m, n0, len, words, far, |g, b, f, w| {
             group_avx2::<3, 2, 8>(g, b, f, w)
         }),
-        _ => groups::<8, 4>(g, m, n0, len, words, far, |g, b, f, w| {
+        4 => groups::<8, 4>(g, m, n0, len, words, far, |g, b, f, w| {
             group_avx2::<4, 2, 8>(g, b, f, w)
+        }),
+        // 10^7 needs 6 words: one chunk (the word constants spill to memory operands).
+        5 | 6 => groups::<8, 6>(g, m, n0, len, words, far, |g, b, f, w| {
+            group_avx2::<6, 2, 8>(g, b, f, w)
+        }),
+        _ => groups::<4, 8>(g, m, n0, len, words, far, |g, b, f, w| {
+            group_avx2::<8, 1, 4>(g, b, f, w)
         }),
     }
 }
