@@ -230,6 +230,9 @@ fn groups<const L: usize, const C: usize>(
 
 /// Words w0 .. w0 + C of the masks of the L = 8·V lanes from `base`, over the moves `far`
 /// (each s <= base and s >= 64, so g[base - s .. base - s + L] is finished and in bounds).
+// `i` picks both the lanes of g to load and the accumulator of those lanes in every
+// word's row: an index reads more plainly than zipped iterators over the rows.
+#[allow(clippy::needless_range_loop)]
 #[target_feature(enable = "avx512f")]
 #[inline]
 fn group_avx512<const C: usize, const V: usize, const L: usize>(
@@ -286,6 +289,9 @@ fn prefetch_next_block(g: &[u16], at: usize, lanes: usize) {
 
 /// As [`group_avx512`] with AVX2, L = 4·V lanes; the word is selected by the shift count
 /// v - 64·w (out of range, so zero, for every other word).
+// `i` picks both the lanes of g to load and the accumulator of those lanes in every
+// word's row: an index reads more plainly than zipped iterators over the rows.
+#[allow(clippy::needless_range_loop)]
 #[target_feature(enable = "avx2")]
 #[inline]
 fn group_avx2<const C: usize, const V: usize, const L: usize>(
