@@ -16,9 +16,17 @@
 //! at most the running max, which the width covers; a mex computed inside the block can
 //! only be unrepresentable if the whole mask is full, and then the block is redone one word
 //! wider.
+//!
+//! Paths (`--isa`, read once per `fill`): the far-move OR and the mex scan are the two
+//! kernels ([`Kernel`]). `portable` is the u64 code above; `scalar` is its twin (bit by bit
+//! mex, per-lane bounds checks); `avx2` and `avx512` run the far-move OR 4 or 8 lanes at a
+//! time with the word of each value selected by a compare mask (`bitset_simd.rs`), and the
+//! mex as a vector compare against all-ones. The whole block loop is monomorphised per path
+//! and compiled with the path's target features, so nothing in the inner loops dispatches.
 
-use super::bits::{lowest_zero_bit, split_moves};
+use super::bits::{lowest_zero_bit, lowest_zero_bit_scalar, set_bit, split_moves};
 use super::TableBuilder;
+use crate::isa::{self, Isa};
 use crate::moves::Moves;
 
 /// Positions per block.
@@ -31,24 +39,7 @@ impl TableBuilder for Bitset {
     fn fill(&self, moves: &Moves, g: &mut [u16], from: usize, max_before: u16) {
         let limit = g.len().saturating_sub(1);
         let moves = moves.up_to(limit);
-        let (near, far) = split_moves(&moves, LANES);
-        let mut max_so_far = max_before as usize;
-        let mut masks: Vec<u64> = Vec::new();
-        let mut n0 = from;
-        while n0 < g.len() {
-            let len = LANES.min(g.len() - n0);
-            let mut words = max_so_far / 64 + 1;
-            loop {
-                match fill_block(g, &mut masks, n0, len, words, near, far) {
-                    Some(block_max) => {
-                        max_so_far = max_so_far.max(block_max);
-                        break;
-                    }
-                    None => words += 1,
-                }
-            }
-            n0 += len;
-        }
+        fill_on(isa::active(), &moves, g, from, max_before as usize);
     }
 
     fn scratch_bytes(&self, moves: &Moves, limit: usize, _threads: usize) -> u64 {
@@ -56,11 +47,112 @@ impl TableBuilder for Bitset {
         let m = moves.up_to(limit).len() as u64;
         8 * m + LANES as u64 * 8 * (m / 64 + 2)
     }
+
+    fn vector_kernels(&self) -> bool {
+        true
+    }
+}
+
+/// The two kernels a path supplies to the block loop.
+pub(super) trait Kernel {
+    /// ORs into `masks` (lane j's `words` words at `j * words`) bit g(n - s) for every lane
+    /// j < `len`, n = n0 + j, and every move s in `far` (ascending, all >= [`LANES`]) with
+    /// s <= n. Every value read is below 64·`words`.
+    fn far_or(g: &[u16], masks: &mut [u64], n0: usize, len: usize, words: usize, far: &[usize]);
+
+    /// The lowest zero bit of `mask`, or `None` when it is full.
+    fn mex(mask: &[u64]) -> Option<usize>;
+}
+
+/// The twin every path is tested against: one bit a step, bounds checked per lane.
+pub(super) struct Scalar;
+
+impl Kernel for Scalar {
+    fn far_or(g: &[u16], masks: &mut [u64], n0: usize, len: usize, words: usize, far: &[usize]) {
+        for &s in far {
+            for j in (0..len).filter(|&j| n0 + j >= s) {
+                set_bit(
+                    &mut masks[j * words..(j + 1) * words],
+                    g[n0 + j - s] as usize,
+                );
+            }
+        }
+    }
+
+    fn mex(mask: &[u64]) -> Option<usize> {
+        lowest_zero_bit_scalar(mask)
+    }
+}
+
+/// The u64 code that ran before runtime dispatch: one contiguous read per move.
+pub(super) struct Portable;
+
+impl Kernel for Portable {
+    #[inline(always)]
+    fn far_or(g: &[u16], masks: &mut [u64], n0: usize, len: usize, words: usize, far: &[usize]) {
+        let n_end = n0 + len;
+        for &s in far {
+            if s >= n_end {
+                break;
+            }
+            let first_lane = s.saturating_sub(n0);
+            let src = &g[n0 + first_lane - s..n_end - s];
+            for (j, &v) in (first_lane..len).zip(src) {
+                let v = v as usize;
+                masks[j * words + (v >> 6)] |= 1u64 << (v & 63);
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn mex(mask: &[u64]) -> Option<usize> {
+        lowest_zero_bit(mask)
+    }
+}
+
+/// `fill` on the path `isa` with the moves up to N (`moves`, ascending). `isa` must be
+/// supported by this CPU ([`isa::force`] guarantees it for [`isa::active`]).
+fn fill_on(isa: Isa, moves: &[usize], g: &mut [u16], from: usize, max_before: usize) {
+    match isa {
+        Isa::Scalar => fill_with::<Scalar>(moves, g, from, max_before),
+        // SAFETY: `isa` is supported by this CPU (the caller's contract, upheld by
+        // `isa::force`), so the target features of these functions are present.
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx2 => unsafe { super::bitset_simd::fill_avx2(moves, g, from, max_before) },
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx512 => unsafe { super::bitset_simd::fill_avx512(moves, g, from, max_before) },
+        _ => fill_with::<Portable>(moves, g, from, max_before),
+    }
+}
+
+/// The block loop, generic over the path's kernels; inlined into each path's wrapper so it
+/// is compiled with that path's target features.
+#[inline(always)]
+pub(super) fn fill_with<K: Kernel>(moves: &[usize], g: &mut [u16], from: usize, max_before: usize) {
+    let (near, far) = split_moves(moves, LANES);
+    let mut max_so_far = max_before;
+    let mut masks: Vec<u64> = Vec::new();
+    let mut n0 = from;
+    while n0 < g.len() {
+        let len = LANES.min(g.len() - n0);
+        let mut words = max_so_far / 64 + 1;
+        loop {
+            match fill_block::<K>(g, &mut masks, n0, len, words, near, far) {
+                Some(block_max) => {
+                    max_so_far = max_so_far.max(block_max);
+                    break;
+                }
+                None => words += 1,
+            }
+        }
+        n0 += len;
+    }
 }
 
 /// Computes g over `[n0, n0 + len)`, returning the block's max, or `None` when a mex did not
 /// fit `words` words (the caller retries wider).
-fn fill_block(
+#[inline(always)]
+fn fill_block<K: Kernel>(
     g: &mut [u16],
     masks: &mut Vec<u64>,
     n0: usize,
@@ -72,18 +164,7 @@ fn fill_block(
     masks.clear();
     masks.resize(LANES * words, 0);
     // Moves that reach only finished blocks: contiguous reads, any order.
-    for &s in far {
-        let n_end = n0 + len;
-        if s >= n_end {
-            break;
-        }
-        let first_lane = s.saturating_sub(n0);
-        let src = &g[n0 + first_lane - s..n_end - s];
-        for (j, &v) in (first_lane..len).zip(src) {
-            let v = v as usize;
-            masks[j * words + (v >> 6)] |= 1u64 << (v & 63);
-        }
-    }
+    K::far_or(g, masks, n0, len, words, far);
     // Moves that may reach inside the block: in order of n.
     let mut block_max = 0usize;
     for j in 0..len {
@@ -93,9 +174,92 @@ fn fill_block(
             let v = g[n - s] as usize;
             mask[v >> 6] |= 1u64 << (v & 63);
         }
-        let mex = lowest_zero_bit(mask)?;
+        let mex = K::mex(mask)?;
         g[n] = mex as u16;
         block_max = block_max.max(mex);
     }
     Some(block_max)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::SplitMix64;
+
+    /// The far-move OR on the path `isa`.
+    fn far_or_on(
+        isa: Isa,
+        g: &[u16],
+        n0: usize,
+        len: usize,
+        words: usize,
+        far: &[usize],
+    ) -> Vec<u64> {
+        assert!(isa.supported(), "{isa} is not supported here");
+        let mut masks = vec![0u64; LANES * words];
+        match isa {
+            Isa::Scalar => Scalar::far_or(g, &mut masks, n0, len, words, far),
+            // SAFETY: the path is supported (asserted above).
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx2 => unsafe {
+                super::super::bitset_simd::far_or_avx2_entry(g, &mut masks, n0, len, words, far)
+            },
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx512 => unsafe {
+                super::super::bitset_simd::far_or_avx512_entry(g, &mut masks, n0, len, words, far)
+            },
+            _ => Portable::far_or(g, &mut masks, n0, len, words, far),
+        }
+        masks
+    }
+
+    /// A random block: 1 to 12 mask words (every chunk width, and chunks of 8 then 4),
+    /// values below 64·words before n0, far moves (some reaching past n0,
+    /// so partial lane groups occur), a full or a short last block.
+    fn random_block(rng: &mut SplitMix64) -> (Vec<u16>, usize, usize, usize, Vec<usize>) {
+        let words = rng.range(1, 12) as usize;
+        let n0 = rng.range(0, 600) as usize;
+        let len = if rng.below(3) == 0 {
+            rng.range(1, 64) as usize
+        } else {
+            LANES
+        };
+        let g: Vec<u16> = (0..n0 + len)
+            .map(|_| rng.below(64 * words as u64) as u16)
+            .collect();
+        let mut far: Vec<usize> = (0..rng.range(0, 40))
+            .map(|_| rng.range(LANES as u64, 700) as usize)
+            .collect();
+        far.sort_unstable();
+        far.dedup();
+        (g, n0, len, words, far)
+    }
+
+    #[test]
+    fn far_or_every_path_matches_the_scalar_twin() {
+        crate::rng::for_each_case(21, 1500, |case, rng| {
+            let (g, n0, len, words, far) = random_block(rng);
+            let want = far_or_on(Isa::Scalar, &g, n0, len, words, &far);
+            assert!(far.iter().all(|&s| s >= n0 + len) || want.iter().any(|&w| w != 0));
+            for isa in Isa::supported_all() {
+                let got = far_or_on(isa, &g, n0, len, words, &far);
+                // Lanes at or past `len` are scratch no path promises anything about.
+                assert_eq!(got[..len * words], want[..len * words], "case {case} {isa}");
+            }
+        });
+    }
+
+    #[test]
+    fn every_path_builds_the_same_table_as_the_scalar_twin() {
+        let _guard = isa::TEST_LOCK.lock().unwrap_or_else(|p| p.into_inner());
+        // {1..=150} drives the mask from 1 to 3 words mid-run (g(n) = n mod 151).
+        for moves in [Moves::Squares, Moves::list((1..=150).collect()).unwrap()] {
+            let want = isa::with(Isa::Scalar, || Bitset.build(&moves, 3000)).unwrap();
+            assert!(want.max_value() >= 10);
+            for path in Isa::supported_all() {
+                let got = isa::with(path, || Bitset.build(&moves, 3000)).unwrap();
+                assert_eq!(got, want, "{path} on {moves:?}");
+            }
+        }
+    }
 }

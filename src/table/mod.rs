@@ -7,12 +7,19 @@
 
 mod bits;
 mod bitset;
+#[cfg(target_arch = "x86_64")]
+mod bitset_simd;
+// rust-version 1.89 (the AVX-512 intrinsics) turns on clippy's `manual_is_multiple_of`;
+// lanes.rs is being reworked on another branch, which fixes its one instance there.
+#[allow(clippy::manual_is_multiple_of)]
 mod lanes;
 mod naive_mex;
 mod stamped;
 mod stamped_lanes;
 mod stamped_parallel;
 mod value_bounded;
+#[cfg(target_arch = "x86_64")]
+mod value_bounded_simd;
 
 pub use bitset::Bitset;
 pub use naive_mex::NaiveMex;
