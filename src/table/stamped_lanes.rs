@@ -42,6 +42,11 @@ impl TableBuilder for StampedLanes {
     fn scratch_bytes(&self, moves: &Moves, limit: usize, _threads: usize) -> u64 {
         8 * moves.up_to(limit).len() as u64 + lane_scratch_bytes(moves, limit)
     }
+
+    /// The mex scan and (stamped-parallel) the bit packing follow `--isa` ([`super::lanes`]).
+    fn vector_kernels(&self) -> bool {
+        true
+    }
 }
 
 /// Fills lane blocks from `n0` while the stride `G` still holds every value a block can

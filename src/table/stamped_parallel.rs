@@ -130,6 +130,11 @@ impl TableBuilder for StampedParallel {
         let masks = 2 * (b * words * 8) as u64;
         masks + (threads as u64 + 1) * lane_scratch_bytes(moves, limit) + 8 * values as u64
     }
+
+    /// The mex scan and (stamped-parallel) the bit packing follow `--isa` ([`super::lanes`]).
+    fn vector_kernels(&self) -> bool {
+        true
+    }
 }
 
 /// The pipeline state for a run starting at `from` (values before it final, largest
