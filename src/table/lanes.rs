@@ -142,10 +142,11 @@ fn prefetch_span(g: &[u16], at: usize) {
 }
 
 /// The index of the first byte of `seen` that is not `stamp`, or `seen.len()` if all are:
-/// the mex scan, on the path [`crate::isa::active`] names now. Callers in a loop read the
-/// path once and call [`first_unstamped_on`] (a [`SeenLanes`] keeps it from its creation).
-#[inline]
-pub(crate) fn first_unstamped(seen: &[u8], stamp: u8) -> usize {
+/// the mex scan, on the path [`crate::isa::active`] names now (what the tests force). The
+/// back-ends read the path once and call [`first_unstamped_on`] (a [`SeenLanes`] keeps it
+/// from its creation), so the per-position mex does not re-read it.
+#[cfg(test)]
+fn first_unstamped(seen: &[u8], stamp: u8) -> usize {
     first_unstamped_on(isa::active(), seen, stamp)
 }
 
@@ -193,9 +194,10 @@ fn first_unstamped_portable(seen: &[u8], stamp: u8) -> usize {
 }
 
 /// Packs `seen` (a multiple of 64 bytes) into bits: bit i of `out[i / 64]` is set when
-/// `seen[i] == stamp`, on the path [`crate::isa::active`] names now.
-#[inline]
-pub(crate) fn stamps_to_bits(seen: &[u8], stamp: u8, out: &mut [u64]) {
+/// `seen[i] == stamp`, on the path [`crate::isa::active`] names now (what the tests force;
+/// [`SeenLanes::to_bitmasks`] calls [`stamps_to_bits_on`] with its own path).
+#[cfg(test)]
+fn stamps_to_bits(seen: &[u8], stamp: u8, out: &mut [u64]) {
     stamps_to_bits_on(isa::active(), seen, stamp, out)
 }
 
