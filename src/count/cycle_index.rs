@@ -141,7 +141,7 @@ pub fn multisets_from_ordered(heaps: usize, limit: usize, ordered: &[BigUint]) -
 pub fn three_heaps_from_ordered(ordered: u128, limit: usize, zeros: u64) -> Result<u128> {
     let (z, n1) = (zeros as u128, limit as u128 + 1);
     let numerator = ordered + 3 * n1 * z + 2 * z;
-    if numerator % 6 != 0 {
+    if !numerator.is_multiple_of(6) {
         return Err(Error::Disagreement(format!(
             "the Burnside numerator {numerator} is not a multiple of 6"
         )));

@@ -352,7 +352,8 @@ fn read_prefix(file: &mut File, first: &mut [u8; 16], path: &Path) -> Result<usi
         return Err(invalid(path, "damaged (format version 0)"));
     }
     let header_len = le_u32(first, 12) as usize;
-    if header_len < HEADER_BYTES || header_len % HEADER_BYTES != 0 || header_len > 1 << 24 {
+    if header_len < HEADER_BYTES || !header_len.is_multiple_of(HEADER_BYTES) || header_len > 1 << 24
+    {
         return Err(invalid(
             path,
             &format!("damaged header (header length {header_len})"),

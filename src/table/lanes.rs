@@ -206,7 +206,7 @@ fn stamps_to_bits(seen: &[u8], stamp: u8, out: &mut [u64]) {
 /// (`wide::u8x16`), AVX2 two 32-byte compares and AVX-512 one 64-byte compare per word.
 #[inline]
 pub(crate) fn stamps_to_bits_on(path: Isa, seen: &[u8], stamp: u8, out: &mut [u64]) {
-    debug_assert!(seen.len() % 64 == 0 && out.len() * 64 == seen.len());
+    debug_assert!(seen.len().is_multiple_of(64) && out.len() * 64 == seen.len());
     debug_assert!(path.supported());
     match path {
         Isa::Scalar => stamps_to_bits_scalar(seen, stamp, out),

@@ -104,7 +104,7 @@ struct Pending {
 impl TableBuilder for StampedParallel {
     fn fill(&self, moves: &Moves, g: &mut [u16], from: usize, max_before: u16) {
         assert!(
-            self.schedule.base > 0 && self.schedule.base % LANES == 0,
+            self.schedule.base > 0 && self.schedule.base.is_multiple_of(LANES),
             "super-blocks are whole lane blocks"
         );
         let moves = moves.up_to(g.len().saturating_sub(1));
