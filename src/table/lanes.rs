@@ -15,6 +15,13 @@
 //! of bounds checks and of `unsafe`). A mex computed in a block is at most one more than the
 //! largest option value, so a caller that knows all option values are `<= m` and computes at
 //! most `LANES` new values in order needs `G >= m + LANES + 2`.
+//!
+//! Vector paths ([`crate::isa`]): the two scans over a lane's bytes, the mex
+//! ([`first_unstamped_on`]) and the packing into bits ([`stamps_to_bits_on`]), have a scalar,
+//! a portable, an AVX2 and an AVX-512 path each, all returning the same result; a
+//! [`SeenLanes`] takes the path active at its creation. The AVX ones are the only `unsafe`
+//! here (`mod x86`, each an unsafe `#[target_feature]` fn called only on its own path); the
+//! byte stores of [`SeenLanes::stamp_moves`] have no vector path.
 
 use crate::isa::{self, Isa};
 use wide::u8x16;

@@ -8,7 +8,8 @@
 //! one contiguous read `g[n0 - s .. n0 - s + L]` scattered into the L arrays (the dominant
 //! work, no order dependence, no read-modify-write, no shifts), with the span of the move
 //! 16 moves ahead prefetched. The moves s < L are then applied position by position in
-//! increasing n, and g(n) is the first unstamped byte of n's array (found 8 bytes a step).
+//! increasing n, and g(n) is the first unstamped byte of n's array (found 8, 32 or 64 bytes
+//! a step on the portable, AVX2 or AVX-512 path, see [`super::lanes`]).
 //!
 //! Cost: S(N) option steps of one 2-byte load and one 1-byte store each, plus about
 //! g(n)/8 word compares per position for the mex; memory O(N) for the table and L·G bytes
