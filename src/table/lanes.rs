@@ -265,6 +265,7 @@ mod x86 {
     ///
     /// # Safety
     /// The CPU must have AVX2 and BMI1.
+    #[inline]
     #[target_feature(enable = "avx2,bmi1")]
     pub(super) unsafe fn first_unstamped_avx2(seen: &[u8], stamp: u8) -> usize {
         let s = _mm256_set1_epi8(stamp as i8);
@@ -286,6 +287,7 @@ mod x86 {
     ///
     /// # Safety
     /// The CPU must have AVX-512 F and BW, and AVX2 and BMI1 (for the tail).
+    #[inline]
     #[target_feature(enable = "avx512f,avx512bw,avx2,bmi1")]
     pub(super) unsafe fn first_unstamped_avx512(seen: &[u8], stamp: u8) -> usize {
         let s = _mm512_set1_epi8(stamp as i8);
