@@ -29,9 +29,17 @@ use wide::u8x16;
 /// Positions per lane block.
 pub(crate) const LANES: usize = 32;
 
+/// One lane's `seen` bytes, on a 64-byte boundary (G is a multiple of 64, so every lane of a
+/// [`SeenLanes`] is): the 32- and 64-byte loads of the AVX paths then never straddle two
+/// cache lines (a 16-byte aligned allocation made every 64-byte load of the AVX-512 path
+/// touch two lines).
+#[derive(Clone, Copy, Debug)]
+#[repr(align(64))]
+struct Lane<const G: usize>([u8; G]);
+
 /// Per-lane stamped `seen` arrays of `G` bytes each, with the current stamp.
 pub(crate) struct SeenLanes<const G: usize> {
-    lanes: Box<[[u8; G]; LANES]>,
+    lanes: Box<[Lane<G>; LANES]>,
     stamp: u8,
     /// The vector path of the mex scan and the bit packing, read once at creation (the mex
     /// runs once per position, so the choice is not re-read there).
@@ -41,7 +49,7 @@ pub(crate) struct SeenLanes<const G: usize> {
 impl<const G: usize> SeenLanes<G> {
     pub(crate) fn new() -> Self {
         assert!(G.is_power_of_two() && G >= 64);
-        let lanes: Box<[[u8; G]; LANES]> = vec![[0u8; G]; LANES]
+        let lanes: Box<[Lane<G>; LANES]> = vec![Lane([0u8; G]); LANES]
             .into_boxed_slice()
             .try_into()
             .expect("LANES rows");
@@ -56,7 +64,7 @@ impl<const G: usize> SeenLanes<G> {
     #[inline]
     pub(crate) fn next_block(&mut self) {
         if self.stamp == u8::MAX {
-            self.lanes.iter_mut().for_each(|l| l.fill(0));
+            self.lanes.iter_mut().for_each(|l| l.0.fill(0));
             self.stamp = 0;
         }
         self.stamp += 1;
@@ -80,13 +88,13 @@ impl<const G: usize> SeenLanes<G> {
                 let src: &[u16; LANES] =
                     g[n0 - s..n0 - s + LANES].try_into().expect("LANES values");
                 for (lane, &v) in lanes.iter_mut().zip(src) {
-                    lane[v as usize & (G - 1)] = stamp;
+                    lane.0[v as usize & (G - 1)] = stamp;
                 }
             } else if s < n0 + LANES {
                 let first = s - n0;
                 let src = &g[..n0 + LANES - s];
                 for (lane, &v) in lanes[first..].iter_mut().zip(src) {
-                    lane[v as usize & (G - 1)] = stamp;
+                    lane.0[v as usize & (G - 1)] = stamp;
                 }
             } else {
                 break;
@@ -99,7 +107,7 @@ impl<const G: usize> SeenLanes<G> {
     #[inline]
     pub(crate) fn stamp_position(&mut self, g: &[u16], n: usize, lane: usize, moves: &[usize]) {
         let stamp = self.stamp;
-        let seen = &mut self.lanes[lane];
+        let seen = &mut self.lanes[lane].0;
         for &s in moves.iter().take_while(|&&s| s <= n) {
             seen[g[n - s] as usize & (G - 1)] = stamp;
         }
@@ -108,7 +116,7 @@ impl<const G: usize> SeenLanes<G> {
     /// The mex of lane `lane`: the first index whose byte is not the current stamp.
     #[inline]
     pub(crate) fn mex(&self, lane: usize) -> usize {
-        first_unstamped_on(self.path, &self.lanes[lane], self.stamp)
+        first_unstamped_on(self.path, &self.lanes[lane].0, self.stamp)
     }
 
     /// Writes lane j's set of recorded values as a bit mask into `out[j * words ..][..G/64]`
@@ -117,7 +125,7 @@ impl<const G: usize> SeenLanes<G> {
         let w = G / 64;
         debug_assert!(words >= w && out.len() >= LANES * words);
         for (lane, mask) in self.lanes.iter().zip(out.chunks_exact_mut(words)) {
-            stamps_to_bits_on(self.path, lane, self.stamp, &mut mask[..w]);
+            stamps_to_bits_on(self.path, &lane.0, self.stamp, &mut mask[..w]);
             mask[w..].fill(0);
         }
     }
