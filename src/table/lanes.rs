@@ -165,8 +165,9 @@ fn first_unstamped(seen: &[u8], stamp: u8) -> usize {
     first_unstamped_on(isa::active(), seen, stamp)
 }
 
-/// [`first_unstamped`] on the path `path`, which must be one [`crate::isa::force`] accepted
-/// (in practice [`crate::isa::active`] read by the caller), so the CPU has its instructions.
+/// The mex scan on the path `path`: the index of the first byte of `seen` that is not
+/// `stamp`, or `seen.len()` if all are. `path` must be one [`crate::isa::force`] accepted (in
+/// practice [`crate::isa::active`] read by the caller), so the CPU has its instructions.
 /// Every path returns the same index: the scalar one is the definition, the others compare
 /// 8 (portable, one u64), 32 (AVX2) or 64 (AVX-512) bytes a step and finish the tail with
 /// the narrower paths.
@@ -188,12 +189,12 @@ pub(crate) fn first_unstamped_on(path: Isa, seen: &[u8], stamp: u8) -> usize {
     }
 }
 
-/// The scalar path and twin of [`first_unstamped`], byte by byte.
+/// The scalar path and twin of [`first_unstamped_on`], byte by byte.
 pub(crate) fn first_unstamped_scalar(seen: &[u8], stamp: u8) -> usize {
     seen.iter().position(|&b| b != stamp).unwrap_or(seen.len())
 }
 
-/// The portable path of [`first_unstamped`]: 8 bytes a step as one u64, whose xor with the
+/// The portable path of [`first_unstamped_on`]: 8 bytes a step as one u64, whose xor with the
 /// stamp pattern is non-zero first at the byte sought (little-endian, so trailing zeros / 8).
 fn first_unstamped_portable(seen: &[u8], stamp: u8) -> usize {
     let pattern = u64::from_ne_bytes([stamp; 8]);
@@ -216,7 +217,8 @@ fn stamps_to_bits(seen: &[u8], stamp: u8, out: &mut [u64]) {
     stamps_to_bits_on(isa::active(), seen, stamp, out)
 }
 
-/// [`stamps_to_bits`] on the path `path` (one [`crate::isa::force`] accepted). Every path
+/// Packs `seen` (a multiple of 64 bytes) into bits, bit i of `out[i / 64]` set when
+/// `seen[i] == stamp`, on the path `path` (one [`crate::isa::force`] accepted). Every path
 /// writes the same words: scalar one byte a step, portable 16 bytes a compare
 /// (`wide::u8x16`), AVX2 two 32-byte compares and AVX-512 one 64-byte compare per word.
 #[inline]
@@ -237,7 +239,7 @@ pub(crate) fn stamps_to_bits_on(path: Isa, seen: &[u8], stamp: u8, out: &mut [u6
     }
 }
 
-/// The portable path of [`stamps_to_bits`]: `wide::u8x16` compares, 16 bits a compare.
+/// The portable path of [`stamps_to_bits_on`]: `wide::u8x16` compares, 16 bits a compare.
 fn stamps_to_bits_portable(seen: &[u8], stamp: u8, out: &mut [u64]) {
     let s = u8x16::splat(stamp);
     for (chunk, word) in seen.chunks_exact(64).zip(out.iter_mut()) {
@@ -250,7 +252,7 @@ fn stamps_to_bits_portable(seen: &[u8], stamp: u8, out: &mut [u64]) {
     }
 }
 
-/// The scalar path and twin of [`stamps_to_bits`].
+/// The scalar path and twin of [`stamps_to_bits_on`].
 pub(crate) fn stamps_to_bits_scalar(seen: &[u8], stamp: u8, out: &mut [u64]) {
     for (i, word) in out.iter_mut().enumerate() {
         *word = (0..64).fold(0u64, |acc, b| {
@@ -268,7 +270,7 @@ mod x86 {
     use super::first_unstamped_portable;
     use std::arch::x86_64::*;
 
-    /// [`super::first_unstamped`], 32 bytes a step: `cmpeq` against the stamp, `movemask`
+    /// [`super::first_unstamped_on`], 32 bytes a step: `cmpeq` against the stamp, `movemask`
     /// to one bit a byte, and the first zero bit is the first unstamped byte.
     ///
     /// # Safety
@@ -290,7 +292,7 @@ mod x86 {
         done + first_unstamped_portable(chunks.remainder(), stamp)
     }
 
-    /// [`super::first_unstamped`], 64 bytes a step: `cmpneq` against the stamp gives a
+    /// [`super::first_unstamped_on`], 64 bytes a step: `cmpneq` against the stamp gives a
     /// 64-bit mask of the unstamped bytes directly, whose lowest set bit is the answer.
     ///
     /// # Safety
@@ -314,7 +316,7 @@ mod x86 {
         done + unsafe { first_unstamped_avx2(rest, stamp) }
     }
 
-    /// [`super::stamps_to_bits`], two 32-byte `cmpeq` + `movemask` per 64-bit word.
+    /// [`super::stamps_to_bits_on`], two 32-byte `cmpeq` + `movemask` per 64-bit word.
     ///
     /// # Safety
     /// The CPU must have AVX2.
@@ -335,7 +337,7 @@ mod x86 {
         }
     }
 
-    /// [`super::stamps_to_bits`], one 64-byte `cmpeq` per word: its mask is the word.
+    /// [`super::stamps_to_bits_on`], one 64-byte `cmpeq` per word: its mask is the word.
     ///
     /// # Safety
     /// The CPU must have AVX-512 F and BW.
