@@ -246,6 +246,31 @@ mod tests {
         }
     }
 
+    #[test]
+    fn full_width_products_in_every_lane_on_every_path() {
+        // One count near 2^32 on each side, meeting in one lane of an 8-wide step (alphabet
+        // 16: two AVX-512 steps), for every lane and g: a multiply that dropped high bits, or
+        // a lane read from the wrong block, gives a different sum.
+        let (a, b) = (u32::MAX as u64 - 5, u32::MAX as u64 - 7);
+        let _guard = isa::TEST_LOCK.lock().unwrap_or_else(|p| p.into_inner());
+        for path in Isa::supported_all() {
+            isa::with(path, || {
+                for x in 0..16 {
+                    for g in 0..16 {
+                        let mut prefix = vec![0u64; 16];
+                        let mut suffix = vec![0u64; 16];
+                        prefix[x] = a;
+                        suffix[x ^ g] = b;
+                        let sweep = XorSweep::new(&prefix, &suffix);
+                        assert!(XorSweep::fits(&prefix, &suffix, 0));
+                        assert_eq!(sweep.dot(g), a * b, "{path}, x = {x}, g = {g}");
+                    }
+                }
+            })
+            .expect("a supported path");
+        }
+    }
+
     /// Random tables through an [`XorSweep`] made on `path` (forced by the caller), against
     /// the scalar twin on the plain tables.
     fn random_tables_agree(path: Isa) {
