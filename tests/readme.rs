@@ -72,6 +72,10 @@ fn readme_table_names_only_registered_backends() {
         .as_object()
         .expect("list --json is an object of stages")
     {
+        // `isa` is the vector paths, not a stage.
+        if stage == "isa" {
+            continue;
+        }
         for e in entries.as_array().unwrap() {
             registered.insert((stage.clone(), e["name"].as_str().unwrap().to_string()));
         }

@@ -1,7 +1,9 @@
-//! `nimsquare list`: the back-ends of each stage, straight from the registries.
+//! `nimsquare list`: the back-ends of each stage, straight from the registries, and the
+//! vector paths (`--isa`) this CPU supports with the one active.
 
 use super::args::JsonArg;
 use super::CliResult;
+use crate::isa::{self, Isa};
 use crate::registry::{Entry, Role};
 use crate::{cold, count, table};
 use serde_json::json;
@@ -20,6 +22,10 @@ pub fn run(args: Args) -> CliResult {
                 "table": stage_json(table::BACKENDS),
                 "count": stage_json(count::BACKENDS),
                 "cold": stage_json(cold::BACKENDS),
+                "isa": {
+                    "supported": Isa::supported_all().iter().map(|i| i.name()).collect::<Vec<_>>(),
+                    "active": isa::active().name(),
+                },
             })
         );
         return Ok(0);
@@ -30,6 +36,13 @@ pub fn run(args: Args) -> CliResult {
     print_stage(count::BACKENDS);
     println!("cold-set back-ends (g = 0 only; `solve --heaps 1` uses the reference):");
     print_stage(cold::BACKENDS);
+    // One unindented line: the back-end lines are the indented ones.
+    let supported: Vec<&str> = Isa::supported_all().iter().map(|i| i.name()).collect();
+    println!(
+        "vector paths (--isa PATH): {} on this CPU; active: {}",
+        supported.join(", "),
+        isa::active()
+    );
     Ok(0)
 }
 

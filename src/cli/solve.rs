@@ -161,11 +161,13 @@ fn solve_cold(plan: &Plan, cold: &'static Entry<dyn ColdFinder>, args: &Args) ->
     Ok(0)
 }
 
-/// Prints one JSON object: the plan's fields, the run's `facts` and the peak memory.
+/// Prints one JSON object: the plan's fields, the run's `facts`, the vector path the
+/// kernels took (`isa`) and the peak memory.
 fn print_json(plan: &Plan, facts: serde_json::Value) {
     let mut out = plan.to_json();
     if let (Some(out), serde_json::Value::Object(facts)) = (out.as_object_mut(), facts) {
         out.extend(facts);
+        out.insert("isa".into(), crate::isa::active().name().into());
         out.insert("peak_rss_bytes".into(), memory::peak_rss_bytes().into());
     }
     println!("{out}");

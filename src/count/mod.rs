@@ -192,7 +192,8 @@ pub fn check_supports(entry: &Entry<dyn Counter>, heaps: usize) -> Result<()> {
 /// added to the first before and removed from the second after. Each b's term is at most
 /// (b+1)(N-b+1) < 2^63 for N < 2^32, so it is summed in `u64` and the total in `u128`.
 ///
-/// The inner sum runs four values at a time ([`xor_dot::XorSweep`], `wide`) whenever every
+/// The inner sum runs four or eight values at a time ([`xor_dot::XorSweep`], on the vector
+/// path of `--isa`) whenever every
 /// count fits `u32` (always, unless N + 1 = 2^32 positions share one value); otherwise the
 /// scalar loop below, which is also the vector path's reference.
 pub(crate) fn sweep_range(values: &[u16], prefix: &mut [u64], suffix: &mut [u64]) -> u128 {

@@ -15,8 +15,16 @@
 //! count stays below 2^32 ([`XorSweep::fits`]); products are exact in `u64` and each b's term
 //! is below (b+1)(N-b+1) < 2^64.
 //!
-//! [`xor_dot_scalar`] is the scalar twin, and the tests compare the two on random inputs.
+//! Paths ([`crate::isa`]): the block sum runs on the path active when the [`XorSweep`] was
+//! made (read once, not per middle heap): scalar (one x a step), portable (`wide::u32x4`
+//! widened to `u64x4`), AVX2 (`_mm256_mul_epu32` on four zero-extended u32, four u64
+//! accumulators) or AVX-512 (`_mm512_mul_epu32`, eight: two blocks of four a step). The u32
+//! invariant is what makes the 32x32 -> 64-bit multiplies exact on every path.
+//!
+//! [`xor_dot_scalar`] is the scalar twin, and the tests compare every path with it on random
+//! inputs.
 
+use crate::isa::{self, Isa};
 use wide::{u32x4, u64x4};
 
 /// Prefix tables in four xor-permuted copies and a suffix table, as `u32` counts.
@@ -27,6 +35,8 @@ pub(crate) struct XorSweep {
     prefix: Vec<u32>,
     /// S, zero-padded to a power of two >= max(len, 4), so (x xor h) + 4 never leaves it.
     suffix: Vec<u32>,
+    /// The path of [`XorSweep::dot`], [`crate::isa::active`] when the tables were made.
+    path: Isa,
 }
 
 impl XorSweep {
@@ -55,6 +65,7 @@ impl XorSweep {
             len,
             prefix: p,
             suffix: s,
+            path: isa::active(),
         }
     }
 
@@ -72,19 +83,27 @@ impl XorSweep {
         self.suffix[v] -= 1;
     }
 
-    /// Sum over x of P(x)·S(x xor g).
+    /// Sum over x of P(x)·S(x xor g), on the path read when the tables were made. Every
+    /// path sums the same products, y over one permuted copy P_c: P_c[y]·S[y xor h].
     #[inline]
     pub(crate) fn dot(&self, g: usize) -> u64 {
         let (h, c) = (g & !3, g & 3);
         let p = &self.prefix[c * self.len..(c + 1) * self.len];
-        let mut acc = u64x4::ZERO;
-        for (x, block) in p.chunks_exact(4).enumerate() {
-            let base = (4 * x) ^ h;
-            let pv = u32x4::new(block.try_into().expect("4 counts"));
-            let sv = u32x4::new(self.suffix[base..base + 4].try_into().expect("4 counts"));
-            acc += pv.widening_mul(sv);
+        // `new` padded S to a power of two >= len, so y xor h < suffix.len() for every y.
+        debug_assert!(h < self.suffix.len() && self.suffix.len() >= self.len);
+        match self.path {
+            Isa::Scalar => dot_scalar(p, &self.suffix, h),
+            Isa::Portable => dot_portable(p, &self.suffix, h),
+            // SAFETY: the path was `isa::active()`, which `isa::force` only sets to a path the
+            // CPU has; `p.len()` is a multiple of 4 and S covers every y xor h (above).
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx2 => unsafe { x86::dot_avx2(p, &self.suffix, h) },
+            // SAFETY: as above, with AVX-512 F.
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx512 => unsafe { x86::dot_avx512(p, &self.suffix, h) },
+            #[cfg(not(target_arch = "x86_64"))]
+            Isa::Avx2 | Isa::Avx512 => dot_portable(p, &self.suffix, h),
         }
-        acc.reduce_add()
     }
 
     /// Writes the tables back as `u64` (P unpermuted).
@@ -95,6 +114,112 @@ impl XorSweep {
         for (y, s) in suffix.iter_mut().enumerate() {
             *s = self.suffix[y] as u64;
         }
+    }
+}
+
+/// The scalar path of [`XorSweep::dot`]: sum over y of P_c[y]·S[y xor h], one y a step.
+fn dot_scalar(p: &[u32], suffix: &[u32], h: usize) -> u64 {
+    p.iter()
+        .enumerate()
+        .map(|(y, &pv)| pv as u64 * suffix[y ^ h] as u64)
+        .sum()
+}
+
+/// The portable path of [`XorSweep::dot`]: one aligned block of four a step, `wide::u32x4`
+/// widening-multiplied into `u64x4`.
+fn dot_portable(p: &[u32], suffix: &[u32], h: usize) -> u64 {
+    let mut acc = u64x4::ZERO;
+    for (x, block) in p.chunks_exact(4).enumerate() {
+        let base = (4 * x) ^ h;
+        let pv = u32x4::new(block.try_into().expect("4 counts"));
+        let sv = u32x4::new(suffix[base..base + 4].try_into().expect("4 counts"));
+        acc += pv.widening_mul(sv);
+    }
+    acc.reduce_add()
+}
+
+/// The AVX2 and AVX-512 paths of [`XorSweep::dot`]. `unsafe fn` only because they are
+/// compiled for instructions the baseline target lacks; the slices are indexed with bounds
+/// checks, so a wrong length panics rather than reads out of bounds.
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use std::arch::x86_64::*;
+
+    /// The four counts `s[at .. at + 4]` (bounds-checked), zero-extended to four u64 lanes.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn widen4(s: &[u32], at: usize) -> __m256i {
+        let four: &[u32; 4] = s[at..at + 4].try_into().expect("4 counts");
+        // SAFETY: `four` is 16 readable bytes; `loadu` takes any alignment.
+        _mm256_cvtepu32_epi64(unsafe { _mm_loadu_si128(four.as_ptr().cast()) })
+    }
+
+    /// One block of four products P_c[x..x+4]·S[(x xor h)..+4] in u64 lanes: `mul_epu32`
+    /// multiplies the low 32 bits of each 64-bit lane, which hold the zero-extended counts.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn block4(p: &[u32], suffix: &[u32], x: usize, h: usize) -> __m256i {
+        // SAFETY: the caller guarantees AVX2.
+        unsafe { _mm256_mul_epu32(widen4(p, x), widen4(suffix, x ^ h)) }
+    }
+
+    /// [`super::XorSweep::dot`] four y a step, in four u64 accumulators.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2; `p.len()` is a multiple of 4.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn dot_avx2(p: &[u32], suffix: &[u32], h: usize) -> u64 {
+        let mut acc = _mm256_setzero_si256();
+        for x in (0..p.len()).step_by(4) {
+            // SAFETY: the caller guarantees AVX2.
+            acc = _mm256_add_epi64(acc, unsafe { block4(p, suffix, x, h) });
+        }
+        let mut lanes = [0u64; 4];
+        // SAFETY: `lanes` is 32 writable bytes; `storeu` takes any alignment.
+        unsafe { _mm256_storeu_si256(lanes.as_mut_ptr().cast(), acc) };
+        lanes.iter().sum()
+    }
+
+    /// [`super::XorSweep::dot`] eight y a step: the blocks at x and x + 4 (S read at
+    /// x xor h and (x + 4) xor h, each contiguous) widened into one 512-bit multiply; a last
+    /// odd block of four goes through the AVX2 step.
+    ///
+    /// # Safety
+    /// The CPU must have AVX-512 F and AVX2; `p.len()` is a multiple of 4.
+    #[target_feature(enable = "avx512f,avx2")]
+    pub(super) unsafe fn dot_avx512(p: &[u32], suffix: &[u32], h: usize) -> u64 {
+        let mut acc = _mm512_setzero_si512();
+        let pairs = p.len() / 8 * 8;
+        for x in (0..pairs).step_by(8) {
+            // SAFETY: the caller guarantees AVX-512 F and AVX2 (`widen4`).
+            let (pv, sv) = unsafe {
+                let eight: &[u32; 8] = p[x..x + 8].try_into().expect("8 counts");
+                let pv = _mm256_loadu_si256(eight.as_ptr().cast());
+                let lo = widen4(suffix, x ^ h);
+                let hi = widen4(suffix, (x + 4) ^ h);
+                (
+                    _mm512_cvtepu32_epi64(pv),
+                    _mm512_inserti64x4::<1>(_mm512_castsi256_si512(lo), hi),
+                )
+            };
+            acc = _mm512_add_epi64(acc, _mm512_mul_epu32(pv, sv));
+        }
+        let mut total = _mm512_reduce_add_epi64(acc) as u64;
+        if pairs < p.len() {
+            let mut lanes = [0u64; 4];
+            // SAFETY: AVX2 is guaranteed; `lanes` is 32 writable bytes.
+            unsafe {
+                _mm256_storeu_si256(lanes.as_mut_ptr().cast(), block4(p, suffix, pairs, h));
+            }
+            total += lanes.iter().sum::<u64>();
+        }
+        total
     }
 }
 
@@ -114,7 +239,41 @@ mod tests {
     use crate::rng::for_each_case;
 
     #[test]
-    fn dot_matches_scalar_twin_on_random_tables() {
+    fn dot_matches_scalar_twin_on_every_path() {
+        let _guard = isa::TEST_LOCK.lock().unwrap_or_else(|p| p.into_inner());
+        for path in Isa::supported_all() {
+            isa::with(path, || random_tables_agree(path)).expect("a supported path");
+        }
+    }
+
+    #[test]
+    fn full_width_products_in_every_lane_on_every_path() {
+        // One count near 2^32 on each side, meeting in one lane of an 8-wide step (alphabet
+        // 16: two AVX-512 steps), for every lane and g: a multiply that dropped high bits, or
+        // a lane read from the wrong block, gives a different sum.
+        let (a, b) = (u32::MAX as u64 - 5, u32::MAX as u64 - 7);
+        let _guard = isa::TEST_LOCK.lock().unwrap_or_else(|p| p.into_inner());
+        for path in Isa::supported_all() {
+            isa::with(path, || {
+                for x in 0..16 {
+                    for g in 0..16 {
+                        let mut prefix = vec![0u64; 16];
+                        let mut suffix = vec![0u64; 16];
+                        prefix[x] = a;
+                        suffix[x ^ g] = b;
+                        let sweep = XorSweep::new(&prefix, &suffix);
+                        assert!(XorSweep::fits(&prefix, &suffix, 0));
+                        assert_eq!(sweep.dot(g), a * b, "{path}, x = {x}, g = {g}");
+                    }
+                }
+            })
+            .expect("a supported path");
+        }
+    }
+
+    /// Random tables through an [`XorSweep`] made on `path` (forced by the caller), against
+    /// the scalar twin on the plain tables.
+    fn random_tables_agree(path: Isa) {
         for_each_case(99, 500, |case, rng| {
             // Mostly real-sized tables; every fourth case one value with counts near 2^32, so
             // the unsigned 32x32 -> 64-bit multiply is exercised at full width.
@@ -130,13 +289,18 @@ mod tests {
             let mut suffix: Vec<u64> = (0..alphabet).map(|_| rng.below(bound)).collect();
             suffix.resize(padded, 0);
             let mut fast = XorSweep::new(&prefix, &suffix);
+            assert_eq!(fast.path, path);
             let mut slow = (prefix.clone(), suffix.clone());
             for _ in 0..4 {
                 let g = rng.below(alphabet as u64) as usize;
                 fast.add_prefix(g);
                 slow.0[g] += 1;
                 let scalar = xor_dot_scalar(&slow.0, &slow.1, g);
-                assert_eq!(fast.dot(g), scalar, "case {case}, G = {alphabet}, g = {g}");
+                assert_eq!(
+                    fast.dot(g),
+                    scalar,
+                    "{path}, case {case}, G = {alphabet}, g = {g}"
+                );
                 if slow.1[g] > 0 {
                     fast.remove_suffix(g);
                     slow.1[g] -= 1;

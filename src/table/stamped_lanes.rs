@@ -8,7 +8,8 @@
 //! one contiguous read `g[n0 - s .. n0 - s + L]` scattered into the L arrays (the dominant
 //! work, no order dependence, no read-modify-write, no shifts), with the span of the move
 //! 16 moves ahead prefetched. The moves s < L are then applied position by position in
-//! increasing n, and g(n) is the first unstamped byte of n's array (found 8 bytes a step).
+//! increasing n, and g(n) is the first unstamped byte of n's array (found 8, 32 or 64 bytes
+//! a step on the portable, AVX2 or AVX-512 path, see [`super::lanes`]).
 //!
 //! Cost: S(N) option steps of one 2-byte load and one 1-byte store each, plus about
 //! g(n)/8 word compares per position for the mex; memory O(N) for the table and L·G bytes
@@ -23,6 +24,7 @@
 use super::bits::split_moves;
 use super::lanes::{lane_scratch_bytes, stride_for, with_stride, SeenLanes, LANES};
 use super::TableBuilder;
+use crate::isa::{self, Isa};
 use crate::moves::Moves;
 
 /// Lane-blocked stamped mex. See the module documentation.
@@ -33,19 +35,88 @@ impl TableBuilder for StampedLanes {
         let moves = moves.up_to(g.len().saturating_sub(1));
         let (near, far) = split_moves(&moves, LANES);
         let (mut n0, mut max) = (from, max_before as usize);
+        let path = isa::active();
         while n0 < g.len() {
             let stride = stride_for(max + LANES);
-            (n0, max) = with_stride!(stride, G => run::<G>(g, n0, max, near, far));
+            (n0, max) = with_stride!(stride, G => run_on::<G>(path, g, n0, max, near, far));
         }
     }
 
     fn scratch_bytes(&self, moves: &Moves, limit: usize, _threads: usize) -> u64 {
         8 * moves.up_to(limit).len() as u64 + lane_scratch_bytes(moves, limit)
     }
+
+    /// The mex scan and (stamped-parallel) the bit packing follow `--isa` ([`super::lanes`]).
+    fn vector_kernels(&self) -> bool {
+        true
+    }
+}
+
+/// [`run`] compiled for the vector path `path` (read once per fill): on the AVX paths the
+/// whole block loop is compiled with those features, so the per-position mex scan inlines
+/// into it instead of being a call through the dispatch (a call per position measured a few
+/// per cent of the run at N = 10^5).
+fn run_on<const G: usize>(
+    path: Isa,
+    g: &mut [u16],
+    n0: usize,
+    max: usize,
+    near: &[usize],
+    far: &[usize],
+) -> (usize, usize) {
+    // `run`'s SeenLanes reads `isa::active()` again; a test forcing another path in between
+    // only changes which supported path the scan takes, never the result.
+    match path {
+        // SAFETY: `path` is `isa::active()`, which `isa::force` only sets to a path the CPU
+        // has, so it has AVX2 and BMI1 ...
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx2 => unsafe { x86::run_avx2::<G>(g, n0, max, near, far) },
+        // ... or AVX-512 F/BW with AVX2 and BMI1.
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx512 => unsafe { x86::run_avx512::<G>(g, n0, max, near, far) },
+        _ => run::<G>(g, n0, max, near, far),
+    }
+}
+
+/// The block loop compiled with the AVX features, one function per path.
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use super::run;
+
+    /// [`run`] with AVX2 and BMI1 enabled.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2 and BMI1.
+    #[target_feature(enable = "avx2,bmi1")]
+    pub(super) unsafe fn run_avx2<const G: usize>(
+        g: &mut [u16],
+        n0: usize,
+        max: usize,
+        near: &[usize],
+        far: &[usize],
+    ) -> (usize, usize) {
+        run::<G>(g, n0, max, near, far)
+    }
+
+    /// [`run`] with AVX-512 F/BW, AVX2 and BMI1 enabled.
+    ///
+    /// # Safety
+    /// The CPU must have AVX-512 F and BW, AVX2 and BMI1.
+    #[target_feature(enable = "avx512f,avx512bw,avx2,bmi1")]
+    pub(super) unsafe fn run_avx512<const G: usize>(
+        g: &mut [u16],
+        n0: usize,
+        max: usize,
+        near: &[usize],
+        far: &[usize],
+    ) -> (usize, usize) {
+        run::<G>(g, n0, max, near, far)
+    }
 }
 
 /// Fills lane blocks from `n0` while the stride `G` still holds every value a block can
 /// produce; returns the next block start and the running max.
+#[inline(always)]
 fn run<const G: usize>(
     g: &mut [u16],
     mut n0: usize,

@@ -10,7 +10,8 @@
 //!    super-blocks finished before the previous one, so the lane blocks are independent and
 //!    this phase runs while the previous super-block is still being finished. Each records
 //!    the values in stamped byte arrays (one load and one byte store a step) and packs them
-//!    into a bit mask per position (`wide` compares, 16 bytes at a time).
+//!    into a bit mask per position (16, 32 or 64 bytes a compare on the portable, AVX2 or
+//!    AVX-512 path, see [`super::lanes`]).
 //! 2. In order over the lane blocks, once the previous super-block is done: the lane block at
 //!    j0 applies the moves L <= s < d + j0 + L (contiguous reads of finished positions: in
 //!    the previous super-block or earlier in this one), then the moves s < L position by
@@ -129,6 +130,11 @@ impl TableBuilder for StampedParallel {
         let words = (values + 2 * b) / 64 + 2;
         let masks = 2 * (b * words * 8) as u64;
         masks + (threads as u64 + 1) * lane_scratch_bytes(moves, limit) + 8 * values as u64
+    }
+
+    /// The mex scan and (stamped-parallel) the bit packing follow `--isa` ([`super::lanes`]).
+    fn vector_kernels(&self) -> bool {
+        true
     }
 }
 
