@@ -16,6 +16,8 @@ mod rayon_sweep;
 mod sweep;
 mod wht;
 mod xor_dot;
+/// The sweep's vectorised dot product, for the roofline's `mul_add` primitive.
+pub(crate) use xor_dot::XorSweep;
 
 pub use brute::{affordable as brute_multisets_affordable, Brute};
 pub use burnside::{burnside_count_big, Burnside};

@@ -18,11 +18,15 @@
 //!   the upper half of the table (where the option steps concentrate); the loads are independent, so this is the
 //!   throughput of the level the table lives in, not its latency;
 //! - stream: sequential `u64` reads over [`STREAM_BYTES`], each copy from its own offset;
-//! - or-scan: one block of `bitset` per repetition: 64 lane masks of G/64 words cleared,
-//!   16 spans of 64 values OR-ed in (a span's value j into lane j), every lane scanned for its
-//!   lowest zero (every word op counted);
-//! - mul-add: the sweep's dot product Σ P(x)·S(x xor h) over G `u32` counts, four x a block
-//!   with `wide` (the portable path of the sweep's kernel).
+//! - or-scan: one block of `bitset` per repetition, through its own far-move OR and
+//!   lowest-zero kernels on the active `--isa` path: 64 lane masks of G/64 words, 16 spans
+//!   of 64 values OR-ed in (a span's value j into lane j), every lane scanned for its lowest
+//!   zero (every word op of the scalar code counted);
+//! - mul-add: the sweep's dot product Σ P(x)·S(x xor h) over G `u32` counts, through the
+//!   sweep's own kernel (`XorSweep::dot`) on the active `--isa` path.
+//!
+//! The two vector primitives follow `--isa`, as the back-ends they bound do; the scatter and
+//! span kernels are byte stores and loads, the same on every path.
 
 use super::{Primitive, Rates};
 use crate::rng::SplitMix64;
@@ -299,55 +303,58 @@ fn stream(buf: &[u64], t: usize, threads: usize, reps: u64) -> u64 {
 /// Lanes of the or-scan kernel (the block of `bitset`).
 const MASK_LANES: usize = 64;
 
-/// Per repetition, as one block of `bitset`: clear 64 lane masks of `words` words, OR
-/// 16 spans of 64 source values in (value j of a span into lane j's mask, so consecutive ORs
-/// hit different words, as in the back-end), and scan each lane for its lowest zero bit.
-/// Returns the word ops (clears + ORs + words scanned).
+/// How many times the or-scan block reads each of its 16 spans (256 moves a block).
+const MOVE_REPEATS: usize = 16;
+
+/// Per repetition one block of `bitset` through the back-end's own kernels on the active
+/// `--isa` path: 64 lane masks of `words` words cleared, the 16 spans of 64 source values of
+/// far moves 64, 128, ..., 1024 (each taken [`MOVE_REPEATS`] times) OR-ed in (`bitset`'s far-move OR: a span's value j into lane
+/// j's mask, one word chosen by the value), and each lane scanned for its lowest zero.
+/// Returns the word ops, counted as the scalar code does them (clears + ORs + words
+/// scanned), so a vector path shows as fewer nanoseconds per op.
 fn or_scan(words: usize, src: &[u16], reps: u64) -> u64 {
-    let mut masks = vec![0u64; MASK_LANES * words];
+    use crate::table::{bitset_far_or_on, lowest_zero_bit_on, BITSET_LANES};
+    debug_assert_eq!(src.len(), SOURCE);
+    let isa = crate::isa::active();
+    // Lane j of the block at n0 = SOURCE reads src[SOURCE + j - s]: every move's span lies
+    // in `src`, as the far moves of a block lie in finished positions.
+    // Each of the 16 spans is read MOVE_REPEATS times (ascending, as the kernel expects), so
+    // a block has hundreds of moves like a real one and its set-up, clear and scan weigh as
+    // little as they do in `bitset` (sqrt N moves a block).
+    let far: Vec<usize> = (1..=SOURCE / MASK_LANES)
+        .flat_map(|k| std::iter::repeat_n(k * MASK_LANES, MOVE_REPEATS))
+        .collect();
     let (mut ops, mut acc) = (0u64, 0usize);
+    let mut masks = vec![0u64; BITSET_LANES * words];
     for _ in 0..reps {
         masks.fill(0);
-        for span in src.chunks_exact(MASK_LANES) {
-            for (mask, &v) in masks.chunks_exact_mut(words).zip(span) {
-                let v = v as usize;
-                mask[v >> 6] |= 1u64 << (v & 63);
-            }
-        }
+        bitset_far_or_on(isa, src, &mut masks, (SOURCE, BITSET_LANES, words), &far);
         let mut scanned = 0;
         for mask in masks.chunks_exact(words) {
-            let full = mask.iter().take_while(|&&w| w == u64::MAX).count();
-            scanned += (full + 1).min(words);
-            acc = acc
-                .wrapping_add(full * 64 + mask.get(full).map_or(0, |w| w.trailing_ones() as usize));
+            let mex = lowest_zero_bit_on(isa, mask).unwrap_or(64 * words);
+            scanned += (mex / 64 + 1).min(words);
+            acc = acc.wrapping_add(mex);
         }
-        ops += (masks.len() + src.len() - src.len() % MASK_LANES + scanned) as u64;
-        black_box(masks.as_mut_ptr());
+        ops += (masks.len() + far.len() * MASK_LANES + scanned) as u64;
+        black_box(&masks);
     }
     black_box(acc);
     ops
 }
 
 /// Per repetition the sweep's dot product Σ P(x)·S(x xor h) over `len` (a multiple of 4)
-/// `u32` counts, four x a block with `wide`'s widening multiply (the loop of the sweep's
-/// `XorSweep::dot`), h changing each repetition. Returns the multiply-adds.
+/// `u32` counts through the sweep's own kernel (`XorSweep::dot`, on the active `--isa`
+/// path), h changing each repetition. Returns the multiply-adds.
 fn mul_add(len: usize, seed: u64, reps: u64) -> u64 {
-    use wide::{u32x4, u64x4};
     let mut rng = SplitMix64(0xd07 ^ seed);
     let padded = len.next_power_of_two().max(4);
-    let p: Vec<u32> = (0..len).map(|_| rng.below(1 << 20) as u32).collect();
-    let s: Vec<u32> = (0..padded).map(|_| rng.below(1 << 20) as u32).collect();
+    let p: Vec<u64> = (0..len).map(|_| rng.below(1 << 20)).collect();
+    let s: Vec<u64> = (0..padded).map(|_| rng.below(1 << 20)).collect();
+    let sweep = crate::count::XorSweep::new(&p, &s);
     let mut total = 0u64;
     for r in 0..reps {
-        let h = (r as usize * 4) & (padded - 1);
-        let mut acc = u64x4::ZERO;
-        for (x, block) in p.chunks_exact(4).enumerate() {
-            let base = (4 * x) ^ h;
-            let pv = u32x4::new(block.try_into().expect("4 counts"));
-            let sv = u32x4::new(s[base..base + 4].try_into().expect("4 counts"));
-            acc += pv.widening_mul(sv);
-        }
-        total = total.wrapping_add(acc.reduce_add());
+        let h = (r as usize * 4) % len.max(1);
+        total = total.wrapping_add(sweep.dot(h));
     }
     black_box(total);
     reps * len as u64
@@ -370,8 +377,9 @@ mod tests {
         let buf = vec![1u64; 1000];
         assert_eq!(stream(&buf, 1, 2, 2), 2 * 8000);
         assert_eq!(mul_add(8, 0, 3), 24);
-        // One word a lane: 64 clears, 16 spans of 64 ORs, then 64 lanes scanned one word each.
-        assert_eq!(or_scan(1, &source(2, 63), 2), 2 * (64 + 1024 + 64));
+        // One word a lane: 64 clears, 16 spans read 16 times each of 64 ORs, then 64 lanes
+        // scanned one word each.
+        assert_eq!(or_scan(1, &source(2, 63), 2), 2 * (64 + 16 * 16 * 64 + 64));
     }
 
     #[test]

@@ -72,9 +72,8 @@ pub(crate) unsafe fn lowest_zero_bit_avx512(mask: &[u64]) -> Option<usize> {
     None
 }
 
-/// [`lowest_zero_bit`] on the path `isa` (the tests' entry; the back-ends call the path's
-/// function from code already compiled for it).
-#[cfg(test)]
+/// [`lowest_zero_bit`] on the path `isa` (the tests' and the roofline primitive's entry; the
+/// back-ends call the path's function from code already compiled for it).
 pub(crate) fn lowest_zero_bit_on(isa: crate::isa::Isa, mask: &[u64]) -> Option<usize> {
     use crate::isa::Isa;
     assert!(isa.supported(), "{isa} is not supported here");

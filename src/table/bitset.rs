@@ -181,37 +181,39 @@ fn fill_block<K: Kernel>(
     Some(block_max)
 }
 
+/// The far-move OR of one block into `masks` ([`LANES`] lanes × `words` words) on the path
+/// `isa`: what the tests compare across paths, and what the roofline's `or_scan_word`
+/// primitive times, so the bound of `bitset` follows `--isa`. Same contract as
+/// [`Kernel::far_or`]. Panics when this CPU lacks `isa`.
+pub(crate) fn far_or_on(
+    isa: Isa,
+    g: &[u16],
+    masks: &mut [u64],
+    (n0, len, words): (usize, usize, usize),
+    far: &[usize],
+) {
+    assert!(isa.supported(), "{isa} is not supported here");
+    assert!(masks.len() >= LANES * words);
+    match isa {
+        Isa::Scalar => Scalar::far_or(g, masks, n0, len, words, far),
+        // SAFETY: the path is supported (asserted above).
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx2 => unsafe {
+            super::bitset_simd::far_or_avx2_entry(g, masks, n0, len, words, far)
+        },
+        // SAFETY: as above.
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx512 => unsafe {
+            super::bitset_simd::far_or_avx512_entry(g, masks, n0, len, words, far)
+        },
+        _ => Portable::far_or(g, masks, n0, len, words, far),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::rng::SplitMix64;
-
-    /// The far-move OR on the path `isa`.
-    fn far_or_on(
-        isa: Isa,
-        g: &[u16],
-        n0: usize,
-        len: usize,
-        words: usize,
-        far: &[usize],
-    ) -> Vec<u64> {
-        assert!(isa.supported(), "{isa} is not supported here");
-        let mut masks = vec![0u64; LANES * words];
-        match isa {
-            Isa::Scalar => Scalar::far_or(g, &mut masks, n0, len, words, far),
-            // SAFETY: the path is supported (asserted above).
-            #[cfg(target_arch = "x86_64")]
-            Isa::Avx2 => unsafe {
-                super::super::bitset_simd::far_or_avx2_entry(g, &mut masks, n0, len, words, far)
-            },
-            #[cfg(target_arch = "x86_64")]
-            Isa::Avx512 => unsafe {
-                super::super::bitset_simd::far_or_avx512_entry(g, &mut masks, n0, len, words, far)
-            },
-            _ => Portable::far_or(g, &mut masks, n0, len, words, far),
-        }
-        masks
-    }
 
     /// A random block: 1 to 12 mask words (every chunk width, and chunks of 8 then 4),
     /// values below 64·words before n0, far moves (some reaching past n0,
@@ -239,10 +241,15 @@ mod tests {
     fn far_or_every_path_matches_the_scalar_twin() {
         crate::rng::for_each_case(21, 1500, |case, rng| {
             let (g, n0, len, words, far) = random_block(rng);
-            let want = far_or_on(Isa::Scalar, &g, n0, len, words, &far);
+            let on = |isa| {
+                let mut masks = vec![0u64; LANES * words];
+                far_or_on(isa, &g, &mut masks, (n0, len, words), &far);
+                masks
+            };
+            let want = on(Isa::Scalar);
             assert!(far.iter().all(|&s| s >= n0 + len) || want.iter().any(|&w| w != 0));
             for isa in Isa::supported_all() {
-                let got = far_or_on(isa, &g, n0, len, words, &far);
+                let got = on(isa);
                 // Lanes at or past `len` are scratch no path promises anything about.
                 assert_eq!(got[..len * words], want[..len * words], "case {case} {isa}");
             }

@@ -78,11 +78,10 @@ pub(super) unsafe fn fill_avx2(moves: &[usize], g: &mut [u16], from: usize, max_
     fill_with::<Avx2>(moves, g, from, max_before)
 }
 
-/// The AVX-512 far-move OR alone, for the tests.
+/// The AVX-512 far-move OR alone (the tests, the roofline primitive).
 ///
 /// # Safety
 /// The CPU must have AVX-512 F.
-#[cfg(test)]
 #[target_feature(enable = "avx512f")]
 pub(super) unsafe fn far_or_avx512_entry(
     g: &[u16],
@@ -95,11 +94,10 @@ pub(super) unsafe fn far_or_avx512_entry(
     Avx512::far_or(g, masks, n0, len, words, far)
 }
 
-/// The AVX2 far-move OR alone, for the tests.
+/// The AVX2 far-move OR alone (the tests, the roofline primitive).
 ///
 /// # Safety
 /// The CPU must have AVX2.
-#[cfg(test)]
 #[target_feature(enable = "avx2")]
 pub(super) unsafe fn far_or_avx2_entry(
     g: &[u16],

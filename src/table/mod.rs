@@ -9,9 +9,6 @@ mod bits;
 mod bitset;
 #[cfg(target_arch = "x86_64")]
 mod bitset_simd;
-// rust-version 1.89 (the AVX-512 intrinsics) turns on clippy's `manual_is_multiple_of`;
-// lanes.rs is being reworked on another branch, which fixes its one instance there.
-#[allow(clippy::manual_is_multiple_of)]
 mod lanes;
 mod naive_mex;
 mod stamped;
@@ -21,7 +18,10 @@ mod value_bounded;
 #[cfg(target_arch = "x86_64")]
 mod value_bounded_simd;
 
+/// `bitset`'s block kernels on a chosen path, for the roofline's primitives.
+pub(crate) use bits::lowest_zero_bit_on;
 pub use bitset::Bitset;
+pub(crate) use bitset::{far_or_on as bitset_far_or_on, LANES as BITSET_LANES};
 pub use naive_mex::NaiveMex;
 pub use stamped::Stamped;
 pub use stamped_lanes::StampedLanes;
