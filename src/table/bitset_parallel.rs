@@ -9,8 +9,9 @@
 //!    kernel's group loads of up to 64 lanes at base - s then end at or before n0 - d, so
 //!    it is handed exactly the finished prefix g[..n0 - d], finished before the previous
 //!    super-block began, and runs beside phase 2 of that super-block;
-//! 2. in order, the moves 64 <= s < d + j0 + 64 and then s < 64 position by position, the
-//!    mex by the path's kernel ([`Kernel::mex`]).
+//! 2. in order, the moves 64 <= s < d + j0 + 64 (those with s >= j0 + 64, reading only
+//!    the previous super-blocks, with the far-move kernel too) and then s < 64 position by
+//!    position, the mex by the path's kernel ([`Kernel::mex`]).
 //!
 //! Cost: S(N) option steps, one vector-lane OR each, as `bitset`; phase 2 does about
 //! sqrt(2B) - 8 + #{s < 64} of them per position (about 31 for B = 512), the rest is split

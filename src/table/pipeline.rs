@@ -8,8 +8,9 @@
 //! 1a. in parallel over the lane blocks, the block at j0 applies every move s >= d + j0 + L
 //!    (all its options lie below n0 - d, finished before the previous super-block began);
 //! 2. in order, once the previous super-block is done, the block at j0 applies the moves
-//!    L <= s < d + j0 + L, then the moves s < L position by position; g(n) is the lowest
-//!    zero bit of n's mask.
+//!    L <= s < d + j0 + L (those with s >= j0 + L read only finished super-blocks and go
+//!    through the path's far-move kernel, the others lane by lane), then the moves s < L
+//!    position by position; g(n) is the lowest zero bit of n's mask.
 //!
 //! Each step is `rayon::join(phase 2 of super-block k, phase 1a of super-block k + 1)`: the
 //! thread done first steals phase-1a chunks, so no thread waits for the ordered part.
@@ -195,9 +196,10 @@ fn finish<F: FarPhase, K: Kernel>(
 }
 
 /// Phase 2 (with 1b folded in): finishes the super-block `block` = g[n0 .. n0 + len), with
-/// n0 = `done.len()`, in order, lane blocks of `lanes` positions. The lane block at j0
-/// applies the moves L <= s < `d` + j0 + L (contiguous reads of finished positions, before
-/// n0 in `done` or earlier in `block`), then the moves s < L position by position; g(n) is
+/// n0 = `done.len()`, in order, lane blocks of `lanes` positions (at most 64, the far-move
+/// kernels' group). The lane block at j0 applies the moves L <= s < `d` + j0 + L
+/// (contiguous reads of finished positions, before n0 in `done` or earlier in `block`),
+/// then the moves s < L position by position; g(n) is
 /// the lowest zero bit of n's mask. Returns the running max after the super-block (`max` is
 /// the max before it), or `None` when an option or a mex does not fit `words` words.
 #[allow(clippy::too_many_arguments)]
@@ -213,12 +215,27 @@ fn near_phase<K: Kernel>(
     mut max: usize,
 ) -> Option<usize> {
     let n0 = done.len();
+    // Every value in `done` is at most `max`: when that fits, so do all reads of `done`.
+    if max / 64 >= words {
+        return None;
+    }
     let near_end = moves.partition_point(|&s| s < lanes);
     for (b, block_masks) in masks.chunks_exact_mut(lanes * words).enumerate() {
         let j0 = b * lanes;
         let len = lanes.min(block.len() - j0);
         let mid_end = moves.partition_point(|&s| s < d + j0 + lanes);
-        for &s in &moves[near_end..mid_end] {
+        // The moves j0 + L <= s < d + j0 + L read only `done` (n0 + j0 + j - s < n0 for
+        // j < L), contiguously: the path's far-move kernel, as in phase 1a.
+        let done_only = moves.partition_point(|&s| s < j0 + lanes).max(near_end);
+        K::far_or(
+            done,
+            block_masks,
+            n0 + j0,
+            len,
+            words,
+            &moves[done_only..mid_end],
+        );
+        for &s in &moves[near_end..done_only] {
             // s >= L: every option n0 + j0 + j - s is below n0 + j0, finished. Lanes j <
             // split read `done`, the others the super-block itself.
             let first = s.saturating_sub(n0 + j0).min(len);

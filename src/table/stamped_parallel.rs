@@ -13,7 +13,8 @@
 //!    into a bit mask per position (`wide` compares, 16 bytes at a time).
 //! 2. In order over the lane blocks, once the previous super-block is done: the lane block at
 //!    j0 applies the moves L <= s < d + j0 + L (contiguous reads of finished positions: in
-//!    the previous super-block or earlier in this one), then the moves s < L position by
+//!    the previous super-block or earlier in this one; those with s >= j0 + L read only the
+//!    former, through `bitset`'s portable far-move OR), then the moves s < L position by
 //!    position, and each g(n) is the lowest zero bit of n's mask.
 //!
 //! Pipeline: each step is `rayon::join(phase 2 of super-block k, phase 1a of super-block
