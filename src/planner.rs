@@ -372,8 +372,8 @@ mod tests {
             assert_eq!(pick(TABLE_PARALLEL_FROM, 1), "stamped-lanes");
         }
         let pick = |limit, threads| choose_table_on(Isa::Avx512, &m, limit, threads);
-        assert!(TABLE_LANES_FROM < TABLE_BITSET_FROM);
-        assert!(TABLE_BITSET_FROM < TABLE_BITSET_PARALLEL_FROM);
+        const { assert!(TABLE_LANES_FROM < TABLE_BITSET_FROM) };
+        const { assert!(TABLE_BITSET_FROM < TABLE_BITSET_PARALLEL_FROM) };
         assert_eq!(pick(TABLE_LANES_FROM - 1, 2), "stamped");
         assert_eq!(pick(TABLE_BITSET_FROM - 1, 2), "stamped-lanes");
         assert_eq!(pick(TABLE_BITSET_FROM, 1), "bitset");
