@@ -35,17 +35,21 @@ pub const TABLE_LANES_FROM: usize = 100;
 /// path only.
 pub const TABLE_PARALLEL_FROM: usize = 300_000;
 
-/// On the AVX-512 path, from this N on, `bitset` beats `stamped-lanes` on one thread (and
-/// every thread-count's alternative below [`TABLE_BITSET_PARALLEL_FROM`]): its far-move OR
-/// takes 64 lanes in a few vector ops. Measured (results/bitset-parallel.md, busy machine,
-/// medians): 0.44 ms against 0.34 ms at N = 10^4, 1.24 against 1.31 ms at 3·10^4, 4.5
-/// against 6.6 ms at 10^5, 94 against 181 ms at 10^6, 5.7 against 5.9 s at 10^7.
+/// On the AVX-512 path, from this N on, `bitset` beats `stamped-lanes` on one thread, and
+/// on two below [`TABLE_BITSET_PARALLEL_FROM`] it also beats `stamped-parallel` (92 against
+/// 141 ms at 10^6): its far-move OR takes 64 lanes in a few vector ops. Measured
+/// (results/bitset-parallel.md, busy machine, medians of 5): 0.44 against 0.34 ms at
+/// N = 10^4, 1.24 against 1.31 ms at 3·10^4, 4.7 against 6.7 ms at 10^5, 91 against 180 ms
+/// at 10^6, 5.4 against 5.6 s at 10^7.
 pub const TABLE_BITSET_FROM: usize = 30_000;
 
 /// On the AVX-512 path with two or more threads, from this N on, `bitset-parallel` beats
-/// `bitset` and `stamped-parallel` (results/bitset-parallel.md: 2 threads, 12.7 ms against
-/// 16.7 ms for `bitset` at 3·10^5; below, at 10^5, `bitset` still wins, 4.6 against 6.0 ms).
-pub const TABLE_BITSET_PARALLEL_FROM: usize = 300_000;
+/// `bitset` and `stamped-parallel`. Measured on 2 threads (results/bitset-parallel.md, busy
+/// machine, medians of 7): 0.207 s against 0.280 s for `bitset` at 2·10^6 and 0.371 against
+/// 0.552 s at 3·10^6, but 0.096 against 0.092 s at 10^6 and 18.8 against 16.6 ms at 3·10^5:
+/// below about 10^6 a super-block's far work (tens of microseconds) is too short for the
+/// second thread's hand-offs on this shared machine.
+pub const TABLE_BITSET_PARALLEL_FROM: usize = 2_000_000;
 
 /// The table back-end `auto` means for (moves, N, threads) on the path this run's kernels
 /// take ([`crate::isa::active`]).
