@@ -16,6 +16,7 @@
 use crate::cold::{self, ColdFinder};
 use crate::count::{self, Counter};
 use crate::error::{Error, Result};
+use crate::isa::Isa;
 use crate::memory;
 use crate::moves::Moves;
 use crate::registry::Entry;
@@ -30,13 +31,44 @@ pub const AUTO: &str = "auto";
 pub const TABLE_LANES_FROM: usize = 100;
 
 /// From this N on, with two or more threads, `stamped-parallel` beats `stamped-lanes`
-/// (below it, the per-super-block synchronisation outweighs the split work).
+/// (below it, the per-super-block synchronisation outweighs the split work). Off the AVX-512
+/// path only.
 pub const TABLE_PARALLEL_FROM: usize = 300_000;
 
-/// The table back-end `auto` means for (moves, N, threads).
-pub fn choose_table(_moves: &Moves, limit: usize, threads: usize) -> &'static str {
+/// On the AVX-512 path, from this N on, `bitset` beats `stamped-lanes` on one thread, and
+/// on two below [`TABLE_BITSET_PARALLEL_FROM`] it also beats `stamped-parallel` (92 against
+/// 141 ms at 10^6): its far-move OR takes 64 lanes in a few vector ops. Measured
+/// (results/bitset-parallel.md, busy machine, medians of 5): 0.44 against 0.34 ms at
+/// N = 10^4, 1.24 against 1.31 ms at 3·10^4, 4.7 against 6.7 ms at 10^5, 91 against 180 ms
+/// at 10^6, 5.4 against 5.6 s at 10^7.
+pub const TABLE_BITSET_FROM: usize = 30_000;
+
+/// On the AVX-512 path with two or more threads, from this N on, `bitset-parallel` beats
+/// `bitset` and `stamped-parallel`. Measured on 2 threads (results/bitset-parallel.md, busy
+/// machine, medians of 7): 0.207 s against 0.280 s for `bitset` at 2·10^6 and 0.371 against
+/// 0.552 s at 3·10^6, but 0.096 against 0.092 s at 10^6 and 18.8 against 16.6 ms at 3·10^5:
+/// below about 10^6 a super-block's far work (tens of microseconds) is too short for the
+/// second thread's hand-offs on this shared machine.
+pub const TABLE_BITSET_PARALLEL_FROM: usize = 2_000_000;
+
+/// The table back-end `auto` means for (moves, N, threads) on the path this run's kernels
+/// take ([`crate::isa::active`]).
+pub fn choose_table(moves: &Moves, limit: usize, threads: usize) -> &'static str {
+    choose_table_on(crate::isa::active(), moves, limit, threads)
+}
+
+/// The table back-end `auto` means on the instruction-set path `isa`: the bitset kernels
+/// where AVX-512 makes them the fastest, the stamped ones elsewhere (on AVX2 `bitset` took
+/// 0.197 s at 10^6 and 12.4 s at 10^7, results/isa-bits.md, no faster than `stamped-lanes`;
+/// no crossover was measured there).
+pub fn choose_table_on(isa: Isa, _moves: &Moves, limit: usize, threads: usize) -> &'static str {
+    let avx512 = isa == Isa::Avx512;
     if limit < TABLE_LANES_FROM {
         "stamped"
+    } else if avx512 && threads >= 2 && limit >= TABLE_BITSET_PARALLEL_FROM {
+        "bitset-parallel"
+    } else if avx512 && limit >= TABLE_BITSET_FROM {
+        "bitset"
     } else if threads >= 2 && limit >= TABLE_PARALLEL_FROM {
         "stamped-parallel"
     } else {
@@ -268,7 +300,14 @@ mod tests {
     #[test]
     fn auto_resolves_and_unknown_names_list_auto() {
         let p = Plan::new(&request(AUTO, AUTO, 1_000_000, 3)).unwrap();
-        assert!(p.table.name.starts_with("stamped") && p.count.name == "wht");
+        // Which of these depends on the path and the threads (`thresholds_order` pins it).
+        let fast = [
+            "stamped-lanes",
+            "stamped-parallel",
+            "bitset",
+            "bitset-parallel",
+        ];
+        assert!(fast.contains(&p.table.name) && p.count.name == "wht");
         let p = Plan::new(&request("bitset", "sweep", 10, 3)).unwrap();
         assert_eq!((p.table.name, p.count.name), ("bitset", "sweep"));
         let msg = Plan::new(&request("nope", AUTO, 10, 3))
@@ -329,9 +368,33 @@ mod tests {
     #[test]
     fn thresholds_order() {
         let m = Moves::Squares;
-        assert_eq!(choose_table(&m, TABLE_LANES_FROM - 1, 2), "stamped");
-        assert_eq!(choose_table(&m, TABLE_LANES_FROM, 2), "stamped-lanes");
-        assert_eq!(choose_table(&m, TABLE_PARALLEL_FROM, 2), "stamped-parallel");
-        assert_eq!(choose_table(&m, TABLE_PARALLEL_FROM, 1), "stamped-lanes");
+        for isa in [Isa::Scalar, Isa::Portable, Isa::Avx2] {
+            let pick = |limit, threads| choose_table_on(isa, &m, limit, threads);
+            assert_eq!(pick(TABLE_LANES_FROM - 1, 2), "stamped");
+            assert_eq!(pick(TABLE_LANES_FROM, 2), "stamped-lanes");
+            assert_eq!(pick(TABLE_PARALLEL_FROM, 2), "stamped-parallel");
+            assert_eq!(pick(TABLE_PARALLEL_FROM, 1), "stamped-lanes");
+        }
+        let pick = |limit, threads| choose_table_on(Isa::Avx512, &m, limit, threads);
+        const { assert!(TABLE_LANES_FROM < TABLE_BITSET_FROM) };
+        const { assert!(TABLE_BITSET_FROM < TABLE_BITSET_PARALLEL_FROM) };
+        assert_eq!(pick(TABLE_LANES_FROM - 1, 2), "stamped");
+        assert_eq!(pick(TABLE_BITSET_FROM - 1, 2), "stamped-lanes");
+        assert_eq!(pick(TABLE_BITSET_FROM, 1), "bitset");
+        assert_eq!(pick(TABLE_BITSET_PARALLEL_FROM - 1, 2), "bitset");
+        assert_eq!(pick(TABLE_BITSET_PARALLEL_FROM, 2), "bitset-parallel");
+        assert_eq!(pick(usize::MAX, 1), "bitset");
+    }
+
+    #[test]
+    fn auto_follows_the_active_path() {
+        let _guard = crate::isa::TEST_LOCK
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        let m = Moves::Squares;
+        for isa in Isa::supported_all() {
+            let got = crate::isa::with(isa, || choose_table(&m, 10_000_000, 2)).unwrap();
+            assert_eq!(got, choose_table_on(isa, &m, 10_000_000, 2), "{isa}");
+        }
     }
 }

@@ -1,5 +1,5 @@
-//! The bit-mask back-ends (`bitset`, `value-bounded`) on every instruction-set path this CPU
-//! supports (`--isa`): against the naive control at every N up to 400 and on random
+//! The bit-mask back-ends (`bitset`, `bitset-parallel`, `value-bounded`) on every
+//! instruction-set path this CPU supports (`--isa`): against the naive control at every N up to 400 and on random
 //! subtraction sets, and against the reference (`stamped`) at N = 10^5 and 10^6.
 
 mod common;
@@ -10,7 +10,7 @@ use nimsquare::moves::Moves;
 use nimsquare::table::{self, Table};
 
 /// The back-ends whose kernels follow `--isa` here.
-const BIT_BACK_ENDS: [&str; 2] = ["bitset", "value-bounded"];
+const BIT_BACK_ENDS: [&str; 3] = ["bitset", "bitset-parallel", "value-bounded"];
 
 /// Builds `name` for (moves, limit) with the path `path` forced.
 fn build_on(path: Isa, name: &str, moves: &Moves, limit: usize) -> Table {

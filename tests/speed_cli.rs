@@ -4,6 +4,7 @@
 mod common;
 
 use common::{json_of, nimsquare, refusal_stderr};
+use nimsquare::isa::Isa;
 
 #[test]
 fn solve_defaults_to_auto_and_reports_the_choice() {
@@ -19,12 +20,52 @@ fn solve_defaults_to_auto_and_reports_the_choice() {
 
 #[test]
 fn auto_follows_the_thread_count() {
-    let one = json_of(["--threads", "1", "solve", "--limit", "1e6", "--json"]);
-    let two = json_of(["--threads", "2", "solve", "--limit", "1e6", "--json"]);
+    let solve = |isa: &str, threads: &str| {
+        json_of([
+            "--isa",
+            isa,
+            "--threads",
+            threads,
+            "solve",
+            "--limit",
+            "1e6",
+            "--json",
+        ])
+    };
+    let (one, two) = (solve("portable", "1"), solve("portable", "2"));
     assert_eq!(one["answer"], two["answer"]);
-    // The documented thresholds: lanes on one thread, the parallel table from 3 * 10^5 on two.
+    // The documented thresholds off AVX-512: lanes on one thread, the parallel table from
+    // 3 * 10^5 on two.
     assert_eq!(one["table"], "stamped-lanes");
     assert_eq!(two["table"], "stamped-parallel");
+}
+
+#[test]
+fn auto_on_avx512_takes_the_bitset_tables() {
+    if !Isa::Avx512.supported() {
+        eprintln!("skipped: this CPU has no AVX-512");
+        return;
+    }
+    // 3 * 10^6: past both AVX-512 crossovers (3 * 10^4 and 2 * 10^6).
+    let solve = |isa: &str, threads: &str| {
+        json_of([
+            "--isa",
+            isa,
+            "--threads",
+            threads,
+            "solve",
+            "--limit",
+            "3e6",
+            "--json",
+        ])
+    };
+    let (one, two) = (solve("avx512", "1"), solve("avx512", "2"));
+    let want = solve("portable", "1");
+    assert_eq!(want["table"], "stamped-lanes");
+    assert_eq!(one["answer"], want["answer"]);
+    assert_eq!(two["answer"], want["answer"]);
+    assert_eq!(one["table"], "bitset");
+    assert_eq!(two["table"], "bitset-parallel");
 }
 
 #[test]

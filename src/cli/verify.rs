@@ -133,10 +133,19 @@ pub fn verify_with(
 /// the super-block schedule nor the thread split of the parallel table.
 const SAVED_REFERENCE_MAX: usize = 10_000_000;
 
+/// The judge of a saved table past [`SAVED_REFERENCE_MAX`], named rather than left to the
+/// planner: `auto` now makes big tables with `bitset` (one thread) or `bitset-parallel`
+/// (two or more) on AVX-512, which share the far-move OR kernel, so the planner's
+/// one-thread choice could judge a table with the kernel that made it. `stamped-lanes`
+/// (byte stamps, one thread) shares no kernel with either, nor the super-block schedule and
+/// thread split of `stamped-parallel`; it is the judge `auto` had before, and it still
+/// shares its kernel with a table made by `stamped-lanes` itself.
+pub const SAVED_JUDGE: &str = "stamped-lanes";
+
 /// Checks the complete saved table in `path` (made for `moves`): its zero set against every
 /// cold-set back-end that affords its N (the win/lose sieve shares no kernel with the
 /// tables), and its values against a table built now by the judge (the naive control, the
-/// reference, or past [`SAVED_REFERENCE_MAX`] the planner's one-thread choice).
+/// reference, or past [`SAVED_REFERENCE_MAX`] [`SAVED_JUDGE`]).
 pub fn verify_saved(path: &std::path::Path, moves: &crate::moves::Moves) -> crate::Result<Report> {
     let flag = |e: Error| Error::Invalid(format!("--load-table: {e}"));
     let file = crate::longrun::tablefile::read(path).map_err(flag)?;
@@ -153,8 +162,7 @@ pub fn verify_saved(path: &std::path::Path, moves: &crate::moves::Moves) -> crat
     let judge = if limit <= SAVED_REFERENCE_MAX {
         check::table_judge(limit)
     } else {
-        // The planner's one-thread choice: no super-block schedule, no thread split.
-        crate::table::find(crate::planner::choose_table(moves, limit, 1))?
+        crate::table::find(SAVED_JUDGE)?
     };
     let case = Case {
         moves: moves.clone(),
@@ -365,5 +373,22 @@ mod tests {
             failed[0].detail
         );
         assert!(verify(&case).unwrap().passed());
+    }
+
+    #[test]
+    fn the_saved_judge_is_never_what_auto_makes_big_tables_with_on_avx512() {
+        use crate::isa::Isa;
+        let judge = crate::table::find(SAVED_JUDGE).unwrap();
+        assert!(!judge.is_control());
+        for threads in [1, 2, 8] {
+            let made = crate::planner::choose_table_on(
+                Isa::Avx512,
+                &crate::moves::Moves::Squares,
+                SAVED_REFERENCE_MAX + 1,
+                threads,
+            );
+            // The bitset back-ends share the far-move OR; the judge must be of another family.
+            assert!(made.starts_with("bitset") && !SAVED_JUDGE.starts_with("bitset"));
+        }
     }
 }

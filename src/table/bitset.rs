@@ -56,8 +56,10 @@ impl TableBuilder for Bitset {
 /// The two kernels a path supplies to the block loop.
 pub(super) trait Kernel {
     /// ORs into `masks` (lane j's `words` words at `j * words`) bit g(n - s) for every lane
-    /// j < `len`, n = n0 + j, and every move s in `far` (ascending, all >= [`LANES`]) with
-    /// s <= n. Every value read is below 64·`words`.
+    /// j < `len`, n = n0 + j, and every move s in `far` (ascending) with s <= n. Every value
+    /// read is below 64·`words`, and n0 + [`LANES`] - s <= `g.len()` for every s (the vector
+    /// paths load whole groups of up to 64 lanes; `Scalar` and `Portable` need only
+    /// n0 + `len` - s <= `g.len()`, which `stamped-parallel`'s 32-lane blocks rely on).
     fn far_or(g: &[u16], masks: &mut [u64], n0: usize, len: usize, words: usize, far: &[usize]);
 
     /// The lowest zero bit of `mask`, or `None` when it is full.

@@ -30,8 +30,9 @@ struct Avx512;
 impl Kernel for Avx512 {
     #[inline(always)]
     fn far_or(g: &[u16], masks: &mut [u64], n0: usize, len: usize, words: usize, far: &[usize]) {
-        // SAFETY: this type is private and only used by `fill_avx512` and the test entry,
-        // both of which run on a CPU with AVX-512 F (their own contract).
+        // SAFETY: this type is private and only used by `fill_avx512`, `par_fill_avx512`
+        // and the test entry, all of which run on a CPU with AVX-512 F (their own contract;
+        // the pool threads `par_fill_avx512` hands work to run on the same CPU).
         unsafe { far_or_avx512(g, masks, n0, len, words, far) }
     }
 
@@ -48,8 +49,9 @@ struct Avx2;
 impl Kernel for Avx2 {
     #[inline(always)]
     fn far_or(g: &[u16], masks: &mut [u64], n0: usize, len: usize, words: usize, far: &[usize]) {
-        // SAFETY: this type is private and only used by `fill_avx2` and the test entry, both
-        // of which run on a CPU with AVX2 (their own contract).
+        // SAFETY: this type is private and only used by `fill_avx2`, `par_fill_avx2` and
+        // the test entry, all of which run on a CPU with AVX2 (their own contract; the pool
+        // threads `par_fill_avx2` hands work to run on the same CPU).
         unsafe { far_or_avx2(g, masks, n0, len, words, far) }
     }
 
@@ -325,4 +327,34 @@ fn group_avx2<const C: usize, const V: usize, const L: usize>(
         }
     }
     out
+}
+
+/// `bitset-parallel`'s pipeline compiled for AVX-512.
+///
+/// # Safety
+/// The CPU must have AVX-512 F/BW/VL and AVX2 ([`crate::isa::Isa::Avx512`] supported).
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2,bmi1,bmi2")]
+pub(super) unsafe fn par_fill_avx512(
+    sched: &super::Schedule,
+    moves: &[usize],
+    g: &mut [u16],
+    from: usize,
+    max: usize,
+) {
+    super::bitset_parallel::fill_with::<Avx512>(sched, moves, g, from, max)
+}
+
+/// `bitset-parallel`'s pipeline compiled for AVX2.
+///
+/// # Safety
+/// The CPU must have AVX2, BMI1 and BMI2 ([`crate::isa::Isa::Avx2`] supported).
+#[target_feature(enable = "avx2,bmi1,bmi2")]
+pub(super) unsafe fn par_fill_avx2(
+    sched: &super::Schedule,
+    moves: &[usize],
+    g: &mut [u16],
+    from: usize,
+    max: usize,
+) {
+    super::bitset_parallel::fill_with::<Avx2>(sched, moves, g, from, max)
 }

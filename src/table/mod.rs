@@ -7,10 +7,12 @@
 
 mod bits;
 mod bitset;
+mod bitset_parallel;
 #[cfg(target_arch = "x86_64")]
 mod bitset_simd;
 mod lanes;
 mod naive_mex;
+mod pipeline;
 mod stamped;
 mod stamped_lanes;
 mod stamped_parallel;
@@ -22,10 +24,12 @@ mod value_bounded_simd;
 pub(crate) use bits::lowest_zero_bit_on;
 pub use bitset::Bitset;
 pub(crate) use bitset::{far_or_on as bitset_far_or_on, LANES as BITSET_LANES};
+pub use bitset_parallel::BitsetParallel;
 pub use naive_mex::NaiveMex;
+pub use pipeline::Schedule;
 pub use stamped::Stamped;
 pub use stamped_lanes::StampedLanes;
-pub use stamped_parallel::{Schedule, StampedParallel};
+pub use stamped_parallel::StampedParallel;
 pub use value_bounded::ValueBounded;
 
 use crate::error::{Error, Result};
@@ -274,6 +278,24 @@ pub static BACKENDS: &[Entry<dyn TableBuilder>] = &[
             },
         },
         make: || Box::new(StampedParallel::default()),
+    },
+    Entry {
+        name: "bitset-parallel",
+        description: "bitset's far-move OR in stamped-parallel's pipelined super-blocks: options before the previous super-block ORed into the masks in parallel (rayon), the rest in order",
+        cost: "O(S(N) * ceil(G/64) / threads + N * sqrt(B)) word ops, B = super-block",
+        role: Role::Fast,
+        model: Model {
+            summary: "on all threads: per option step 1 shift-and-OR into a mask word and 1/32 span load; per position ceil(G/64) words cleared and g(n)/64+1 words scanned for the mex",
+            parallel: true,
+            demand: |w| {
+                let words = w.alphabet.div_ceil(64) as f64;
+                table_io(w)
+                    .with(Primitive::OrScan, w.steps)
+                    .with(Primitive::Span, w.steps / 32.0)
+                    .with(Primitive::OrScan, w.positions() * (words + w.mean_value / 64.0 + 1.0))
+            },
+        },
+        make: || Box::new(BitsetParallel::default()),
     },
     Entry {
         name: "value-bounded",

@@ -1,0 +1,252 @@
+//! `bitset-parallel`: `bitset`'s far-move OR as phase 1a of `stamped-parallel`'s pipelined
+//! super-blocks, so the dominant work runs on every thread straight into the bit masks (no
+//! stamps, no packing).
+//!
+//! Algorithm ([`super::pipeline`]): super-blocks [n0, n0 + B) ([`Schedule`]), cut into lane
+//! blocks of L = 64 positions, `bitset`'s block. With d the length of the super-block before:
+//! 1a. in parallel over the lane blocks, the block at j0 clears its masks and ORs in, with
+//!    the path's far-move kernel ([`Kernel::far_or`]), every move s >= d + j0 + 64. The
+//!    kernel's group loads of up to 64 lanes at base - s then end at or before n0 - d, so
+//!    it is handed exactly the finished prefix g[..n0 - d], finished before the previous
+//!    super-block began, and runs beside phase 2 of that super-block;
+//! 2. in order, the moves 64 <= s < d + j0 + 64 (those with s >= j0 + 64, reading only
+//!    the previous super-blocks, with the far-move kernel too) and then s < 64 position by
+//!    position, the mex by the path's kernel ([`Kernel::mex`]).
+//!
+//! Cost: S(N) option steps, one vector-lane OR each, as `bitset`; phase 2 does about
+//! sqrt(2B) - 8 + #{s < 64} of them per position (about 31 for B = 512), the rest is split
+//! over the threads and overlaps phase 2. Memory: the table and two mask buffers of B·W
+//! words. W = max/64 + 1 for the values before the super-block before, as tight as
+//! `bitset`'s (the far OR's cost grows with W).
+//!
+//! Invariant: phase 1a of super-block k + 1 receives only g[..n0_k] and reads below
+//! n0_k = n0_{k+1} - d; phase 2 of k writes only super-block k (split borrows, checked by
+//! the compiler). Every value read in phase 1a is at most the max before n0_k, below 64·W.
+//! A value of the previous super-block or a mex that does not fit W words (the max crossing
+//! a word boundary, a few times a run) makes the pipeline redo that super-block one word
+//! wider.
+//!
+//! Paths (`--isa`, read once per `fill`): as `bitset`, the whole fill is monomorphised per
+//! path ([`fill_with`]) and entered through the path's `#[target_feature]` wrapper.
+
+use super::bitset::{Kernel, Portable, Scalar, LANES};
+use super::pipeline::{self, FarPhase, Schedule};
+use super::TableBuilder;
+use crate::isa::{self, Isa};
+use crate::moves::Moves;
+use rayon::prelude::*;
+use std::marker::PhantomData;
+
+/// Parallel lane-blocked bitset mex. See the module documentation.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct BitsetParallel {
+    /// The super-block sizes (`base` a multiple of 64).
+    pub schedule: Schedule,
+}
+
+impl TableBuilder for BitsetParallel {
+    fn fill(&self, moves: &Moves, g: &mut [u16], from: usize, max_before: u16) {
+        let moves = moves.up_to(g.len().saturating_sub(1));
+        let (sched, max) = (&self.schedule, max_before as usize);
+        fill_on(isa::active(), sched, &moves, g, from, max);
+    }
+
+    fn scratch_bytes(&self, moves: &Moves, limit: usize, _threads: usize) -> u64 {
+        let values = moves.up_to(limit).len();
+        let b = self.schedule.largest();
+        // Two mask buffers of B positions, words for every value (at most #moves) and one
+        // spare for a widened redo; the move list.
+        let words = values / 64 + 2;
+        2 * (b * words * 8) as u64 + 8 * values as u64
+    }
+
+    fn vector_kernels(&self) -> bool {
+        true
+    }
+}
+
+/// `fill` on the path `isa` with the moves up to N (`moves`, ascending). `isa` must be
+/// supported by this CPU ([`isa::force`] guarantees it for [`isa::active`]).
+fn fill_on(isa: Isa, sched: &Schedule, moves: &[usize], g: &mut [u16], from: usize, max: usize) {
+    match isa {
+        Isa::Scalar => fill_with::<Scalar>(sched, moves, g, from, max),
+        // SAFETY: `isa` is supported by this CPU (the caller's contract, upheld by
+        // `isa::force`), so the target features of these functions are present.
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx2 => unsafe { super::bitset_simd::par_fill_avx2(sched, moves, g, from, max) },
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx512 => unsafe { super::bitset_simd::par_fill_avx512(sched, moves, g, from, max) },
+        _ => fill_with::<Portable>(sched, moves, g, from, max),
+    }
+}
+
+/// The pipeline with the path's kernels `K`; inlined into each path's wrapper.
+#[inline(always)]
+pub(super) fn fill_with<K: Kernel>(
+    sched: &Schedule,
+    moves: &[usize],
+    g: &mut [u16],
+    from: usize,
+    max: usize,
+) {
+    let far = FarOr::<K> {
+        moves,
+        kernel: PhantomData,
+    };
+    // On a pool thread, so the phase-1a splits are pushes to its own deque (as in
+    // `stamped-parallel`).
+    rayon::scope(|_| {
+        let mut p = pipeline::first_pending(g, from, max, sched, &far);
+        pipeline::run::<_, K>(g, &mut p, moves, sched, &far, |_| true);
+    });
+}
+
+/// Phase 1a with the far-move OR of the path `K`.
+struct FarOr<'a, K> {
+    moves: &'a [usize],
+    kernel: PhantomData<fn() -> K>,
+}
+
+impl<K: Kernel> FarPhase for FarOr<'_, K> {
+    const LANES: usize = LANES;
+
+    /// The values read in phase 1a (at most `max`) and no more: the far OR costs a pass per
+    /// chunk of words, so a spare word would slow every move; phase 2 widens when needed.
+    fn words(&self, max: usize, _reach: usize) -> usize {
+        max / 64 + 1
+    }
+
+    fn run(&self, done: &[u16], n0: usize, d: usize, masks: &mut [u64], words: usize) {
+        debug_assert_eq!(done.len(), n0 - d);
+        masks
+            .par_chunks_mut(LANES * words)
+            .enumerate()
+            .for_each(|(b, out)| {
+                let j0 = b * LANES;
+                let first = self.moves.partition_point(|&s| s < d + j0 + LANES);
+                out.fill(0);
+                // Every lane, also past the table's end: for s >= d + j0 + 64 each read
+                // n0 + j0 + j - s (j < 64) is below n0 - d = done.len(), and the lanes past
+                // the end are scratch.
+                K::far_or(done, out, n0 + j0, LANES, words, &self.moves[first..]);
+            });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::SplitMix64;
+    use crate::table::{NaiveMex, Stamped};
+
+    /// Super-blocks of 64, 128, 256 and 512 positions below N = 3000 (growing at 700, 1500
+    /// and 2500), so every size and both kinds of boundary are reached at small N.
+    const SMALL: Schedule = Schedule {
+        base: 64,
+        grow_at: [700, 1500, 2500],
+    };
+
+    /// A random subtraction set: a few moves below 64 (applied in phase 2 position by
+    /// position), and moves up to 900, which reach phase 1a from the second super-block on.
+    fn random_set(rng: &mut SplitMix64) -> Moves {
+        let mut m: Vec<u64> = (0..rng.range(1, 6)).map(|_| rng.range(1, 63)).collect();
+        m.extend((0..rng.range(0, 30)).map(|_| rng.range(64, 900)));
+        m.sort_unstable();
+        m.dedup();
+        Moves::list(m).unwrap()
+    }
+
+    /// The sets every test runs: the squares, {1..=150} (g(n) = n mod 151: the running max
+    /// crosses the word boundaries 64 and 128 inside super-blocks, so phase 2 widens), and
+    /// random sets.
+    fn sets() -> Vec<Moves> {
+        let mut rng = SplitMix64(0xb175_e7ab);
+        let mut sets = vec![Moves::Squares, Moves::list((1..=150).collect()).unwrap()];
+        sets.extend((0..4).map(|_| random_set(&mut rng)));
+        sets
+    }
+
+    /// g(0..=limit) filled in pieces ending at `cuts` (ascending), each piece resumed from
+    /// the finished prefix and its max, as the long-run driver does.
+    fn fill_in_pieces(b: &BitsetParallel, moves: &Moves, limit: usize, cuts: &[usize]) -> Vec<u16> {
+        let mut g = vec![0u16; limit + 1];
+        let mut from = 0;
+        for &cut in cuts.iter().filter(|&&c| c <= limit).chain([&(limit + 1)]) {
+            let max = g[..from].iter().copied().max().unwrap_or(0);
+            b.fill(moves, &mut g[..cut], from, max);
+            from = cut;
+        }
+        g
+    }
+
+    #[test]
+    fn the_small_schedule_reaches_every_size() {
+        assert_eq!(
+            [0, 700, 1500, 2500].map(|n| SMALL.super_block(n)),
+            [64, 128, 256, 512]
+        );
+    }
+
+    #[test]
+    fn every_path_and_super_block_matches_stamped_at_every_n() {
+        let _guard = isa::TEST_LOCK.lock().unwrap_or_else(|p| p.into_inner());
+        let b = BitsetParallel { schedule: SMALL };
+        for moves in sets() {
+            let want = Stamped.build(&moves, 3000);
+            assert_eq!(want, NaiveMex.build(&moves, 3000), "{moves:?}");
+            for path in Isa::supported_all() {
+                // Every N on the squares; every 7th (and the last) on the other sets.
+                let step = if moves == Moves::Squares { 1 } else { 7 };
+                for limit in (0..=3000).step_by(step).chain([3000]) {
+                    let got = isa::with(path, || b.build(&moves, limit)).unwrap();
+                    assert_eq!(
+                        got.values(),
+                        &want.values()[..=limit],
+                        "{path}, N = {limit}, {moves:?}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_chunked_fill_equals_a_whole_fill_on_every_path_and_pool() {
+        let _guard = isa::TEST_LOCK.lock().unwrap_or_else(|p| p.into_inner());
+        let b = BitsetParallel { schedule: SMALL };
+        // Cuts inside super-blocks, on their boundaries, and at a size change.
+        let cuts = [1, 63, 64, 699, 700, 1234, 2500, 2999];
+        for moves in sets() {
+            let want = Stamped.build(&moves, 3000);
+            for path in Isa::supported_all() {
+                for threads in [1, 2] {
+                    let pool = rayon::ThreadPoolBuilder::new()
+                        .num_threads(threads)
+                        .build()
+                        .unwrap();
+                    let (whole, pieces) = isa::with(path, || {
+                        pool.install(|| {
+                            (
+                                b.build(&moves, 3000),
+                                fill_in_pieces(&b, &moves, 3000, &cuts),
+                            )
+                        })
+                    })
+                    .unwrap();
+                    let why = format!("{path} on {threads} threads, {moves:?}");
+                    assert_eq!(whole, want, "{why}");
+                    assert_eq!(pieces, want.values(), "{why}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_default_schedule_matches_stamped_past_the_first_growth() {
+        // 2^22 + 10^5: the default schedule's first size change (512 -> 1024) on the path
+        // this CPU runs, on the global pool.
+        let limit = (1 << 22) + 100_000;
+        let want = Stamped.build(&Moves::Squares, limit);
+        let got = BitsetParallel::default().build(&Moves::Squares, limit);
+        assert_eq!(got, want);
+    }
+}

@@ -1,0 +1,272 @@
+//! The pipelined super-blocks the parallel table back-ends share (`stamped-parallel`,
+//! `bitset-parallel`): each back-end supplies phase 1a ([`FarPhase`], the moves that reach
+//! only super-blocks finished before the previous one, run in parallel) and the mex kernel;
+//! this module runs phase 2 (the remaining moves, in order) and the pipeline between them.
+//!
+//! Positions are processed in super-blocks [n0, n0 + B) ([`Schedule`]), cut into lane blocks
+//! of L positions (`FarPhase::LANES`). With d the length of the super-block before:
+//! 1a. in parallel over the lane blocks, the block at j0 applies every move s >= d + j0 + L
+//!    (all its options lie below n0 - d, finished before the previous super-block began);
+//! 2. in order, once the previous super-block is done, the block at j0 applies the moves
+//!    L <= s < d + j0 + L (those with s >= j0 + L read only finished super-blocks and go
+//!    through the path's far-move kernel, the others lane by lane), then the moves s < L
+//!    position by position; g(n) is the lowest zero bit of n's mask.
+//!
+//! Each step is `rayon::join(phase 2 of super-block k, phase 1a of super-block k + 1)`: the
+//! thread done first steals phase-1a chunks, so no thread waits for the ordered part.
+//!
+//! Invariant: phase 1a of super-block k + 1 gets only `g[..n0_k]` (n0_k the start of k) and
+//! phase 2 of k gets `g[..n0_k]` shared and super-block k mutable (split borrows, so the
+//! compiler checks that no phase-1a read touches what phase 2 writes). Every mask has
+//! `words` words; a phase-2 option or mex that does not fit them makes the super-block run
+//! again, phase 1a included, one word wider (a back-end that sizes `words` for the worst
+//! case never takes that path).
+
+use super::bits::set_bit;
+use super::bitset::Kernel;
+
+/// Smallest super-block size in positions (a multiple of both lane-block lengths). Phase 2,
+/// the ordered part, costs about sqrt(2B) steps per position; smaller blocks make phase 2
+/// cheaper but synchronise the threads more often.
+pub const SUPER_BLOCK: usize = 512;
+
+/// The super-block sizes of a run: `base` positions up to `grow_at[0]`, then doubling at
+/// each of the three thresholds. The default doubles every factor 4 of n0 from 2^22 on, so
+/// phase 2's share, about sqrt(B / n0), stays near 1-2% while the number of thread
+/// synchronisations (one per super-block) drops. Tests set small thresholds so that every
+/// size is reached at small N.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Schedule {
+    /// The first super-block size, a positive multiple of the back-end's lane block (32
+    /// for `stamped-parallel`, 64 for `bitset-parallel`).
+    pub base: usize,
+    /// The positions from which the size doubles (ascending).
+    pub grow_at: [usize; 3],
+}
+
+impl Default for Schedule {
+    fn default() -> Self {
+        Schedule {
+            base: SUPER_BLOCK,
+            grow_at: [0x40_0000, 0x100_0000, 0x400_0000],
+        }
+    }
+}
+
+impl Schedule {
+    /// The super-block size from position `n0` on.
+    pub fn super_block(&self, n0: usize) -> usize {
+        self.base << self.grow_at.iter().filter(|&&at| n0 >= at).count()
+    }
+
+    /// The largest super-block the schedule ever uses.
+    pub fn largest(&self) -> usize {
+        self.base << self.grow_at.len()
+    }
+}
+
+/// Phase 1a of a parallel back-end.
+pub(super) trait FarPhase: Sync {
+    /// Positions per lane block.
+    const LANES: usize;
+
+    /// Mask words for a super-block whose earlier values are at most `max` and whose values
+    /// up to its end are at most `max + reach`.
+    fn words(&self, max: usize, reach: usize) -> usize;
+
+    /// Fills `masks` (lane block b at `b * LANES * words`, lane j's words at `j * words`
+    /// inside it, every word written) with the options of the super-block at `n0` under the
+    /// moves s >= `d` + j0 + LANES, reading only `done` = g[..n0 - d].
+    fn run(&self, done: &[u16], n0: usize, d: usize, masks: &mut [u64], words: usize);
+}
+
+/// The pipeline state between super-blocks: the pending super-block at `n0`, whose phase 1a
+/// (moves s >= `d` + j0 + L, with `d` the length of the super-block before it) is in `cur`
+/// (`words` words a position); `max` is the largest value below `n0`.
+pub(super) struct Pending {
+    pub(super) n0: usize,
+    pub(super) d: usize,
+    pub(super) max: usize,
+    pub(super) words: usize,
+    pub(super) cur: Vec<u64>,
+    pub(super) next: Vec<u64>,
+}
+
+/// The pipeline state for a run starting at `from` (values before it final, largest
+/// `max`): phase 1a of the first super-block, which has no super-block before it (d = 0),
+/// runs here, since there is nothing to overlap it with.
+pub(super) fn first_pending<F: FarPhase>(
+    g: &[u16],
+    from: usize,
+    max: usize,
+    sched: &Schedule,
+    far: &F,
+) -> Pending {
+    assert!(
+        sched.base > 0 && sched.base.is_multiple_of(F::LANES),
+        "super-blocks are whole lane blocks"
+    );
+    let end = (from + sched.super_block(from)).min(g.len());
+    let words = far.words(max, end - from);
+    let mut cur = vec![0; (end - from).div_ceil(F::LANES) * F::LANES * words];
+    // At `from` = 0 every option lies inside the first super-block: the masks start empty.
+    if from > 0 {
+        far.run(&g[..from], from, 0, &mut cur, words);
+    }
+    Pending {
+        n0: from,
+        d: 0,
+        max,
+        words,
+        cur,
+        next: Vec::new(),
+    }
+}
+
+/// Runs the pipeline from `p` while `stay(p)` holds (a back-end whose phase 1a is
+/// monomorphised on the values' range stops here to re-dispatch). Each step finishes the
+/// pending super-block k (phase 2, on the calling thread) while phase 1a of super-block
+/// k + 1 runs in parallel beside it.
+pub(super) fn run<F: FarPhase, K: Kernel>(
+    g: &mut [u16],
+    p: &mut Pending,
+    moves: &[usize],
+    sched: &Schedule,
+    far: &F,
+    stay: impl Fn(&Pending) -> bool,
+) {
+    let Some(limit) = g.len().checked_sub(1) else {
+        return;
+    };
+    while p.n0 <= limit && stay(p) {
+        let n0 = p.n0;
+        let end = (n0 + sched.super_block(n0)).min(limit + 1);
+        let (done, rest) = g.split_at_mut(n0);
+        let block = &mut rest[..end - n0];
+        let (d, words, max) = (p.d, p.words, p.max);
+        if end > limit {
+            // The last super-block: nothing to overlap.
+            p.max = finish::<F, K>(done, block, moves, &mut p.cur, words, d, max, far);
+            p.n0 = end;
+            break;
+        }
+        let next_end = (end + sched.super_block(end)).min(limit + 1);
+        // Values below `end` are at most max + (end - n0); super-block k + 1 adds at most
+        // its length (a mex exceeds its largest option by at most one).
+        let next_words = far.words(max, next_end - n0);
+        p.next.resize(
+            (next_end - end).div_ceil(F::LANES) * F::LANES * next_words,
+            0,
+        );
+        let (cur, next) = (&mut p.cur, &mut p.next[..]);
+        let (new_max, ()) = rayon::join(
+            || finish::<F, K>(done, block, moves, cur, words, d, max, far),
+            || far.run(done, end, end - n0, next, next_words),
+        );
+        std::mem::swap(&mut p.cur, &mut p.next);
+        (p.n0, p.d, p.max, p.words) = (end, end - n0, new_max, next_words);
+    }
+}
+
+/// Phase 2 of the super-block `block` (at n0 = `done.len()`, after one of length `d`, its
+/// phase 1a in `masks`), widening the masks and redoing phase 1a while a value does not fit
+/// them. Returns the running max after the super-block.
+#[allow(clippy::too_many_arguments)]
+fn finish<F: FarPhase, K: Kernel>(
+    done: &[u16],
+    block: &mut [u16],
+    moves: &[usize],
+    masks: &mut Vec<u64>,
+    mut words: usize,
+    d: usize,
+    max: usize,
+    far: &F,
+) -> usize {
+    loop {
+        if let Some(m) = near_phase::<K>(F::LANES, done, block, moves, masks, words, d, max) {
+            return m;
+        }
+        // Rare: the running max crossed a word boundary inside the previous super-block or
+        // this one. Phase 1a reads only g[..n0 - d], which is unaffected.
+        words += 1;
+        let n0 = done.len();
+        masks.resize(block.len().div_ceil(F::LANES) * F::LANES * words, 0);
+        far.run(&done[..n0 - d], n0, d, masks, words);
+    }
+}
+
+/// Phase 2 (with 1b folded in): finishes the super-block `block` = g[n0 .. n0 + len), with
+/// n0 = `done.len()`, in order, lane blocks of `lanes` positions (at most 64, the far-move
+/// kernels' group). The lane block at j0 applies the moves L <= s < `d` + j0 + L
+/// (contiguous reads of finished positions, before n0 in `done` or earlier in `block`),
+/// then the moves s < L position by position; g(n) is
+/// the lowest zero bit of n's mask. Returns the running max after the super-block (`max` is
+/// the max before it), or `None` when an option or a mex does not fit `words` words.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn near_phase<K: Kernel>(
+    lanes: usize,
+    done: &[u16],
+    block: &mut [u16],
+    moves: &[usize],
+    masks: &mut [u64],
+    words: usize,
+    d: usize,
+    mut max: usize,
+) -> Option<usize> {
+    let n0 = done.len();
+    // Every value in `done` is at most `max`: when that fits, so do all reads of `done`.
+    if max / 64 >= words {
+        return None;
+    }
+    let near_end = moves.partition_point(|&s| s < lanes);
+    for (b, block_masks) in masks.chunks_exact_mut(lanes * words).enumerate() {
+        let j0 = b * lanes;
+        let len = lanes.min(block.len() - j0);
+        let mid_end = moves.partition_point(|&s| s < d + j0 + lanes);
+        // The moves j0 + L <= s < d + j0 + L read only `done` (n0 + j0 + j - s < n0 for
+        // j < L), contiguously: the path's far-move kernel, as in phase 1a.
+        let done_only = moves.partition_point(|&s| s < j0 + lanes).max(near_end);
+        K::far_or(
+            done,
+            block_masks,
+            n0 + j0,
+            len,
+            words,
+            &moves[done_only..mid_end],
+        );
+        for &s in &moves[near_end..done_only] {
+            // s >= L: every option n0 + j0 + j - s is below n0 + j0, finished. Lanes j <
+            // split read `done`, the others the super-block itself.
+            let first = s.saturating_sub(n0 + j0).min(len);
+            let split = s.saturating_sub(j0).clamp(first, len);
+            for j in first..split {
+                let v = done[n0 + j0 + j - s];
+                set_bit_checked(&mut block_masks[j * words..(j + 1) * words], v)?;
+            }
+            for j in split..len {
+                let v = block[j0 + j - s];
+                set_bit_checked(&mut block_masks[j * words..(j + 1) * words], v)?;
+            }
+        }
+        for j in 0..len {
+            let (p, n) = (j0 + j, n0 + j0 + j);
+            let mask = &mut block_masks[j * words..(j + 1) * words];
+            for &s in moves[..near_end].iter().take_while(|&&s| s <= n) {
+                let v = if s <= p { block[p - s] } else { done[n - s] };
+                set_bit_checked(mask, v)?;
+            }
+            let mex = K::mex(mask)?;
+            block[p] = mex as u16;
+            max = max.max(mex);
+        }
+    }
+    Some(max)
+}
+
+/// Sets bit `v` of `mask`, or `None` when the mask is too narrow for it.
+#[inline(always)]
+fn set_bit_checked(mask: &mut [u64], v: u16) -> Option<()> {
+    let v = v as usize;
+    (v >> 6 < mask.len()).then(|| set_bit(mask, v))
+}
