@@ -51,6 +51,13 @@ pub const TABLE_BITSET_FROM: usize = 30_000;
 /// second thread's hand-offs on this shared machine.
 pub const TABLE_BITSET_PARALLEL_FROM: usize = 2_000_000;
 
+/// On the AVX-512 path the bitset back-ends are chosen only up to this N. Past it the
+/// largest value passes 383 (for the squares), the masks need 7 words or more, and the
+/// AVX-512 far-move OR takes them in groups of 16 lanes that each reread every move's lines:
+/// `bitset` took 827 s at 10^8 (1.24 ns a step, against 0.257 at 10^7) where `stamped-lanes`
+/// takes a fraction of that (results/big-n.md, quiet machine).
+pub const TABLE_BITSET_UNTIL: usize = 10_000_000;
+
 /// The table back-end `auto` means for (moves, N, threads) on the path this run's kernels
 /// take ([`crate::isa::active`]).
 pub fn choose_table(moves: &Moves, limit: usize, threads: usize) -> &'static str {
@@ -62,7 +69,7 @@ pub fn choose_table(moves: &Moves, limit: usize, threads: usize) -> &'static str
 /// 0.197 s at 10^6 and 12.4 s at 10^7, results/isa-bits.md, no faster than `stamped-lanes`;
 /// no crossover was measured there).
 pub fn choose_table_on(isa: Isa, _moves: &Moves, limit: usize, threads: usize) -> &'static str {
-    let avx512 = isa == Isa::Avx512;
+    let avx512 = isa == Isa::Avx512 && limit <= TABLE_BITSET_UNTIL;
     if limit < TABLE_LANES_FROM {
         "stamped"
     } else if avx512 && threads >= 2 && limit >= TABLE_BITSET_PARALLEL_FROM {
@@ -383,7 +390,11 @@ mod tests {
         assert_eq!(pick(TABLE_BITSET_FROM, 1), "bitset");
         assert_eq!(pick(TABLE_BITSET_PARALLEL_FROM - 1, 2), "bitset");
         assert_eq!(pick(TABLE_BITSET_PARALLEL_FROM, 2), "bitset-parallel");
-        assert_eq!(pick(usize::MAX, 1), "bitset");
+        assert_eq!(pick(TABLE_BITSET_UNTIL, 1), "bitset");
+        assert_eq!(pick(TABLE_BITSET_UNTIL, 2), "bitset-parallel");
+        assert_eq!(pick(TABLE_BITSET_UNTIL + 1, 1), "stamped-lanes");
+        assert_eq!(pick(TABLE_BITSET_UNTIL + 1, 2), "stamped-parallel");
+        assert_eq!(pick(usize::MAX, 1), "stamped-lanes");
     }
 
     #[test]

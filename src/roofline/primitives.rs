@@ -15,8 +15,9 @@
 //!   `u16` source scattered per repetition, exactly the loop of `SeenLanes::stamp_moves`;
 //! - span: 64-byte loads from a table of N + 1 `u16` (2·(N+1) bytes, written first so its
 //!   pages are real), at n0 - s for every far move 32 <= s <= n0, n0 advancing by 32 through
-//!   the upper half of the table (where the option steps concentrate); the loads are independent, so this is the
-//!   throughput of the level the table lives in, not its latency;
+//!   the upper half of the table (where the option steps concentrate), each move's span
+//!   prefetched 16 moves ahead as the lane kernels do: the throughput of the level the table
+//!   lives in, not its latency;
 //! - stream: sequential `u64` reads over [`STREAM_BYTES`], each copy from its own offset;
 //! - or-scan: one block of `bitset` per repetition, through its own far-move OR and
 //!   lowest-zero kernels on the active `--isa` path: 64 lane masks of G/64 words, 16 spans
@@ -30,6 +31,7 @@
 
 use super::{Primitive, Rates};
 use crate::rng::SplitMix64;
+use crate::table::{prefetch_span, PREFETCH_AHEAD};
 use std::hint::black_box;
 use std::sync::Barrier;
 use std::time::{Duration, Instant};
@@ -265,7 +267,8 @@ fn far_moves(moves: &[usize], len: usize) -> Vec<usize> {
 
 /// Copy `t` of `threads`: per repetition one lane block at n0 (from the upper half of the
 /// table, each copy starting at its own offset, wrapping), one 64-byte span load at n0 - s
-/// for each far move s <= n0. Returns the spans loaded.
+/// for each far move s <= n0, with the span of the move [`PREFETCH_AHEAD`] later prefetched
+/// as `SeenLanes::stamp_moves` does. Returns the spans loaded.
 fn span_loads(table: &[u16], far: &[usize], t: usize, threads: usize, reps: u64) -> u64 {
     let half = table.len() / 2;
     let blocks = (half - LANES) / LANES;
@@ -273,7 +276,14 @@ fn span_loads(table: &[u16], far: &[usize], t: usize, threads: usize, reps: u64)
     let (mut acc, mut spans) = (0u16, 0u64);
     for _ in 0..reps {
         let n0 = half + block * LANES;
-        for &s in far.iter().take_while(|&&s| s <= n0) {
+        for (i, &s) in far.iter().enumerate().take_while(|&(_, &s)| s <= n0) {
+            // The lane kernels' own prefetch, so the loads reach the memory throughput they
+            // get (without it one thread waits on each miss in turn).
+            if let Some(&ahead) = far.get(i + PREFETCH_AHEAD) {
+                if ahead <= n0 {
+                    prefetch_span(table, n0 - ahead);
+                }
+            }
             let span: &[u16; LANES] = table[n0 - s..n0 - s + LANES]
                 .try_into()
                 .expect("LANES values");

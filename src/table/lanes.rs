@@ -134,13 +134,13 @@ impl<const G: usize> SeenLanes<G> {
 /// How many moves ahead [`SeenLanes::stamp_moves`] prefetches the span it will read: the
 /// table leaves L2 past N ~ 10^6, and each move's span of LANES values is a separate stream
 /// that no hardware prefetcher follows.
-const PREFETCH_AHEAD: usize = 16;
+pub(crate) const PREFETCH_AHEAD: usize = 16;
 
 /// Asks the CPU to start loading the cache lines of `g[at .. at + LANES]` (32 values, 64
 /// bytes, at most two lines). A hint only: it has no effect on results, and on
 /// targets without a prefetch instruction it does nothing.
 #[inline(always)]
-fn prefetch_span(g: &[u16], at: usize) {
+pub(crate) fn prefetch_span(g: &[u16], at: usize) {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};

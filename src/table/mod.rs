@@ -25,6 +25,8 @@ pub(crate) use bits::lowest_zero_bit_on;
 pub use bitset::Bitset;
 pub(crate) use bitset::{far_or_on as bitset_far_or_on, LANES as BITSET_LANES};
 pub use bitset_parallel::BitsetParallel;
+/// The lane kernels' span prefetch, which the roofline's `span_load` primitive uses too.
+pub(crate) use lanes::{prefetch_span, PREFETCH_AHEAD};
 pub use naive_mex::NaiveMex;
 pub use pipeline::Schedule;
 pub use stamped::Stamped;
