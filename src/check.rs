@@ -271,6 +271,38 @@ impl Checker {
     }
 }
 
+/// Compares `table` (built by `name` for `moves`) with the first table given to `first`,
+/// which becomes the judge when there is none yet: how `scale` and `roofline` check that the
+/// back-ends they time agree, without building a reference of their own. A difference is an
+/// [`Error::Disagreement`] naming both back-ends and the first differing position.
+pub fn against_first(
+    first: &mut Option<Checker>,
+    moves: &Moves,
+    name: &'static str,
+    table: Table,
+) -> Result<()> {
+    let Some(c) = first else {
+        let case = Case {
+            moves: moves.clone(),
+            limit: table.limit(),
+            heaps: 3,
+        };
+        *first = Some(Checker::new(case, name, table));
+        return Ok(());
+    };
+    if c.table(name, &table) {
+        return Ok(());
+    }
+    let found = c
+        .disagreements()
+        .last()
+        .expect("a disagreement was recorded");
+    Err(Error::Disagreement(format!(
+        "{found} at N = {}",
+        table.limit()
+    )))
+}
+
 /// The table judge for N: the naive control where it affords N, else the reference.
 pub fn table_judge(limit: usize) -> &'static Entry<dyn TableBuilder> {
     table::BACKENDS
@@ -498,6 +530,24 @@ mod tests {
             limit,
             heaps: 3,
         }
+    }
+
+    #[test]
+    fn against_first_takes_the_first_table_as_judge_and_names_a_difference() {
+        let m = Moves::Squares;
+        let good = table::build("stamped", &m, 300).unwrap();
+        let mut values = good.values().to_vec();
+        values[123] ^= 1;
+        let mut first = None;
+        against_first(&mut first, &m, "stamped", good.clone()).unwrap();
+        against_first(&mut first, &m, "bitset", good).unwrap();
+        let e = against_first(&mut first, &m, "wrong", Table::from_values(values))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("wrong") && e.contains("stamped") && e.contains("123"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -4,7 +4,7 @@
 
 use super::args::{JsonArg, LimitArg, MovesArg};
 use super::CliResult;
-use crate::check::{Case, Checker};
+use crate::check::Checker;
 use crate::error::{Error, Result};
 use crate::moves::Moves;
 use crate::registry::{self, Entry};
@@ -263,26 +263,7 @@ fn check_table(
     name: &'static str,
     table: Table,
 ) -> Result<()> {
-    let Some(c) = judge else {
-        let case = Case {
-            moves: plan.moves.clone(),
-            limit: plan.limit,
-            heaps: 3,
-        };
-        *judge = Some(Checker::new(case, name, table));
-        return Ok(());
-    };
-    if c.table(name, &table) {
-        return Ok(());
-    }
-    let found = c
-        .disagreements()
-        .last()
-        .expect("a disagreement was recorded");
-    Err(Error::Disagreement(format!(
-        "{found} at N = {}",
-        plan.limit
-    )))
+    crate::check::against_first(judge, &plan.moves, name, table)
 }
 
 /// The bound of a back-end with `model` on `table`: its threads and its model's demand at

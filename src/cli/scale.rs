@@ -5,7 +5,7 @@
 
 use super::args::{GridArgs, MovesArg, StudyFileArgs};
 use super::CliResult;
-use crate::check::{Case, Checker};
+use crate::check::Checker;
 use crate::error::{Error, Result};
 use crate::moves::Moves;
 use crate::roofline::{self, primitives, RateBook, Workload};
@@ -236,7 +236,7 @@ fn measure(plan: &Study, log: &mut CsvLog) -> Result<()> {
         } else {
             let (mut row, table) = measure_point(plan, name, n, &host)?;
             fill_bound(&mut row, &mut book, plan, &table)?;
-            check_point(&mut checker, plan, name, n, table)?;
+            check_point(&mut checker, plan, name, table)?;
             progress.say(row_line(&row));
             log.append(row)?;
         }
@@ -271,32 +271,15 @@ fn skip_reason(
     ))
 }
 
-/// Compares the table `name` built at `n` with the first one measured there (which becomes
+/// Compares the table `name` built at one N with the first one measured there (which becomes
 /// the judge when there is none yet); a difference stops the study, naming both.
 fn check_point(
     checker: &mut Option<Checker>,
     plan: &Study,
     name: &'static str,
-    n: u64,
     table: table::Table,
 ) -> Result<()> {
-    let Some(c) = checker else {
-        let case = Case {
-            moves: plan.moves.clone(),
-            limit: table.limit(),
-            heaps: 3,
-        };
-        *checker = Some(Checker::new(case, name, table));
-        return Ok(());
-    };
-    if c.table(name, &table) {
-        return Ok(());
-    }
-    let found = c
-        .disagreements()
-        .last()
-        .expect("a disagreement was recorded");
-    Err(Error::Disagreement(format!("{found} at N = {n}")))
+    crate::check::against_first(checker, &plan.moves, name, table)
 }
 
 /// Builds the table of `name` at `n` --repeat times: the row and the last table.
