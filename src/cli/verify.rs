@@ -134,12 +134,12 @@ pub fn verify_with(
 const SAVED_REFERENCE_MAX: usize = 10_000_000;
 
 /// The judge of a saved table past [`SAVED_REFERENCE_MAX`], named rather than left to the
-/// planner: `auto` now makes big tables with `bitset` (one thread) or `bitset-parallel`
-/// (two or more) on AVX-512, which share the far-move OR kernel, so the planner's
-/// one-thread choice could judge a table with the kernel that made it. `stamped-lanes`
-/// (byte stamps, one thread) shares no kernel with either, nor the super-block schedule and
-/// thread split of `stamped-parallel`; it is the judge `auto` had before, and it still
-/// shares its kernel with a table made by `stamped-lanes` itself.
+/// planner, whose choice follows `--isa` and the thread count (on AVX-512 up to 10^7 it
+/// picks the bitset back-ends, which share the far-move OR kernel). `stamped-lanes` (byte
+/// stamps, one thread) shares no kernel with `bitset` or `bitset-parallel`, nor the
+/// super-block schedule and thread split of `stamped-parallel`, which `auto` makes big
+/// tables with on two or more threads; it still shares its kernel with a table made by
+/// `stamped-lanes` itself (the one-thread default past 10^7).
 pub const SAVED_JUDGE: &str = "stamped-lanes";
 
 /// Checks the complete saved table in `path` (made for `moves`): its zero set against every
@@ -376,19 +376,23 @@ mod tests {
     }
 
     #[test]
-    fn the_saved_judge_is_never_what_auto_makes_big_tables_with_on_avx512() {
+    fn the_saved_judge_is_not_what_auto_makes_big_tables_with_on_two_threads() {
         use crate::isa::Isa;
         let judge = crate::table::find(SAVED_JUDGE).unwrap();
         assert!(!judge.is_control());
-        for threads in [1, 2, 8] {
-            let made = crate::planner::choose_table_on(
-                Isa::Avx512,
-                &crate::moves::Moves::Squares,
-                SAVED_REFERENCE_MAX + 1,
-                threads,
-            );
-            // The bitset back-ends share the far-move OR; the judge must be of another family.
-            assert!(made.starts_with("bitset") && !SAVED_JUDGE.starts_with("bitset"));
+        // The judge is of neither the bitset family (the far-move OR) nor the parallel
+        // pipeline (its schedule and thread split).
+        assert!(!SAVED_JUDGE.starts_with("bitset") && !SAVED_JUDGE.ends_with("parallel"));
+        for isa in Isa::ALL {
+            for threads in [2, 8] {
+                let made = crate::planner::choose_table_on(
+                    isa,
+                    &crate::moves::Moves::Squares,
+                    SAVED_REFERENCE_MAX + 1,
+                    threads,
+                );
+                assert_ne!(made, SAVED_JUDGE, "{isa}, {threads} threads");
+            }
         }
     }
 }
