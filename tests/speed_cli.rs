@@ -6,6 +6,20 @@ mod common;
 use common::{json_of, nimsquare, refusal_stderr};
 use nimsquare::isa::Isa;
 
+/// `solve --json` at `limit` on the vector path `isa` and `threads` threads.
+fn solve_on(isa: &str, threads: &str, limit: &str) -> serde_json::Value {
+    json_of([
+        "--isa",
+        isa,
+        "--threads",
+        threads,
+        "solve",
+        "--limit",
+        limit,
+        "--json",
+    ])
+}
+
 #[test]
 fn solve_defaults_to_auto_and_reports_the_choice() {
     let v = json_of(["solve", "--json"]);
@@ -20,18 +34,7 @@ fn solve_defaults_to_auto_and_reports_the_choice() {
 
 #[test]
 fn auto_follows_the_thread_count() {
-    let solve = |isa: &str, threads: &str| {
-        json_of([
-            "--isa",
-            isa,
-            "--threads",
-            threads,
-            "solve",
-            "--limit",
-            "1e6",
-            "--json",
-        ])
-    };
+    let solve = |isa, threads| solve_on(isa, threads, "1e6");
     let (one, two) = (solve("portable", "1"), solve("portable", "2"));
     assert_eq!(one["answer"], two["answer"]);
     // The documented thresholds off AVX-512: lanes on one thread, the parallel table from
@@ -47,18 +50,7 @@ fn auto_on_avx512_takes_the_bitset_tables() {
         return;
     }
     // 3 * 10^6: past both AVX-512 crossovers (3 * 10^4 and 2 * 10^6).
-    let solve = |isa: &str, threads: &str| {
-        json_of([
-            "--isa",
-            isa,
-            "--threads",
-            threads,
-            "solve",
-            "--limit",
-            "3e6",
-            "--json",
-        ])
-    };
+    let solve = |isa, threads| solve_on(isa, threads, "3e6");
     let (one, two) = (solve("avx512", "1"), solve("avx512", "2"));
     let want = solve("portable", "1");
     assert_eq!(want["table"], "stamped-lanes");

@@ -202,12 +202,7 @@ pub static BACKENDS: &[Entry<dyn TableBuilder>] = &[
         model: Model {
             summary: "per option step 1 set insertion (counted as 1 scattered store, a lower bound) and 1/32 span load; per position g(n)+1 word ops for the mex",
             parallel: false,
-            demand: |w| {
-                table_io(w)
-                    .with(Primitive::Scatter, w.steps)
-                    .with(Primitive::Span, w.steps / 32.0)
-                    .with(Primitive::OrScan, w.positions() * (w.mean_value + 1.0))
-            },
+            demand: one_store_a_step_and_a_mex_walk,
         },
         make: || Box::new(NaiveMex),
     },
@@ -219,12 +214,7 @@ pub static BACKENDS: &[Entry<dyn TableBuilder>] = &[
         model: Model {
             summary: "per option step 1 stamp store into seen[g(n-s)] and 1/32 span load (a move's options of 32 consecutive n share one 64-byte line); per position g(n)+1 compares for the mex walk",
             parallel: false,
-            demand: |w| {
-                table_io(w)
-                    .with(Primitive::Scatter, w.steps)
-                    .with(Primitive::Span, w.steps / 32.0)
-                    .with(Primitive::OrScan, w.positions() * (w.mean_value + 1.0))
-            },
+            demand: one_store_a_step_and_a_mex_walk,
         },
         make: || Box::new(Stamped),
     },
@@ -316,6 +306,15 @@ pub static BACKENDS: &[Entry<dyn TableBuilder>] = &[
         make: || Box::new(ValueBounded),
     },
 ];
+
+/// The model of the per-position mex (`stamped`, and `naive-mex` counted as generously): per
+/// option step one store and 1/32 span load, per position g(n) + 1 word ops for the mex walk.
+fn one_store_a_step_and_a_mex_walk(w: &Workload) -> Demand {
+    table_io(w)
+        .with(Primitive::Scatter, w.steps)
+        .with(Primitive::Span, w.steps / 32.0)
+        .with(Primitive::OrScan, w.positions() * (w.mean_value + 1.0))
+}
 
 /// The table traffic every back-end has, in [`crate::roofline`] terms: g(0..=N) written once
 /// and read at least once, 4 bytes a position of sequential bandwidth.
