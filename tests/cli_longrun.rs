@@ -168,10 +168,11 @@ fn a_signalled_run_keeps_a_checkpoint_that_the_same_command_completes() {
     assert_eq!(solve(&args[1..]), resumed);
 }
 
-/// `verify --load-table path`: its exit status and stdout.
-fn verify_saved(path: &Path) -> (Option<i32>, String) {
+/// `verify --load-table path [extra]`: its exit status and stdout.
+fn verify_saved(path: &Path, extra: &[&str]) -> (Option<i32>, String) {
     let out = nimsquare()
         .args(["verify", "--load-table", s(path)])
+        .args(extra)
         .output()
         .unwrap();
     (
@@ -185,7 +186,7 @@ fn verify_checks_a_saved_table_and_fails_on_a_wrong_one() {
     let dir = scratch("verify-saved");
     let good = dir.join("good.tbl");
     solve(&["-n", "5000", "--save-table", s(&good)]);
-    let (code, text) = verify_saved(&good);
+    let (code, text) = verify_saved(&good, &[]);
     assert_eq!(code, Some(0), "{text}");
     assert!(
         text.contains(
@@ -204,7 +205,7 @@ fn verify_checks_a_saved_table_and_fails_on_a_wrong_one() {
     let wrong = dir.join("wrong.tbl");
     let max = *g.iter().max().unwrap();
     nimsquare::longrun::tablefile::write_atomic(&wrong, &moves, 5000, &g, max).unwrap();
-    let (code, text) = verify_saved(&wrong);
+    let (code, text) = verify_saved(&wrong, &[]);
     assert_eq!(code, Some(1), "{text}");
     assert!(
         text.contains("g(17) = 0 but 'saved table' gives 1"),
@@ -214,6 +215,37 @@ fn verify_checks_a_saved_table_and_fails_on_a_wrong_one() {
         text.contains("'saved table' makes 17 hot but 'sieve' makes it cold"),
         "{text}"
     );
+    // --cold-only checks the zero set alone: it still catches the wrong cold position ...
+    let (code, text) = verify_saved(&wrong, &["--cold-only"]);
+    assert_eq!(code, Some(1), "{text}");
+    assert!(
+        text.contains("'saved table' makes 17 hot but 'sieve' makes it cold"),
+        "{text}"
+    );
+    // ... passes a good table, saying the values went unchecked ...
+    let (code, text) = verify_saved(&good, &["--cold-only"]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(
+        text.contains("zero set against the cold sets of sieve, naive-cold (values not checked: --cold-only): all checks passed"),
+        "{text}"
+    );
+    // ... and, as it says, does not see a wrong value that is not zero (g(18) = 1 as 5),
+    // which the full check does.
+    g[17] = 0;
+    assert_eq!(g[18], 1, "OEIS A014586: g(18) = 1");
+    g[18] = 5;
+    let hot = dir.join("wrong-hot.tbl");
+    nimsquare::longrun::tablefile::write_atomic(&hot, &moves, 5000, &g, max.max(5)).unwrap();
+    assert_eq!(verify_saved(&hot, &["--cold-only"]).0, Some(0));
+    let (code, text) = verify_saved(&hot, &[]);
+    assert_eq!(code, Some(1), "{text}");
+    assert!(
+        text.contains("g(18) = 1 but 'saved table' gives 5"),
+        "{text}"
+    );
+    // --cold-only without a saved table is refused.
+    let err = assert_refused(&["verify", "--cold-only"]);
+    assert!(err.contains("--load-table"), "{err}");
     // Other moves than the file's are refused before any work.
     let err = assert_refused(&["verify", "--load-table", s(&good), "--moves", "1,3,4"]);
     assert!(
