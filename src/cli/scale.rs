@@ -19,7 +19,9 @@ use std::time::Instant;
 #[command(
     long_about = "Times table back-ends on a geometric grid of N (the scaling study).\n\n\
     For each N from --from to --to (--points values, equally spaced in log N) and each back-end, \
-    builds the table --repeat times and appends one CSV row (median and minimum seconds, option \
+    builds the table --repeat times (after one untimed warm-up build when a point is under \
+    2^30 option steps, N below about 1.3·10^6 for the squares, so that what ran before, such as the \
+    roofline primitives, does not slow its first timed build) and appends one CSV row (median and minimum seconds, option \
     steps S(N), ns per step, max value, threads, moves, git revision, CPU, vector path, and the \
     roofline: bound ns per step, binding resource, efficiency, from primitives measured once per N) \
     to --out, flushed at once, so an interrupted run keeps every finished point. An existing --out is never replaced \
@@ -282,7 +284,15 @@ fn check_point(
     crate::check::against_first(checker, &plan.moves, name, table)
 }
 
-/// Builds the table of `name` at `n` --repeat times: the row and the last table.
+/// Points of fewer option steps than this get one untimed build before the timed ones. A
+/// build of micro- to milliseconds is slowed by what ran just before it in the process:
+/// after the roofline primitives, `stamped-parallel` at N <= 10^5 timed up to 1.9x slower
+/// inside a study than alone (results/big-n.md). Above it one build costs a second or more and the warm-up would
+/// double the study for no visible effect.
+pub const WARM_UP_BELOW_STEPS: u128 = 1 << 30;
+
+/// Builds the table of `name` at `n` --repeat times (after one untimed warm-up build below
+/// [`WARM_UP_BELOW_STEPS`]): the row and the last table.
 fn measure_point(
     plan: &Study,
     name: &str,
@@ -291,6 +301,10 @@ fn measure_point(
 ) -> Result<(Row, table::Table)> {
     let limit = table::check_limit(n)?;
     let builder = (table::find(name)?.make)();
+    let steps = plan.moves.option_steps(limit);
+    if steps < WARM_UP_BELOW_STEPS {
+        drop(builder.build(&plan.moves, limit));
+    }
     let mut times = Vec::with_capacity(plan.settings.repeats);
     let mut table = None;
     for _ in 0..plan.settings.repeats {
@@ -301,7 +315,6 @@ fn measure_point(
         table = Some(t);
     }
     let table = table.expect("at least one repeat");
-    let steps = plan.moves.option_steps(limit);
     let med = scaling::median(&times);
     let row = Row {
         backend: name.to_string(),

@@ -162,6 +162,11 @@ pub fn time_ns_per_op(
 }
 
 /// One timing: `threads` copies of the kernel started together; (wall seconds, total ops).
+///
+/// The copies run on the threads of the rayon pool, the ones the parallel back-ends use,
+/// whenever it has enough of them: starting fresh OS threads instead slowed the parallel
+/// back-ends timed after them in the same process (`scale` measures the primitives between
+/// its points) by up to 1.7x at N <= 10^5 (results/big-n.md).
 fn run_concurrently(
     threads: usize,
     reps: u64,
@@ -171,6 +176,26 @@ fn run_concurrently(
         let start = Instant::now();
         let ops = black_box(kernel(0, reps));
         return (start.elapsed().as_secs_f64(), ops);
+    }
+    if threads <= rayon::current_num_threads() {
+        // Every pool thread runs the closure once; the first `threads` each time one copy
+        // from the moment all of them are at the barrier.
+        let barrier = Barrier::new(threads);
+        let runs = rayon::broadcast(|ctx| {
+            (ctx.index() < threads).then(|| {
+                barrier.wait();
+                let start = Instant::now();
+                let ops = black_box(kernel(ctx.index(), reps));
+                (start, Instant::now(), ops)
+            })
+        });
+        let runs: Vec<_> = runs.into_iter().flatten().collect();
+        let start = runs.iter().map(|r| r.0).min().expect("threads > 1 copies");
+        let end = runs.iter().map(|r| r.1).max().expect("threads > 1 copies");
+        return (
+            end.duration_since(start).as_secs_f64(),
+            runs.iter().map(|r| r.2).sum(),
+        );
     }
     let barrier = Barrier::new(threads + 1);
     std::thread::scope(|scope| {
