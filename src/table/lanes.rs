@@ -48,6 +48,11 @@ pub(crate) struct SeenLanes<const G: usize> {
 
 impl<const G: usize> SeenLanes<G> {
     pub(crate) fn new() -> Self {
+        Self::on(isa::active())
+    }
+
+    /// Lanes whose mex scan and bit packing take `path` (one [`crate::isa::force`] accepts).
+    pub(crate) fn on(path: Isa) -> Self {
         assert!(G.is_power_of_two() && G >= 64);
         let lanes: Box<[Lane<G>; LANES]> = vec![Lane([0u8; G]); LANES]
             .into_boxed_slice()
@@ -56,7 +61,7 @@ impl<const G: usize> SeenLanes<G> {
         SeenLanes {
             lanes,
             stamp: 0,
-            path: isa::active(),
+            path,
         }
     }
 
