@@ -67,8 +67,14 @@ impl Kernel for Avx2 {
 /// # Safety
 /// The CPU must have AVX-512 F/BW/VL and AVX2 ([`crate::isa::Isa::Avx512`] supported).
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2,bmi1,bmi2")]
-pub(super) unsafe fn fill_avx512(moves: &[usize], g: &mut [u16], from: usize, max_before: usize) {
-    fill_with::<Avx512>(moves, g, from, max_before)
+pub(super) unsafe fn fill_avx512(
+    moves: &[usize],
+    g: &mut [u16],
+    from: usize,
+    max_before: usize,
+    until: usize,
+) -> (usize, usize) {
+    fill_with::<Avx512>(moves, g, from, max_before, until)
 }
 
 /// `bitset`'s block loop compiled for AVX2.
@@ -76,8 +82,14 @@ pub(super) unsafe fn fill_avx512(moves: &[usize], g: &mut [u16], from: usize, ma
 /// # Safety
 /// The CPU must have AVX2, BMI1 and BMI2 ([`crate::isa::Isa::Avx2`] supported).
 #[target_feature(enable = "avx2,bmi1,bmi2")]
-pub(super) unsafe fn fill_avx2(moves: &[usize], g: &mut [u16], from: usize, max_before: usize) {
-    fill_with::<Avx2>(moves, g, from, max_before)
+pub(super) unsafe fn fill_avx2(
+    moves: &[usize],
+    g: &mut [u16],
+    from: usize,
+    max_before: usize,
+    until: usize,
+) -> (usize, usize) {
+    fill_with::<Avx2>(moves, g, from, max_before, until)
 }
 
 /// The AVX-512 far-move OR alone (the tests, the roofline primitive).
