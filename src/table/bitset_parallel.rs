@@ -98,6 +98,7 @@ pub(super) fn fill_with<K: Kernel>(
     rayon::scope(|_| {
         let mut p = pipeline::first_pending(g, from, max, sched, &far);
         pipeline::run::<_, K>(g, &mut p, moves, sched, &far, |_| true);
+        pipeline::recycle(p);
     });
 }
 

@@ -92,9 +92,25 @@ pub(super) struct Pending {
     pub(super) next: Vec<u64>,
 }
 
+/// The two mask buffers of the last run, kept for the next one ([`first_pending`] takes
+/// them, [`recycle`] puts them back). Fresh buffers each run were allocated and freed on
+/// every build, and glibc handed their pages back to the kernel each time (trimming the
+/// arena top with `brk` or `madvise`), so each build page-faulted them in again: 12-45
+/// faults a build and +15-30% at N = 2154 (results/big-n.md). What is kept is the two
+/// buffers of the last run (at most what its `scratch_bytes` counted for them, a few MB at
+/// N = 10^9).
+static SPARE_MASKS: std::sync::Mutex<Option<[Vec<u64>; 2]>> = std::sync::Mutex::new(None);
+
+/// Gives the buffers of a finished run back for the next one.
+pub(super) fn recycle(p: Pending) {
+    let mut spare = SPARE_MASKS.lock().unwrap_or_else(|e| e.into_inner());
+    *spare = Some([p.cur, p.next]);
+}
+
 /// The pipeline state for a run starting at `from` (values before it final, largest
 /// `max`): phase 1a of the first super-block, which has no super-block before it (d = 0),
-/// runs here, since there is nothing to overlap it with.
+/// runs here, since there is nothing to overlap it with. Its buffers are the last run's
+/// when there is one ([`SPARE_MASKS`]).
 pub(super) fn first_pending<F: FarPhase>(
     g: &[u16],
     from: usize,
@@ -108,7 +124,10 @@ pub(super) fn first_pending<F: FarPhase>(
     );
     let end = (from + sched.super_block(from)).min(g.len());
     let words = far.words(max, end - from);
-    let mut cur = vec![0; (end - from).div_ceil(F::LANES) * F::LANES * words];
+    let spare = SPARE_MASKS.lock().unwrap_or_else(|e| e.into_inner()).take();
+    let [mut cur, next] = spare.unwrap_or_default();
+    cur.clear();
+    cur.resize((end - from).div_ceil(F::LANES) * F::LANES * words, 0);
     // At `from` = 0 every option lies inside the first super-block: the masks start empty.
     if from > 0 {
         far.run(&g[..from], from, 0, &mut cur, words);
@@ -119,7 +138,7 @@ pub(super) fn first_pending<F: FarPhase>(
         max,
         words,
         cur,
-        next: Vec::new(),
+        next,
     }
 }
 

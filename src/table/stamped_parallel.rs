@@ -87,6 +87,9 @@ impl TableBuilder for StampedParallel {
                     break;
                 }
             }
+            if let Some(p) = pending {
+                pipeline::recycle(p);
+            }
         });
     }
 
