@@ -196,7 +196,7 @@ fn fill_at_once(end: usize, done: usize, fill: Fill<'_>, opts: &LongRun) -> Resu
             "this table back-end cannot resume from a checkpoint or a partial table; choose a resumable one".into(),
         ));
     }
-    let mut g = vec![0u16; end];
+    let mut g = crate::table::zeroed_table(end);
     fill(&mut g, 0, 0);
     Ok(Outcome::Finished(g))
 }
@@ -211,6 +211,9 @@ struct Filling {
 impl Filling {
     /// The run for `end` = N + 1 positions starting from the `done` values in `g`.
     fn new(mut g: Vec<u16>, done: usize, end: usize) -> Filling {
+        // The positions still to fill are first touched here, after the huge-page advice.
+        g.reserve_exact(end.saturating_sub(g.len()));
+        crate::table::advise_huge_pages(&mut g);
         g.resize(end, 0);
         let max = g[..done].iter().copied().max().unwrap_or(0);
         Filling { g, done, max }

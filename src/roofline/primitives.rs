@@ -14,7 +14,7 @@
 //! - scatter: 32 lanes × G bytes (G the lane stride), 32 spans of a 1024-value L1-resident
 //!   `u16` source scattered per repetition, exactly the loop of `SeenLanes::stamp_moves`;
 //! - span: 64-byte loads from a table of N + 1 `u16` (2·(N+1) bytes, written first so its
-//!   pages are real), at n0 - s for every far move 32 <= s <= n0, n0 advancing by 32 through
+//!   pages are real, on huge pages when big as the back-ends' tables are), at n0 - s for every far move 32 <= s <= n0, n0 advancing by 32 through
 //!   the upper half of the table (where the option steps concentrate), each move's span
 //!   prefetched 16 moves ahead as the lane kernels do: the throughput of the level the table
 //!   lives in, not its latency;
@@ -166,7 +166,7 @@ pub fn time_ns_per_op(
 /// The copies run on the threads of the rayon pool, the ones the parallel back-ends use,
 /// whenever it has enough of them: starting fresh OS threads instead slowed the parallel
 /// back-ends timed after them in the same process (`scale` measures the primitives between
-/// its points) by up to 1.7x at N <= 10^5 (results/big-n.md).
+/// its points; results/big-n.md, target 4).
 fn run_concurrently(
     threads: usize,
     reps: u64,
@@ -269,9 +269,13 @@ fn scatter_g<const G: usize>(src: &[u16], reps: u64) -> u64 {
 
 /// A table of N + 1 values (at least 4096), every page written.
 fn span_table(limit: usize) -> Vec<u16> {
-    (0..(limit + 1).max(4096))
-        .map(|i| (i % 509) as u16)
-        .collect()
+    // On the same pages as the back-ends' tables (huge pages when big), so the loads see
+    // the same TLB.
+    let mut table = crate::table::zeroed_table((limit + 1).max(4096));
+    for (i, v) in table.iter_mut().enumerate() {
+        *v = (i % 509) as u16;
+    }
+    table
 }
 
 /// The far moves (>= 32) that the kernel's blocks can reach (every n0 lies in the upper half

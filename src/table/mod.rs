@@ -10,6 +10,7 @@ mod bitset;
 mod bitset_parallel;
 #[cfg(target_arch = "x86_64")]
 mod bitset_simd;
+mod huge_pages;
 mod lanes;
 mod naive_mex;
 mod pipeline;
@@ -25,6 +26,7 @@ pub(crate) use bits::lowest_zero_bit_on;
 pub use bitset::Bitset;
 pub(crate) use bitset::{far_or_on as bitset_far_or_on, LANES as BITSET_LANES};
 pub use bitset_parallel::BitsetParallel;
+pub use huge_pages::{advise as advise_huge_pages, zeroed as zeroed_table, HUGE_PAGES_FROM_BYTES};
 /// The lane kernels' span prefetch, which the roofline's `span_load` primitive uses too.
 pub(crate) use lanes::{prefetch_span, PREFETCH_AHEAD};
 pub use naive_mex::NaiveMex;
@@ -186,7 +188,7 @@ pub trait TableBuilder: Send + Sync {
 
     /// g(0..=limit) from scratch. The caller has checked `limit` with [`check_limit`].
     fn build(&self, moves: &Moves, limit: usize) -> Table {
-        let mut g = vec![0u16; limit + 1];
+        let mut g = zeroed_table(limit + 1);
         self.fill(moves, &mut g, 0, 0);
         Table::from_values(g)
     }
