@@ -284,11 +284,10 @@ fn check_point(
     crate::check::against_first(checker, &plan.moves, name, table)
 }
 
-/// Points of fewer option steps than this get one untimed build before the timed ones. A
-/// build of micro- to milliseconds is slowed by what ran just before it in the process:
-/// after the roofline primitives, `stamped-parallel` at N <= 10^5 timed up to 1.9x slower
-/// inside a study than alone (results/big-n.md). Above it one build costs a second or more and the warm-up would
-/// double the study for no visible effect.
+/// Points of fewer option steps than this get one untimed build before the timed ones: a
+/// build of micro- to milliseconds is slowed by what ran just before it in the process
+/// (results/big-n.md, target 4). Above it one build costs a second or more, and a warm-up
+/// would double the study for no visible effect.
 pub const WARM_UP_BELOW_STEPS: u128 = 1 << 30;
 
 /// Builds the table of `name` at `n` --repeat times (after one untimed warm-up build below

@@ -113,9 +113,8 @@ impl Kernel for Portable {
 }
 
 /// The running max below which the AVX-512 path runs the AVX2 kernels: while every mask is
-/// one word the AVX2 block loop measured 18-25% faster at N = 10^4 to 2·10^4, equal at
-/// 5·10^4, and from two words on (N ~ 6·10^4 for the squares) AVX-512 wins
-/// (results/big-n.md).
+/// one word the AVX2 block loop is the faster, from two words on (N ~ 6·10^4 for the
+/// squares) the AVX-512 one (results/big-n.md, target 4).
 pub const AVX2_BELOW_MAX: usize = 64;
 
 /// `fill` on the path `isa` with the moves up to N (`moves`, ascending). `isa` must be

@@ -95,8 +95,8 @@ pub(super) struct Pending {
 /// The two mask buffers of the last run, kept for the next one ([`first_pending`] takes
 /// them, [`recycle`] puts them back). Fresh buffers each run were allocated and freed on
 /// every build, and glibc handed their pages back to the kernel each time (trimming the
-/// arena top with `brk` or `madvise`), so each build page-faulted them in again: 12-45
-/// faults a build and +15-30% at N = 2154 (results/big-n.md). What is kept is the two
+/// arena top with `brk` or `madvise`), so each build page-faulted them in again, which
+/// cost small builds a quarter of their time (results/big-n.md, target 4). What is kept is the two
 /// buffers of the last run (at most what its `scratch_bytes` counted for them, a few MB at
 /// N = 10^9).
 static SPARE_MASKS: std::sync::Mutex<Option<[Vec<u64>; 2]>> = std::sync::Mutex::new(None);

@@ -60,10 +60,9 @@ impl TableBuilder for StampedLanes {
     }
 }
 
-/// The running max below which the block loop takes the scalar path on every `--isa`. The
-/// vector paths win from about here (N ~ 1.2·10^4 for the squares): below it the scalar loop
-/// measured up to 15% faster than the AVX-512 one, above it up to 20% slower
-/// (results/big-n.md).
+/// The running max below which the block loop takes the scalar path on every `--isa`: the
+/// measured crossover (N ~ 1.2·10^4 for the squares; results/big-n.md, target 4), below
+/// which the scalar loop beats the AVX-512 one and above which it loses.
 pub const SCALAR_BELOW_MAX: usize = 36;
 
 /// [`run`] compiled for the vector path `path` (read once per fill): on the AVX paths the
