@@ -1,8 +1,8 @@
 //! Big tables on 2 MiB pages.
 //!
 //! Every far move of the lane kernels reads a span from anywhere below the current block, so
-//! past a few MB nearly every span load also misses the TLB (4 KiB pages: the 4096-entry L2
-//! TLB covers 16 MiB). Transparent huge pages are in `madvise` mode on the machines this
+//! past a few MB nearly every span load also misses the TLB (with 4 KiB pages its few
+//! thousand entries cover some 16 MiB). Transparent huge pages are in `madvise` mode on the machines this
 //! runs on, so the table asks for them: `madvise(MADV_HUGEPAGE)` on its buffer before its
 //! pages are first touched. The advice is a hint: where the kernel has no huge pages, or on
 //! systems other than Linux, nothing changes, and the values never depend on it. What it
