@@ -36,18 +36,14 @@ pub struct StampedLanes;
 impl TableBuilder for StampedLanes {
     fn fill(&self, moves: &Moves, g: &mut [u16], from: usize, max_before: u16) {
         let moves = moves.up_to(g.len().saturating_sub(1));
-        let (near, far) = split_moves(&moves, LANES);
-        let (mut n0, mut max) = (from, max_before as usize);
-        let active = isa::active();
-        while n0 < g.len() {
-            let stride = stride_for(max + LANES);
-            let (path, until) = if max < SCALAR_BELOW_MAX {
-                (Isa::Scalar, SCALAR_BELOW_MAX)
-            } else {
-                (active, usize::MAX)
-            };
-            (n0, max) = with_stride!(stride, G => run_on::<G>(path, g, n0, max, until, near, far));
-        }
+        fill_on(
+            isa::active(),
+            SCALAR_BELOW_MAX,
+            &moves,
+            g,
+            from,
+            max_before as usize,
+        );
     }
 
     fn scratch_bytes(&self, moves: &Moves, limit: usize, _threads: usize) -> u64 {
@@ -64,6 +60,30 @@ impl TableBuilder for StampedLanes {
 /// measured crossover (N ~ 1.2·10^4 for the squares; results/big-n.md, target 4), below
 /// which the scalar loop beats the AVX-512 one and above which it loses.
 pub const SCALAR_BELOW_MAX: usize = 36;
+
+/// Fills `g` from `from` (values before it final, largest `max`) with the moves up to N
+/// (`moves`, ascending): on the scalar path while the running max is below `scalar_below`,
+/// then on `path`, re-dispatching on the stride as the max grows.
+fn fill_on(
+    path: Isa,
+    scalar_below: usize,
+    moves: &[usize],
+    g: &mut [u16],
+    from: usize,
+    mut max: usize,
+) {
+    let (near, far) = split_moves(moves, LANES);
+    let mut n0 = from;
+    while n0 < g.len() {
+        let stride = stride_for(max + LANES);
+        let (path, until) = if max < scalar_below {
+            (Isa::Scalar, scalar_below)
+        } else {
+            (path, usize::MAX)
+        };
+        (n0, max) = with_stride!(stride, G => run_on::<G>(path, g, n0, max, until, near, far));
+    }
+}
 
 /// [`run`] compiled for the vector path `path` (read once per fill): on the AVX paths the
 /// whole block loop is compiled with those features, so the per-position mex scan inlines
@@ -169,16 +189,8 @@ mod tests {
     /// The block loop from position 0 with the mex scan of `path` throughout (no scalar
     /// start), so the vector scans run at the small N the tests afford.
     fn from_zero_on(path: Isa, moves: &Moves, limit: usize) -> Vec<u16> {
-        let listed = moves.up_to(limit);
-        let (near, far) = split_moves(&listed, LANES);
         let mut g = vec![0u16; limit + 1];
-        let (mut n0, mut max) = (0, 0);
-        while n0 < g.len() {
-            let stride = stride_for(max + LANES);
-            (n0, max) = with_stride!(stride, G => run_on::<G>(
-                path, &mut g, n0, max, usize::MAX, near, far
-            ));
-        }
+        fill_on(path, 0, &moves.up_to(limit), &mut g, 0, 0);
         g
     }
 
