@@ -22,10 +22,10 @@
 //! (N = 10^3 and 10^4, short measurement) for a smoke run of the scripts.
 
 use criterion::{BenchmarkId, Criterion, SamplingMode, Throughput};
-use nimsquare::check::{self, Case};
+use nimsquare::base::isa::{self, Isa};
+use nimsquare::base::moves::Moves;
 use nimsquare::count::Counter;
-use nimsquare::isa::{self, Isa};
-use nimsquare::moves::Moves;
+use nimsquare::instruments::check::{self, Case};
 use nimsquare::registry::{self, Entry};
 use nimsquare::table::{Table, TableBuilder};
 use nimsquare::{count, table};

@@ -3,9 +3,9 @@
 //! `cargo run --release --example sieve_time -- N [WINDOW_BYTES]`; the thread count comes
 //! from `RAYON_NUM_THREADS` (rayon's default: one per core). Used for `results/sieve.md`.
 
+use nimsquare::base::memory::{human, peak_rss_bytes};
+use nimsquare::base::moves::Moves;
 use nimsquare::cold::{ColdFinder, Sieve, DEFAULT_WINDOW};
-use nimsquare::memory::{human, peak_rss_bytes};
-use nimsquare::moves::Moves;
 use std::time::Instant;
 
 fn main() {

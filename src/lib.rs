@@ -1,37 +1,41 @@
 //! nimsquare: a performance-research harness for impartial games.
 //!
-//! The central workload is Nim Square (as posed in the Nim Square write-up): three heaps, a
-//! move removes a positive square from one heap; count the losing positions
-//! 0 <= a <= b <= c <= N. The computation runs in two stages, each with several back-ends
-//! behind one trait:
+//! The central workload is Nim Square (Project Euler 310): three heaps, a move removes a
+//! positive square from one heap; count the losing positions 0 <= a <= b <= c <= N. The
+//! computation runs in two stages, each with several back-ends behind one trait:
 //!
 //! 1. [`table`]: the Grundy value g(n) of one heap for every n <= N ([`table::TableBuilder`]).
 //! 2. [`count`]: the sorted tuples whose values xor to zero ([`count::Counter`]).
 //!
+//! The modules form layers, and every import points down (a test reads the `use crate::`
+//! lines and fails on one that points up):
+//!
+//! | layer | modules | what it holds |
+//! |---|---|---|
+//! | 0 | [`base`] | errors, moves, ISA paths, memory, statistics, provenance |
+//! | 1 | [`kernels`] | the inner loops, each family with its scalar twin and one ISA dispatch |
+//! | 2 | [`cost`], [`registry`] | cost-model types; a back-end's registry entry |
+//! | 3 | [`table`], then [`count`] and [`cold`] | the stages: trait, registry list, back-ends as leaves |
+//! | 4 | [`games`] | exhaustive checkers for the other games of the source documents |
+//! | 5 | [`instruments`] | long runs, checker, planner, roofline, scaling studies |
+//!
+//! The command line sits on top, in the binary (`src/cli/`), outside the library.
+//!
 //! ```
-//! use nimsquare::{count, moves::Moves, table};
+//! use nimsquare::{base::moves::Moves, count, table};
 //! let t = table::build("stamped", &Moves::Squares, 29).unwrap();
 //! let answer = (count::find("sweep").unwrap().make)().count(&t, 3).unwrap();
 //! assert_eq!(answer, 1160); // the checkpoint of Project Euler 310
 //! ```
 
-pub mod check;
-pub mod cli;
+pub mod base;
 pub mod cold;
-pub mod control;
+pub mod cost;
 pub mod count;
-pub mod error;
 pub mod games;
-pub mod isa;
-pub mod longrun;
-pub mod memory;
-pub mod moves;
-pub mod paths;
-pub mod planner;
+pub mod instruments;
+pub mod kernels;
 pub mod registry;
-pub mod rng;
-pub mod roofline;
-pub mod scaling;
 pub mod table;
 
-pub use error::{Error, Result};
+pub use base::error::{Error, Result};

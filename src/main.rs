@@ -1,8 +1,10 @@
 //! The `nimsquare` binary: a thin layer over the library; see `nimsquare --help`.
 
+mod cli;
+
 fn main() {
     restore_sigpipe();
-    std::process::exit(nimsquare::cli::main());
+    std::process::exit(cli::main());
 }
 
 /// Rust starts programs with SIGPIPE ignored, so writing to a closed pipe (`nimsquare verify |

@@ -6,7 +6,7 @@
 //! looked up by name, so the new back-end shows up in `list`, `verify`, the checker, the
 //! memory guard and the bench matrix with no further edit.
 
-use crate::error::{Error, Result};
+use crate::base::error::{Error, Result};
 
 /// What a back-end is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,8 +33,10 @@ pub struct Entry<T: ?Sized + 'static> {
     /// Fast, reference or control.
     pub role: Role,
     /// Its cost model: how many of each measured primitive one run does, from which the
-    /// roofline derives the bound its time is held against ([`crate::roofline`]).
-    pub model: crate::roofline::Model,
+    /// roofline derives the bound its time is held against ([`crate::instruments::roofline`]).
+    pub model: crate::cost::Model,
+    /// The kernel families it runs: what a judge must not share with what it judges.
+    pub kernels: &'static [crate::kernels::Family],
     /// Builds the back-end.
     pub make: fn() -> Box<T>,
 }

@@ -5,8 +5,8 @@
 mod common;
 
 use common::{assert_agree, moves_strategy};
-use nimsquare::control::game_tree;
-use nimsquare::moves::Moves;
+use nimsquare::base::moves::Moves;
+use nimsquare::instruments::check::control::game_tree;
 use nimsquare::table;
 use proptest::prelude::*;
 

@@ -33,7 +33,7 @@ fn solve_heaps_three_is_the_default_and_matches_nim_square() {
 #[test]
 fn solve_any_heaps_equals_brute_force() {
     // Every heap count from 1 to 5 at N = 12 for {1,3,4}, against the brute-force control.
-    let moves = nimsquare::moves::Moves::parse("1,3,4").unwrap();
+    let moves = nimsquare::base::moves::Moves::parse("1,3,4").unwrap();
     let t = nimsquare::table::build("stamped", &moves, 12).unwrap();
     for heaps in 1..=5 {
         let want = (nimsquare::count::find("brute").unwrap().make)()
@@ -121,7 +121,7 @@ fn verify_skips_three_heap_only_back_ends_and_checks_the_rest() {
     assert!(checks.iter().any(|c| c["name"]
         == "every back-end agrees with 'naive-mex' and 'brute' at N = 25"
         && c["passed"] == true));
-    let moves = nimsquare::moves::Moves::parse("2,5,7").unwrap();
+    let moves = nimsquare::base::moves::Moves::parse("2,5,7").unwrap();
     let t = nimsquare::table::build("stamped", &moves, 25).unwrap();
     let want = (nimsquare::count::find("brute").unwrap().make)()
         .count(&t, 4)
@@ -179,7 +179,8 @@ fn one_heap_goes_through_the_sieve_and_says_what_it_cannot_know() {
         assert!(v[field].is_null(), "{field}: {}", v[field]);
     }
     // Marks: one per cold c and square s with c + s <= N, counted independently here.
-    let t = nimsquare::table::build("stamped", &nimsquare::moves::Moves::Squares, 100_000).unwrap();
+    let t = nimsquare::table::build("stamped", &nimsquare::base::moves::Moves::Squares, 100_000)
+        .unwrap();
     let marks: u64 = t
         .cold_positions()
         .iter()
@@ -211,7 +212,7 @@ fn a_run_forecast_to_take_long_says_so_before_it_starts() {
     use std::io::{BufRead, BufReader};
     let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("nimsquare"))
         .args(["solve", "--limit", "4294967295"])
-        .env(nimsquare::memory::AVAILABLE_OVERRIDE, "100000000000")
+        .env(nimsquare::base::memory::AVAILABLE_OVERRIDE, "100000000000")
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
         .spawn()

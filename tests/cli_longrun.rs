@@ -5,7 +5,7 @@
 mod common;
 
 use common::{assert_refused, nimsquare};
-use nimsquare::longrun::tablefile;
+use nimsquare::instruments::longrun::tablefile;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -196,7 +196,7 @@ fn verify_checks_a_saved_table_and_fails_on_a_wrong_one() {
     );
     // A well-formed file whose values are wrong (g(17) = 0, written as 1, checksums valid):
     // the check fails with status 1 and names the position; no test hook in the binary.
-    let moves = nimsquare::moves::Moves::Squares;
+    let moves = nimsquare::base::moves::Moves::Squares;
     let mut g = nimsquare::table::build("stamped", &moves, 5000)
         .unwrap()
         .values()
@@ -204,7 +204,8 @@ fn verify_checks_a_saved_table_and_fails_on_a_wrong_one() {
     g[17] = 1;
     let wrong = dir.join("wrong.tbl");
     let max = *g.iter().max().unwrap();
-    nimsquare::longrun::tablefile::write_atomic(&wrong, &moves, 5000, &g, max).unwrap();
+    nimsquare::instruments::longrun::tablefile::write_atomic(&wrong, &moves, 5000, &g, max)
+        .unwrap();
     let (code, text) = verify_saved(&wrong, &[]);
     assert_eq!(code, Some(1), "{text}");
     assert!(
@@ -235,7 +236,8 @@ fn verify_checks_a_saved_table_and_fails_on_a_wrong_one() {
     assert_eq!(g[18], 1, "OEIS A014586: g(18) = 1");
     g[18] = 5;
     let hot = dir.join("wrong-hot.tbl");
-    nimsquare::longrun::tablefile::write_atomic(&hot, &moves, 5000, &g, max.max(5)).unwrap();
+    nimsquare::instruments::longrun::tablefile::write_atomic(&hot, &moves, 5000, &g, max.max(5))
+        .unwrap();
     assert_eq!(verify_saved(&hot, &["--cold-only"]).0, Some(0));
     let (code, text) = verify_saved(&hot, &[]);
     assert_eq!(code, Some(1), "{text}");

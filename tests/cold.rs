@@ -1,8 +1,8 @@
 //! The cold-set back-ends: the sieve against the naive control, the stamped table's zero set
 //! and the published counts.
 
+use nimsquare::base::moves::Moves;
 use nimsquare::cold::{self, ColdFinder, ColdSet, Naive, Sieve};
-use nimsquare::moves::Moves;
 use nimsquare::table;
 use proptest::prelude::*;
 

@@ -7,8 +7,8 @@
 mod common;
 
 use common::nimsquare;
-use nimsquare::check::{self, Case};
-use nimsquare::moves::Moves;
+use nimsquare::base::moves::Moves;
+use nimsquare::instruments::check::{self, Case};
 use nimsquare::{cold, count, registry, table};
 
 fn list_json() -> serde_json::Value {
@@ -101,7 +101,10 @@ fn every_table_entry_is_memory_guarded_through_its_own_scratch() {
         let table = 2 * 10_000_001u64;
         // Memory for the table alone, but not for the back-end's scratch: refused, naming it.
         let out = nimsquare()
-            .env(nimsquare::memory::AVAILABLE_OVERRIDE, table.to_string())
+            .env(
+                nimsquare::base::memory::AVAILABLE_OVERRIDE,
+                table.to_string(),
+            )
             .args([
                 "--threads",
                 "2",

@@ -3,8 +3,8 @@
 mod common;
 
 use common::assert_every_count;
-use nimsquare::control::brute_triples;
-use nimsquare::moves::Moves;
+use nimsquare::base::moves::Moves;
+use nimsquare::instruments::check::control::brute_triples;
 use nimsquare::table;
 
 fn every_table(limit: u64) -> Vec<(&'static str, table::Table)> {

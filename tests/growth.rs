@@ -12,8 +12,8 @@
 mod common;
 
 use common::nimsquare;
-use nimsquare::scaling::growth::{ColdRow, MaxRow, COLD_HEADER, MAX_HEADER};
-use nimsquare::scaling::read_study_rows;
+use nimsquare::instruments::scaling::growth::{ColdRow, MaxRow, COLD_HEADER, MAX_HEADER};
+use nimsquare::instruments::scaling::read_study_rows;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 

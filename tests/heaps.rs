@@ -5,8 +5,8 @@
 mod common;
 
 use common::{assert_agree, moves_strategy};
+use nimsquare::base::moves::Moves;
 use nimsquare::count::{self, burnside_count_big, wht_count_big};
-use nimsquare::moves::Moves;
 use nimsquare::registry;
 use nimsquare::table::{self, Table};
 use num_bigint::BigUint;

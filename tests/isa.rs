@@ -5,9 +5,9 @@
 mod common;
 
 use common::{assert_refused, json_of, stdout_of};
+use nimsquare::base::isa::{self, Isa};
+use nimsquare::base::moves::Moves;
 use nimsquare::count::{self, Counter};
-use nimsquare::isa::{self, Isa};
-use nimsquare::moves::Moves;
 use nimsquare::registry::Entry;
 use nimsquare::table::{self, Table, TableBuilder};
 

@@ -5,8 +5,8 @@
 mod common;
 
 use common::{random_moves, SplitMix64};
-use nimsquare::isa::{self, Isa};
-use nimsquare::moves::Moves;
+use nimsquare::base::isa::{self, Isa};
+use nimsquare::base::moves::Moves;
 use nimsquare::table::{self, Table};
 
 /// The back-ends whose kernels follow `--isa` here.

@@ -2,9 +2,9 @@
 //! a run stopped at any position and resumed from its checkpoint gives the same table as an
 //! uninterrupted run, and a table for a smaller N seeds a larger one.
 
-use nimsquare::error::Error;
-use nimsquare::longrun::{self, tablefile, LongRun, Outcome, Start, TableFile};
-use nimsquare::moves::Moves;
+use nimsquare::base::error::Error;
+use nimsquare::base::moves::Moves;
+use nimsquare::instruments::longrun::{self, tablefile, LongRun, Outcome, Start, TableFile};
 use nimsquare::table::{Stamped, TableBuilder};
 use std::path::{Path, PathBuf};
 use std::time::Duration;

@@ -1,8 +1,8 @@
 //! Real signals during a long run, in a test binary of their own: the signal flag is
 //! process-wide, so the runs of `tests/longrun.rs` must not see it.
 
-use nimsquare::longrun::{self, tablefile, LongRun, Outcome, Signal, Start};
-use nimsquare::moves::Moves;
+use nimsquare::base::moves::Moves;
+use nimsquare::instruments::longrun::{self, tablefile, LongRun, Outcome, Signal, Start};
 use nimsquare::table::{Stamped, TableBuilder};
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -40,7 +40,7 @@ fn a_signal_stops_the_run_after_its_chunk_and_keeps_a_checkpoint() {
                 checkpoint: Some(path.clone())
             }
         );
-        assert_eq!(which.exit_code(), code);
+        assert_eq!(128 + which.number(), code);
         assert!(
             is_default(sig),
             "the guard restores the default disposition"

@@ -90,9 +90,9 @@ fn bad_limits_are_refused_with_one_line_naming_the_flag() {
 
 #[test]
 fn more_than_65535_moves_are_refused_by_the_library() {
-    let err = nimsquare::moves::Moves::list((1..=65_536).collect()).unwrap_err();
+    let err = nimsquare::base::moves::Moves::list((1..=65_536).collect()).unwrap_err();
     assert!(err.to_string().contains("65536 distinct moves"), "{err}");
-    assert!(nimsquare::moves::Moves::list((1..=65_535).collect()).is_ok());
+    assert!(nimsquare::base::moves::Moves::list((1..=65_535).collect()).is_ok());
 }
 
 /// Every subcommand that writes a file, with the flag that names the file.

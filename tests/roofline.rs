@@ -6,9 +6,11 @@
 mod common;
 
 use common::{assert_refused, json_of, stdout_of};
+use nimsquare::instruments::roofline::{
+    bound, efficiency, Demand, Primitive, Rates, Resource, Workload,
+};
+use nimsquare::instruments::scaling::read_rows;
 use nimsquare::registry;
-use nimsquare::roofline::{bound, efficiency, Demand, Primitive, Rates, Resource, Workload};
-use nimsquare::scaling::read_rows;
 use nimsquare::{count, table};
 
 /// Rates made up for the arithmetic: ns per op in `Primitive::ALL` order (scatter, span,
@@ -71,7 +73,7 @@ fn efficiency_is_bound_over_measured() {
 #[test]
 fn every_registered_backend_has_a_cost_model() {
     let w = workload();
-    let check = |stage: &str, name: &str, model: &nimsquare::roofline::Model| {
+    let check = |stage: &str, name: &str, model: &nimsquare::instruments::roofline::Model| {
         assert!(
             !model.counts_nothing(&w),
             "{stage} '{name}' has no cost model"
@@ -144,7 +146,7 @@ fn the_sweep_model_counts_g_multiply_adds_per_position() {
 fn roofline_json_has_every_fast_backend_with_a_bound() {
     let v = json_of(["roofline", "--limit", "3000", "--repeat", "1", "--json"]);
     assert_eq!(v["limit"], 3000);
-    assert_eq!(v["isa"], nimsquare::isa::active().name());
+    assert_eq!(v["isa"], nimsquare::base::isa::active().name());
     let backends = v["backends"].as_array().unwrap();
     let expected = registry::fast(table::BACKENDS)
         .map(|e| ("table", e.name))
@@ -218,7 +220,7 @@ fn roofline_refusals_name_the_flag() {
     // Refused before any work when the memory guard says it does not fit.
     let out = common::nimsquare()
         .args(["roofline", "--limit", "1e6"])
-        .env(nimsquare::memory::AVAILABLE_OVERRIDE, "1000000")
+        .env(nimsquare::base::memory::AVAILABLE_OVERRIDE, "1000000")
         .output()
         .unwrap();
     let e = String::from_utf8(out.stderr).unwrap();
@@ -256,7 +258,7 @@ fn scale_rows_carry_the_isa_and_a_bound_consistent_with_their_time() {
     let rows = read_rows(&csv).unwrap();
     assert_eq!(rows.len(), 4);
     for r in &rows {
-        assert_eq!(r.isa, nimsquare::isa::active().name());
+        assert_eq!(r.isa, nimsquare::base::isa::active().name());
         assert!(
             r.bound_ns_per_step.is_finite() && r.bound_ns_per_step > 0.0,
             "{r:?}"

@@ -4,7 +4,7 @@
 mod common;
 
 use common::{nimsquare, refusal_stderr};
-use nimsquare::scaling::{read_rows, Row, CSV_HEADER};
+use nimsquare::instruments::scaling::{read_rows, Row, CSV_HEADER};
 use nimsquare::table;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -72,7 +72,7 @@ fn assert_row_is_consistent(r: &Row) {
     // S(N) = sum of floor(sqrt n): 661 750 at 10^4, 21 032 170 at 10^5.
     assert_eq!(
         r.option_steps,
-        nimsquare::moves::Moves::Squares.option_steps(r.n as usize)
+        nimsquare::base::moves::Moves::Squares.option_steps(r.n as usize)
     );
     let ns = r.seconds_median * 1e9 / r.option_steps as f64;
     assert!((r.ns_per_step - ns).abs() <= 1e-3 * ns.max(1.0), "{r:?}");
@@ -160,7 +160,8 @@ fn fit_is_printed_over_points_from_ten_thousand() {
     let r2 = field("r2");
     assert!((0.0..=1.0).contains(&r2), "{line}");
     // The printed fit is the least-squares fit of the rows the CSV holds.
-    let fit = nimsquare::scaling::fit_rows(&read_rows(&csv).unwrap(), "stamped").unwrap();
+    let fit =
+        nimsquare::instruments::scaling::fit_rows(&read_rows(&csv).unwrap(), "stamped").unwrap();
     assert!(
         (fit.slope - field("slope")).abs() < 6e-4,
         "{line} vs {fit:?}"

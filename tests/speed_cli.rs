@@ -4,7 +4,7 @@
 mod common;
 
 use common::{json_of, nimsquare, refusal_stderr};
-use nimsquare::isa::Isa;
+use nimsquare::base::isa::Isa;
 
 /// `solve --json` at `limit` on the vector path `isa` and `threads` threads.
 fn solve_on(isa: &str, threads: &str, limit: &str) -> serde_json::Value {
@@ -73,7 +73,7 @@ fn an_explicit_backend_is_reported_as_requested() {
 #[test]
 fn a_table_that_does_not_fit_is_refused_with_the_memory_it_needs() {
     let out = nimsquare()
-        .env(nimsquare::memory::AVAILABLE_OVERRIDE, "1000000")
+        .env(nimsquare::base::memory::AVAILABLE_OVERRIDE, "1000000")
         .args(["solve", "--limit", "1e7"])
         .output()
         .unwrap();

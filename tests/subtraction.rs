@@ -5,11 +5,11 @@
 mod common;
 
 use common::{json_of, nimsquare, stdout_of};
-use nimsquare::control::game_tree;
+use nimsquare::base::moves::Moves;
 use nimsquare::games::subtraction::{
     analyse, find_period, PeriodSearch, Periodicity, DEFAULT_PERIOD_SEARCH,
 };
-use nimsquare::moves::Moves;
+use nimsquare::instruments::check::control::game_tree;
 use nimsquare::table;
 
 fn found(moves: &str) -> Periodicity {

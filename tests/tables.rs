@@ -5,9 +5,10 @@
 mod common;
 
 use common::{assert_agree, moves_strategy};
-use nimsquare::moves::Moves;
+use nimsquare::base::moves::Moves;
+use nimsquare::instruments::planner;
 use nimsquare::table::{self, Schedule, StampedParallel, TableBuilder};
-use nimsquare::{count, planner, registry};
+use nimsquare::{count, registry};
 use proptest::prelude::*;
 
 /// g(0..=limit) by the naive control.

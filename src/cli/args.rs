@@ -4,8 +4,8 @@
 //! format), so its help text, parser and refusals are the same in every subcommand.
 
 use super::{parse_heaps, parse_limit, parse_moves, DEFAULT_LIMIT};
-use crate::moves::Moves;
-pub use crate::paths::check_output_path;
+use nimsquare::base::moves::Moves;
+pub use nimsquare::base::paths::check_output_path;
 
 /// `--limit N` with the default of `solve` and `verify` (Project Euler 310's bound).
 #[derive(clap::Args, Debug, Clone)]
@@ -55,12 +55,12 @@ pub struct QuietArg {
 impl QuietArg {
     /// Applies the flag to every bar of the process.
     pub fn apply(self) {
-        crate::longrun::progress::set_quiet(self.quiet);
+        nimsquare::instruments::longrun::progress::set_quiet(self.quiet);
     }
 }
 
 /// `--checkpoint`, `--checkpoint-every`, `--save-table`, `--load-table`, `--quiet`: a table run
-/// that survives Ctrl-C and leaves its table behind (see [`crate::longrun`]).
+/// that survives Ctrl-C and leaves its table behind (see [`nimsquare::instruments::longrun`]).
 #[derive(clap::Args, Debug, Clone)]
 pub struct LongRunArgs {
     /// Keep the table's progress in FILE: written every --checkpoint-every seconds and on
@@ -72,7 +72,7 @@ pub struct LongRunArgs {
     /// Seconds between two checkpoint writes (0: after every chunk of about half a second).
     #[arg(long, value_name = "SECONDS", default_value = "60", value_parser = parse_seconds)]
     pub checkpoint_every: std::time::Duration,
-    /// Write the finished table g(0..=N) to FILE (the format of `nimsquare::longrun::tablefile`;
+    /// Write the finished table g(0..=N) to FILE (the format of `nimsquare::instruments::longrun::tablefile`;
     /// numpy reads it with `numpy.fromfile(FILE, dtype='<u2', offset=4096)`). Refused if FILE
     /// exists.
     #[arg(long, value_name = "FILE")]
@@ -125,8 +125,8 @@ pub const MAX_POINTS: i64 = 1000;
 
 impl GridArgs {
     /// The grid, or the refusal naming the flag.
-    pub fn grid(&self) -> crate::Result<Vec<u64>> {
-        let refuse = |msg: String| Err(crate::Error::Invalid(msg));
+    pub fn grid(&self) -> nimsquare::base::error::Result<Vec<u64>> {
+        let refuse = |msg: String| Err(nimsquare::base::error::Error::Invalid(msg));
         if self.from < 1 {
             return refuse("--from must be at least 1 (the grid is geometric)".into());
         }
@@ -148,7 +148,7 @@ impl GridArgs {
                 self.points
             ));
         }
-        Ok(crate::scaling::geometric_grid(
+        Ok(nimsquare::instruments::scaling::geometric_grid(
             self.from,
             self.to,
             self.points as usize,
@@ -175,15 +175,15 @@ impl StudyFileArgs {
     /// Checks, before any work, that `out` and `--plot` can be written and that an earlier
     /// study in `out` is neither replaced without --force nor mixed without --resume.
     /// Returns whether `out` already holds rows.
-    pub fn check(&self, out: &std::path::Path) -> crate::Result<bool> {
+    pub fn check(&self, out: &std::path::Path) -> nimsquare::base::error::Result<bool> {
         if self.resume && self.force {
-            return Err(crate::Error::Invalid(
+            return Err(nimsquare::base::error::Error::Invalid(
                 "--resume and --force contradict each other (keep the rows, or replace them); pass one".into(),
             ));
         }
         let occupied = std::fs::metadata(out).is_ok_and(|m| m.is_file() && m.len() > 0);
         if occupied && !self.resume && !self.force {
-            return Err(crate::Error::Invalid(format!(
+            return Err(nimsquare::base::error::Error::Invalid(format!(
                 "--out {} already exists; pass --force to replace it, or --resume to continue the study in it",
                 out.display()
             )));

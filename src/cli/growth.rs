@@ -1,19 +1,19 @@
 //! `nimsquare growth`: the growth study. Reads c(N) (cold positions in 0..=N) or m(N) (the
 //! largest Grundy value up to N) on a geometric grid of N, writes one CSV row per N, prints
 //! the fitted exponent of the quantity against N, and optionally draws a log-log SVG. The grid,
-//! CSV log, fit and plot are the scaling study's ([`crate::scaling`]); this file is parse
+//! CSV log, fit and plot are the scaling study's ([`nimsquare::instruments::scaling`]); this file is parse
 //! (every refusal before any work), measure, render.
 
 use super::args::{GridArgs, MovesArg, StudyFileArgs};
 use super::{parse_limit, CliResult};
-use crate::cold;
-use crate::error::{Error, Result};
-use crate::moves::Moves;
-use crate::scaling::growth::{
+use nimsquare::base::error::{Error, Result};
+use nimsquare::base::moves::Moves;
+use nimsquare::cold;
+use nimsquare::instruments::scaling::growth::{
     cold_prefix_counts, max_prefix_stats, ColdRow, GrowthSettings, MaxRow, COLD_HEADER, MAX_HEADER,
 };
-use crate::scaling::{self, Chart, CsvLog, Series, StudyRow, Style};
-use crate::table;
+use nimsquare::instruments::scaling::{self, Chart, CsvLog, Series, StudyRow, Style};
+use nimsquare::table;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -164,7 +164,7 @@ fn check_memory(plan: &Study, to: u64) -> Result<()> {
             )
         }
         Quantity::Max => {
-            let name = crate::planner::choose_table(&plan.moves, limit, threads);
+            let name = nimsquare::instruments::planner::choose_table(&plan.moves, limit, threads);
             let builder = (table::find(name)?.make)();
             (
                 table::bytes_needed(&*builder, &plan.moves, limit, threads),
@@ -172,7 +172,7 @@ fn check_memory(plan: &Study, to: u64) -> Result<()> {
             )
         }
     };
-    crate::memory::check_fits(needed, crate::memory::available_bytes(), &what)
+    nimsquare::base::memory::check_fits(needed, nimsquare::base::memory::available_bytes(), &what)
 }
 
 fn open_log<R: StudyRow<Settings = GrowthSettings>>(plan: &Study) -> Result<CsvLog<R>> {
@@ -267,7 +267,11 @@ fn measure_max(plan: &Study, log: &mut CsvLog<MaxRow>) -> Result<()> {
     // Read before the build (see `measure_cold`).
     let (git_rev, cpu) = (scaling::git_rev(), scaling::cpu_model());
     let threads = rayon::current_num_threads();
-    let name = crate::planner::choose_table(&plan.moves, table::check_limit(top)?, threads);
+    let name = nimsquare::instruments::planner::choose_table(
+        &plan.moves,
+        table::check_limit(top)?,
+        threads,
+    );
     let bar = spinner(format!("'{name}' table to N = {top}"));
     let start = Instant::now();
     let table = table::build(name, &plan.moves, top)?;

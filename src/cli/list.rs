@@ -3,9 +3,9 @@
 
 use super::args::JsonArg;
 use super::CliResult;
-use crate::isa::{self, Isa};
-use crate::registry::{Entry, Role};
-use crate::{cold, count, table};
+use nimsquare::base::isa::{self, Isa};
+use nimsquare::registry::{Entry, Role};
+use nimsquare::{cold, count, table};
 use serde_json::json;
 
 #[derive(clap::Args)]

@@ -12,8 +12,8 @@ mod scale;
 mod solve;
 mod verify;
 
-use crate::error::{Error, Result};
 use clap::{Parser, Subcommand};
+use nimsquare::base::error::{Error, Result};
 
 /// The default limit N: Project Euler 310's bound.
 pub const DEFAULT_LIMIT: u64 = 100_000;
@@ -22,6 +22,12 @@ pub const DEFAULT_LIMIT: u64 = 100_000;
 pub const EXIT_USAGE: i32 = 2;
 /// Exit code when back-ends disagree or a check fails.
 pub const EXIT_CHECK_FAILED: i32 = 1;
+
+/// The exit status of a run a signal stopped: 128 plus its number (130 for SIGINT, 143 for
+/// SIGTERM), what a shell reports for a process the signal ended.
+pub fn exit_status_for(signal: nimsquare::instruments::longrun::Signal) -> i32 {
+    128 + signal.number()
+}
 
 #[derive(Parser)]
 #[command(
@@ -46,7 +52,7 @@ struct Cli {
     /// baseline SSE2), avx2, avx512, or auto (the widest this CPU has; the default). A path the
     /// CPU lacks is refused. `list` shows what this CPU supports.
     #[arg(long, global = true, value_name = "PATH", value_parser = parse_isa)]
-    isa: Option<crate::isa::Isa>,
+    isa: Option<nimsquare::base::isa::Isa>,
 
     #[command(subcommand)]
     command: Command,
@@ -93,7 +99,7 @@ pub fn main() -> i32 {
         }
     }
     if let Some(isa) = cli.isa {
-        if let Err(e) = crate::isa::force(isa) {
+        if let Err(e) = nimsquare::base::isa::force(isa) {
             eprintln!("error: {e}");
             return EXIT_USAGE;
         }
@@ -153,7 +159,7 @@ fn clap_exit(err: clap::Error) -> i32 {
 }
 
 /// Parses a limit N: a non-negative integer, with `_` separators or `AeB` (e.g. `1e6`)
-/// allowed, at most [`crate::table::MAX_LIMIT`].
+/// allowed, at most [`nimsquare::table::MAX_LIMIT`].
 pub fn parse_limit(text: &str) -> std::result::Result<u64, String> {
     let clean: String = text.trim().chars().filter(|&c| c != '_').collect();
     if clean.starts_with('-') {
@@ -172,7 +178,7 @@ pub fn parse_limit(text: &str) -> std::result::Result<u64, String> {
             _ => not_integer(text),
         })?
     };
-    crate::table::check_limit(value).map_err(|e| e.to_string())?;
+    nimsquare::table::check_limit(value).map_err(|e| e.to_string())?;
     Ok(value)
 }
 
@@ -183,7 +189,7 @@ fn not_integer(text: &str) -> String {
 fn too_large(text: &str) -> String {
     format!(
         "{text} is above the supported maximum {} (values are stored as u16)",
-        crate::table::MAX_LIMIT
+        nimsquare::table::MAX_LIMIT
     )
 }
 
@@ -214,26 +220,26 @@ fn parse_threads(text: &str) -> std::result::Result<usize, String> {
 }
 
 /// Parses `--isa` (whether the CPU has the path is checked after parsing, by
-/// [`crate::isa::force`]).
-fn parse_isa(text: &str) -> std::result::Result<crate::isa::Isa, String> {
-    crate::isa::Isa::parse(text).map_err(|e| e.to_string())
+/// [`nimsquare::base::isa::force`]).
+fn parse_isa(text: &str) -> std::result::Result<nimsquare::base::isa::Isa, String> {
+    nimsquare::base::isa::Isa::parse(text).map_err(|e| e.to_string())
 }
 
-/// Parses a number of heaps for `--heaps`: an integer from 1 to [`crate::count::MAX_HEAPS`].
+/// Parses a number of heaps for `--heaps`: an integer from 1 to [`nimsquare::count::MAX_HEAPS`].
 pub fn parse_heaps(text: &str) -> std::result::Result<usize, String> {
     let heaps: usize = text.trim().parse().map_err(|_| {
         format!(
             "--heaps takes an integer from 1 to {}, got '{text}'",
-            crate::count::MAX_HEAPS
+            nimsquare::count::MAX_HEAPS
         )
     })?;
-    crate::count::check_heaps(heaps).map_err(|e| e.to_string())?;
+    nimsquare::count::check_heaps(heaps).map_err(|e| e.to_string())?;
     Ok(heaps)
 }
 
 /// Parses a subtraction set for `--moves`.
-pub fn parse_moves(text: &str) -> std::result::Result<crate::moves::Moves, String> {
-    crate::moves::Moves::parse(text).map_err(|e| e.to_string())
+pub fn parse_moves(text: &str) -> std::result::Result<nimsquare::base::moves::Moves, String> {
+    nimsquare::base::moves::Moves::parse(text).map_err(|e| e.to_string())
 }
 
 /// Formats seconds for the text tables.

@@ -12,9 +12,9 @@
 
 use super::args::{check_output_path, MovesArg, QuietArg};
 use super::{parse_limit, CliResult};
-use crate::error::{Error, Result};
-use crate::planner;
-use crate::table;
+use nimsquare::base::error::{Error, Result};
+use nimsquare::instruments::planner;
+use nimsquare::table;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -24,8 +24,8 @@ const DEFAULT_PROFILE_LIMIT: u64 = 1_000_000;
 /// The wall-clock bound on the repeats, for a frequency or machine that samples slowly.
 const MAX_SAMPLING_SECONDS: f64 = 30.0;
 /// `solve`'s default back-ends: the planner's choice (tests/profile.rs checks the two agree).
-const DEFAULT_TABLE: &str = crate::planner::AUTO;
-const DEFAULT_COUNT: &str = crate::planner::AUTO;
+const DEFAULT_TABLE: &str = nimsquare::instruments::planner::AUTO;
+const DEFAULT_COUNT: &str = nimsquare::instruments::planner::AUTO;
 
 #[derive(clap::Args)]
 #[command(
@@ -78,7 +78,7 @@ struct Job {
     table_name: &'static str,
     builder: Box<dyn table::TableBuilder>,
     count_name: &'static str,
-    counter: Box<dyn crate::count::Counter>,
+    counter: Box<dyn nimsquare::count::Counter>,
     args: Args,
 }
 
@@ -188,7 +188,7 @@ fn sample(plan: &Job) -> Result<Sampled> {
 
 /// One solve: the table, then the count of three heaps.
 fn solve_once(plan: &Job) -> Result<u128> {
-    let t = crate::longrun::build_shown(
+    let t = nimsquare::instruments::longrun::build_shown(
         &*plan.builder,
         plan.table_name,
         &plan.args.moves.moves,

@@ -1,16 +1,17 @@
 //! `nimsquare roofline`: every back-end's measured time held against the bound its cost
-//! model and the measured primitives give ([`crate::roofline`]). Parse (every refusal before
+//! model and the measured primitives give ([`nimsquare::instruments::roofline`]). Parse (every refusal before
 //! any work), measure, render.
 
 use super::args::{JsonArg, LimitArg, MovesArg};
 use super::CliResult;
-use crate::check::Checker;
-use crate::error::{Error, Result};
-use crate::moves::Moves;
-use crate::registry::{self, Entry};
-use crate::roofline::{self, primitives, Bound, Model, RateBook, Rates, Workload};
-use crate::table::{self, Table};
-use crate::{count, scaling};
+use nimsquare::base::error::{Error, Result};
+use nimsquare::base::moves::Moves;
+use nimsquare::count;
+use nimsquare::instruments::check::Checker;
+use nimsquare::instruments::roofline::{self, primitives, Bound, Model, RateBook, Rates};
+use nimsquare::instruments::scaling;
+use nimsquare::registry::{self, Entry};
+use nimsquare::table::{self, Table};
 use serde_json::json;
 use std::io::IsTerminal;
 use std::time::Instant;
@@ -114,9 +115,9 @@ fn parse(args: Args) -> Result<Plan> {
         .unwrap_or(0)
         + 4 * (limit as u64 + 1)
         + primitives::STREAM_BYTES as u64;
-    crate::memory::check_fits(
+    nimsquare::base::memory::check_fits(
         needed,
-        crate::memory::available_bytes(),
+        nimsquare::base::memory::available_bytes(),
         &format!("the roofline at N = {limit}"),
     )?;
     Ok(Plan {
@@ -263,21 +264,21 @@ fn check_table(
     name: &'static str,
     table: Table,
 ) -> Result<()> {
-    crate::check::against_first(judge, &plan.moves, name, table)
+    nimsquare::instruments::check::against_first(judge, &plan.moves, name, table)
 }
 
 /// The bound of a back-end with `model` on `table`: its threads and its model's demand at
 /// the rates measured on that many threads.
 fn bound_for(plan: &Plan, model: &Model, table: &Table, book: &mut RateBook) -> (usize, Bound) {
     let threads = roofline::threads_for(model, plan.threads);
-    let workload = Workload::of_table(&plan.moves, table, plan.threads);
+    let workload = table.workload(&plan.moves, plan.threads);
     let bound = roofline::bound(&(model.demand)(&workload), &book.rates(threads));
     (threads, bound)
 }
 
 /// The text table or the one JSON object.
 fn render(plan: &Plan, lines: &[Line], rates: &[Rates]) {
-    let isa = crate::isa::active().name();
+    let isa = nimsquare::base::isa::active().name();
     if plan.json {
         let json = json!({
             "limit": plan.limit,

@@ -1,16 +1,16 @@
 //! `nimsquare scale`: the scaling study. Times table back-ends on a geometric grid of N,
 //! writes one CSV row per (back-end, N) as soon as it is measured, prints the fitted exponent
 //! of each back-end, and optionally draws a log-log SVG. The fitting, CSV and plot code lives
-//! in [`crate::scaling`]; this file is parse (every refusal before any work), measure, render.
+//! in [`nimsquare::instruments::scaling`]; this file is parse (every refusal before any work), measure, render.
 
 use super::args::{GridArgs, MovesArg, StudyFileArgs};
 use super::CliResult;
-use crate::check::Checker;
-use crate::error::{Error, Result};
-use crate::moves::Moves;
-use crate::roofline::{self, primitives, RateBook, Workload};
-use crate::scaling::{self, CsvLog, Row, Settings, FIT_MIN_N};
-use crate::table;
+use nimsquare::base::error::{Error, Result};
+use nimsquare::base::moves::Moves;
+use nimsquare::instruments::check::Checker;
+use nimsquare::instruments::roofline::{self, primitives, RateBook};
+use nimsquare::instruments::scaling::{self, CsvLog, Row, Settings, FIT_MIN_N};
+use nimsquare::table;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -130,7 +130,7 @@ fn check_numbers(args: &Args) -> Result<()> {
 /// The back-ends to time, in the order given, without repeats (all of them by default).
 fn backend_names(asked: &[String]) -> Result<Vec<&'static str>> {
     if asked.is_empty() {
-        return Ok(crate::registry::fast(table::BACKENDS)
+        return Ok(nimsquare::registry::fast(table::BACKENDS)
             .map(|e| e.name)
             .collect());
     }
@@ -281,7 +281,7 @@ fn check_point(
     name: &'static str,
     table: table::Table,
 ) -> Result<()> {
-    crate::check::against_first(checker, &plan.moves, name, table)
+    nimsquare::instruments::check::against_first(checker, &plan.moves, name, table)
 }
 
 /// Points of fewer option steps than this get one untimed build before the timed ones: a
@@ -332,7 +332,7 @@ fn measure_point(
         moves: plan.settings.moves.clone(),
         git_rev: git_rev.clone(),
         cpu: cpu.clone(),
-        isa: crate::isa::active().name().to_string(),
+        isa: nimsquare::base::isa::active().name().to_string(),
         // Filled by `fill_bound` once the table is built.
         bound_ns_per_step: f64::NAN,
         bound_resource: String::new(),
@@ -342,7 +342,7 @@ fn measure_point(
 }
 
 /// Fills the row's roofline columns: its back-end's cost model on this table, at the
-/// primitive rates measured at this N ([`crate::roofline`]).
+/// primitive rates measured at this N ([`nimsquare::instruments::roofline`]).
 fn fill_bound(
     row: &mut Row,
     book: &mut Option<RateBook>,
@@ -358,7 +358,7 @@ fn fill_bound(
     }
     let book = book.as_mut().expect("set above");
     let model = table::find(&row.backend)?.model;
-    let workload = Workload::of_table(&plan.moves, table, plan.settings.threads);
+    let workload = table.workload(&plan.moves, plan.settings.threads);
     let rates = book.rates(roofline::threads_for(&model, plan.settings.threads));
     let b = roofline::bound(&(model.demand)(&workload), &rates);
     let steps = (row.option_steps as f64).max(1.0);

@@ -1,18 +1,18 @@
 //! `nimsquare solve`: one plan, one table, one count, one answer.
 //!
-//! The table stage runs through [`crate::longrun`]'s driver, so a long run shows progress,
+//! The table stage runs through [`nimsquare::instruments::longrun`]'s driver, so a long run shows progress,
 //! can keep a checkpoint, stops cleanly on Ctrl-C/SIGTERM (exit 130/143 with a line saying how
 //! to resume) and can save its table or start from a saved one.
 
 use super::args::{HeapsArg, JsonArg, LimitArg, LongRunArgs, MovesArg};
 use super::CliResult;
-use crate::cold::ColdFinder;
-use crate::error::{Error, Result};
-use crate::longrun::{self, tablefile, LongRun, Outcome, Start};
-use crate::memory;
-use crate::planner::{self, Plan, Request};
-use crate::registry::Entry;
-use crate::table::Table;
+use nimsquare::base::error::{Error, Result};
+use nimsquare::base::memory;
+use nimsquare::cold::ColdFinder;
+use nimsquare::instruments::longrun::{self, tablefile, LongRun, Outcome, Start};
+use nimsquare::instruments::planner::{self, Plan, Request};
+use nimsquare::registry::Entry;
+use nimsquare::table::Table;
 use std::time::Instant;
 
 #[derive(clap::Args)]
@@ -167,7 +167,7 @@ fn print_json(plan: &Plan, facts: serde_json::Value) {
     let mut out = plan.to_json();
     if let (Some(out), serde_json::Value::Object(facts)) = (out.as_object_mut(), facts) {
         out.extend(facts);
-        out.insert("isa".into(), crate::isa::active().name().into());
+        out.insert("isa".into(), nimsquare::base::isa::active().name().into());
         out.insert("peak_rss_bytes".into(), memory::peak_rss_bytes().into());
     }
     println!("{out}");
@@ -236,7 +236,7 @@ fn build_table(
                     "interrupted by {by} after g(0..{done}) of {positions} positions; nothing was kept (add --checkpoint FILE to keep progress)"
                 ),
             }
-            Ok(Err(signal.map_or(1, |s| s.exit_code())))
+            Ok(Err(signal.map_or(1, |s| super::exit_status_for(s))))
         }
     }
 }

@@ -1,5 +1,5 @@
 //! `nimsquare verify`: every table back-end against every count back-end, through the one
-//! checker ([`crate::check`]), plus known values.
+//! checker ([`nimsquare::instruments::check`]), plus known values.
 //!
 //! Checks, each printed as `ok` or `FAIL` with what it compared against: for the squares and
 //! three heaps, Project Euler 310's published checkpoint L(29) = 1160; at a small checkpoint
@@ -11,9 +11,9 @@
 
 use super::args::{HeapsArg, JsonArg, LimitArg, MovesArg, QuietArg};
 use super::{fmt_seconds, CliResult, EXIT_CHECK_FAILED};
-use crate::check::{self, Case, Report};
-use crate::count::{brute_multisets_affordable, MAX_HEAPS};
-use crate::error::Error;
+use nimsquare::base::error::Error;
+use nimsquare::count::{brute_multisets_affordable, MAX_HEAPS};
+use nimsquare::instruments::check::{self, Case, Report};
 use serde_json::json;
 
 /// Project Euler 310's checkpoint for the squares and three heaps: L(29) = 1160.
@@ -78,7 +78,7 @@ pub fn run(args: Args) -> CliResult {
     }
     let case = Case {
         moves: args.moves.moves,
-        limit: crate::table::check_limit(args.limit.limit)?,
+        limit: nimsquare::table::check_limit(args.limit.limit)?,
         heaps: args.heaps.heaps,
     };
     let verdict = verify(&case)?;
@@ -96,7 +96,7 @@ pub fn run(args: Args) -> CliResult {
 
 /// Runs every check of `verify` on `case` (a library function, so its failure path is
 /// tested with a deliberately wrong back-end).
-pub fn verify(case: &Case) -> crate::Result<Verdict> {
+pub fn verify(case: &Case) -> nimsquare::base::error::Result<Verdict> {
     verify_with(case, check::everything)
 }
 
@@ -104,8 +104,8 @@ pub fn verify(case: &Case) -> crate::Result<Verdict> {
 /// back-end.
 pub fn verify_with(
     case: &Case,
-    run_check: impl Fn(&Case) -> crate::Result<Report>,
-) -> crate::Result<Verdict> {
+    run_check: impl Fn(&Case) -> nimsquare::base::error::Result<Report>,
+) -> nimsquare::base::error::Result<Verdict> {
     let mut checks = Vec::new();
     if case.moves.is_squares() && case.heaps == 3 {
         let at = Case {
@@ -168,11 +168,11 @@ pub enum Values {
 /// With [`Values::Unchecked`] the report's `table_judge` is "saved table" itself.
 pub fn verify_saved(
     path: &std::path::Path,
-    moves: &crate::moves::Moves,
+    moves: &nimsquare::base::moves::Moves,
     values: Values,
-) -> crate::Result<Report> {
+) -> nimsquare::base::error::Result<Report> {
     let flag = |e: Error| Error::Invalid(format!("--load-table: {e}"));
-    let file = crate::longrun::tablefile::read(path).map_err(flag)?;
+    let file = nimsquare::instruments::longrun::tablefile::read(path).map_err(flag)?;
     file.check_matches(moves, path).map_err(flag)?;
     if !file.is_complete() {
         return Err(Error::Invalid(format!(
@@ -182,21 +182,21 @@ pub fn verify_saved(
             file.limit + 1
         )));
     }
-    let limit = crate::table::check_limit(file.limit)?;
+    let limit = nimsquare::table::check_limit(file.limit)?;
     let judge = if limit <= SAVED_REFERENCE_MAX {
         check::table_judge(limit)
     } else {
-        crate::table::find(SAVED_JUDGE)?
+        nimsquare::table::find(SAVED_JUDGE)?
     };
     let case = Case {
         moves: moves.clone(),
         limit,
         heaps: 3,
     };
-    let saved = crate::table::Table::from_values(file.values);
+    let saved = nimsquare::table::Table::from_values(file.values);
     // The saved zero set against every cold-set back-end (no table kernel involved) ...
     let mut colds = check::Checker::new(case.clone(), "saved table", saved);
-    for entry in crate::cold::BACKENDS {
+    for entry in nimsquare::cold::BACKENDS {
         let finder = (entry.make)();
         if finder.affordable_limit().is_none_or(|max| limit <= max) {
             colds.cold(entry.name, &finder.cold(moves, limit));
@@ -207,7 +207,8 @@ pub fn verify_saved(
         return Ok(colds);
     }
     // ... and the saved values against the judge's.
-    let judge_table = crate::longrun::build_shown(&*(judge.make)(), judge.name, moves, limit);
+    let judge_table =
+        nimsquare::instruments::longrun::build_shown(&*(judge.make)(), judge.name, moves, limit);
     let mut checker = check::Checker::new(case, judge.name, judge_table);
     checker.table("saved table", &colds.table);
     let mut report = checker.finish();
@@ -377,12 +378,12 @@ fn render_json(v: &Verdict) -> serde_json::Value {
     })
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "testing"))]
 mod tests {
     use super::*;
-    use crate::check::testing::WRONG_AT_17;
-    use crate::moves::Moves;
-    use crate::{count, table};
+    use nimsquare::base::moves::Moves;
+    use nimsquare::instruments::check::testing::WRONG_AT_17;
+    use nimsquare::{count, table};
 
     #[test]
     fn a_wrong_back_end_fails_verify_and_is_named() {
@@ -410,17 +411,17 @@ mod tests {
 
     #[test]
     fn the_saved_judge_is_not_what_auto_makes_big_tables_with_on_two_threads() {
-        use crate::isa::Isa;
-        let judge = crate::table::find(SAVED_JUDGE).unwrap();
+        use nimsquare::base::isa::Isa;
+        let judge = nimsquare::table::find(SAVED_JUDGE).unwrap();
         assert!(!judge.is_control());
         // The judge is of neither the bitset family (the far-move OR) nor the parallel
         // pipeline (its schedule and thread split).
         assert!(!SAVED_JUDGE.starts_with("bitset") && !SAVED_JUDGE.ends_with("parallel"));
         for isa in Isa::ALL {
             for threads in [2, 8] {
-                let made = crate::planner::choose_table_on(
+                let made = nimsquare::instruments::planner::choose_table_on(
                     isa,
-                    &crate::moves::Moves::Squares,
+                    &nimsquare::base::moves::Moves::Squares,
                     SAVED_REFERENCE_MAX + 1,
                     threads,
                 );

@@ -19,8 +19,9 @@ mod sieve;
 pub use naive::Naive;
 pub use sieve::{Sieve, DEFAULT_WINDOW};
 
-use crate::error::Result;
-use crate::moves::Moves;
+use crate::base::error::Result;
+use crate::base::moves::Moves;
+use crate::kernels::Family;
 use crate::registry::{Entry, Role, Stage};
 use crate::table::Table;
 
@@ -156,7 +157,8 @@ pub static BACKENDS: &[Entry<dyn ColdFinder>] = &[
         description: "Eppstein's win/lose sieve in L2-sized windows: every cold c marks c + s hot; far marks split across threads",
         cost: "O(#cold * #moves + (N / W) * #cold), #cold ~ N^0.7 for the squares",
         role: Role::Reference,
-        model: crate::roofline::Model::NOT_MODELLED,
+        model: crate::cost::Model::NOT_MODELLED,
+        kernels: &[Family::Sieve],
         make: || Box::new(Sieve::default()),
     },
     Entry {
@@ -164,7 +166,8 @@ pub static BACKENDS: &[Entry<dyn ColdFinder>] = &[
         description: "the control: n is cold iff no n - s is cold, one plain loop",
         cost: "O(N * #moves)",
         role: Role::Control,
-        model: crate::roofline::Model::NOT_MODELLED,
+        model: crate::cost::Model::NOT_MODELLED,
+        kernels: &[],
         make: || Box::new(Naive),
     },
 ];

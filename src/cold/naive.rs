@@ -5,7 +5,7 @@
 //! loop. Cost O(N · #moves): fine to about 10^6 on the squares.
 
 use super::{ColdFinder, ColdSet};
-use crate::moves::Moves;
+use crate::base::moves::Moves;
 
 /// The definition as a loop. See the module documentation.
 pub struct Naive;

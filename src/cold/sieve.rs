@@ -35,7 +35,7 @@
 //! (at most 65 536 squares below 2^32, at most 65 535 listed moves).
 
 use super::{ColdFinder, ColdSet};
-use crate::moves::Moves;
+use crate::base::moves::Moves;
 use rayon::prelude::*;
 
 /// The default window: 512 KiB (2^19 positions), half of this CPU's 1 MiB L2 per core,

@@ -10,7 +10,7 @@
 //! Invariant: each multiset is visited once, as its sorted tuple.
 
 use super::Counter;
-use crate::error::Result;
+use crate::base::error::Result;
 use crate::table::Table;
 use std::ops::RangeInclusive;
 

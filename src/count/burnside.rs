@@ -26,7 +26,7 @@
 
 use super::cycle_index::{self, check_heaps, MAX_HEAPS};
 use super::Counter;
-use crate::error::Result;
+use crate::base::error::Result;
 use crate::table::Table;
 use num_bigint::BigUint;
 use num_traits::{One, Zero};

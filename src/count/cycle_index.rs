@@ -27,7 +27,7 @@
 //! and N near 2^32, far beyond `u128`. [`to_u128`] converts the final answer, or refuses
 //! with an error saying it overflows `u128`; a wrong (wrapped) answer is never returned.
 
-use crate::error::{Error, Result};
+use crate::base::error::{Error, Result};
 use num_bigint::BigUint;
 use num_traits::{One, ToPrimitive, Zero};
 

@@ -2,12 +2,12 @@
 //!
 //! Every back-end implements [`Counter`] on a finished [`Table`]; the registry [`BACKENDS`]
 //! lists them. The naive control `brute` ([`Brute`]) enumerates the tuples themselves; the
-//! checker ([`crate::check`]) compares every back-end with it where it affords the input.
+//! checker ([`crate::instruments::check`]) compares every back-end with it where it affords the input.
 //!
 //! Counts are `u128`. For three heaps the count never exceeds C(N+3, 3) < 2^94 for
 //! N < 2^32, so `u128` cannot overflow (a `u64` would once N passes about 3.8 million).
 //! Other numbers of heaps are computed exactly in big integers and refused with
-//! [`crate::Error::Overflow`] when the answer does not fit `u128`.
+//! [`crate::base::error::Error::Overflow`] when the answer does not fit `u128`.
 
 mod brute;
 mod burnside;
@@ -26,9 +26,10 @@ pub use rayon_sweep::RayonSweep;
 pub use sweep::Sweep;
 pub use wht::{walsh_hadamard, walsh_hadamard_naive, wht_count_big, Wht};
 
-use crate::error::{Error, Result};
+use crate::base::error::{Error, Result};
+use crate::cost::{Demand, Model, Primitive, Workload};
+use crate::kernels::Family;
 use crate::registry::{self, Entry, Role, Stage};
-use crate::roofline::{Demand, Model, Primitive, Workload};
 use crate::table::Table;
 use std::ops::RangeInclusive;
 
@@ -65,7 +66,7 @@ pub trait Counter: Send + Sync {
     /// `threads` threads (an upper estimate; the count stage is O(G), small beside a table).
     fn scratch_bytes(&self, alphabet: usize, threads: usize) -> u64;
 
-    /// True when the back-end runs vector kernels that follow [`crate::isa::active`], so the
+    /// True when the back-end runs vector kernels that follow [`crate::base::isa::active`], so the
     /// bench matrix times it once per instruction-set path the CPU supports.
     fn vector_kernels(&self) -> bool {
         false
@@ -87,6 +88,7 @@ pub static BACKENDS: &[Entry<dyn Counter>] = &[
                 Demand::default().with(Primitive::OrScan, p * (p + 1.0) * (p + 2.0) / 6.0)
             },
         },
+        kernels: &[],
         make: || Box::new(Brute),
     },
     Entry {
@@ -99,6 +101,7 @@ pub static BACKENDS: &[Entry<dyn Counter>] = &[
             parallel: false,
             demand: sweep_demand,
         },
+        kernels: &[Family::XorDot],
         make: || Box::new(Sweep),
     },
     Entry {
@@ -116,6 +119,7 @@ pub static BACKENDS: &[Entry<dyn Counter>] = &[
                     .with(Primitive::Stream, 2.0 * w.positions())
             },
         },
+        kernels: &[Family::XorDot],
         make: || Box::new(RayonSweep),
     },
     Entry {
@@ -131,6 +135,7 @@ pub static BACKENDS: &[Entry<dyn Counter>] = &[
                 Demand::default().with(Primitive::MulAdd, 2.0 * g * g)
             },
         },
+        kernels: &[],
         make: || Box::new(Burnside),
     },
     Entry {
@@ -146,6 +151,7 @@ pub static BACKENDS: &[Entry<dyn Counter>] = &[
                 Demand::default().with(Primitive::MulAdd, width * width.log2() + width)
             },
         },
+        kernels: &[Family::Hadamard],
         make: || Box::new(Wht),
     },
 ];

@@ -13,7 +13,7 @@
 //! holds on reaching b0, so each b's term, and therefore the sum, is the same.
 
 use super::{sweep_range, Counter};
-use crate::error::Result;
+use crate::base::error::Result;
 use crate::table::Table;
 use rayon::prelude::*;
 use std::ops::RangeInclusive;

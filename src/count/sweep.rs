@@ -12,7 +12,7 @@
 //! padding holds zeros, since those values never occur).
 
 use super::{sweep_range, Counter};
-use crate::error::Result;
+use crate::base::error::Result;
 use crate::table::Table;
 use std::ops::RangeInclusive;
 

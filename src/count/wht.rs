@@ -32,7 +32,7 @@
 
 use super::cycle_index::{self, check_heaps, MAX_HEAPS};
 use super::Counter;
-use crate::error::{Error, Result};
+use crate::base::error::{Error, Result};
 use crate::table::Table;
 use num_bigint::{BigInt, BigUint, Sign};
 use num_traits::{One, Zero};
@@ -167,7 +167,7 @@ pub fn wht_count_big(table: &Table, heaps: usize) -> Result<BigUint> {
 mod tests {
     use super::*;
 
-    use crate::rng::SplitMix64;
+    use crate::base::rng::SplitMix64;
 
     #[test]
     fn fast_transform_equals_definition_on_random_inputs() {

@@ -15,7 +15,7 @@
 //! count stays below 2^32 ([`XorSweep::fits`]); products are exact in `u64` and each b's term
 //! is below (b+1)(N-b+1) < 2^64.
 //!
-//! Paths ([`crate::isa`]): the block sum runs on the path active when the [`XorSweep`] was
+//! Paths ([`crate::base::isa`]): the block sum runs on the path active when the [`XorSweep`] was
 //! made (read once, not per middle heap): scalar (one x a step), portable (`wide::u32x4`
 //! widened to `u64x4`), AVX2 (`_mm256_mul_epu32` on four zero-extended u32, four u64
 //! accumulators) or AVX-512 (`_mm512_mul_epu32`, eight: two blocks of four a step). The u32
@@ -24,7 +24,7 @@
 //! [`xor_dot_scalar`] is the scalar twin, and the tests compare every path with it on random
 //! inputs.
 
-use crate::isa::{self, Isa};
+use crate::base::isa::{self, Isa};
 use wide::{u32x4, u64x4};
 
 /// Prefix tables in four xor-permuted copies and a suffix table, as `u32` counts.
@@ -35,7 +35,7 @@ pub(crate) struct XorSweep {
     prefix: Vec<u32>,
     /// S, zero-padded to a power of two >= max(len, 4), so (x xor h) + 4 never leaves it.
     suffix: Vec<u32>,
-    /// The path of [`XorSweep::dot`], [`crate::isa::active`] when the tables were made.
+    /// The path of [`XorSweep::dot`], [`crate::base::isa::active`] when the tables were made.
     path: Isa,
 }
 
@@ -236,7 +236,7 @@ pub(crate) fn xor_dot_scalar(prefix: &[u64], suffix: &[u64], g: usize) -> u64 {
 mod tests {
     use super::*;
 
-    use crate::rng::for_each_case;
+    use crate::base::rng::for_each_case;
 
     #[test]
     fn dot_matches_scalar_twin_on_every_path() {

@@ -43,7 +43,7 @@
 //! look-ups in total, and 2 bytes per triple. At B = 64 the search holds 207 537 triples; at
 //! B = [`MAX_HEAP`] it holds 12 755 649 (25 MB).
 
-use crate::error::{Error, Result};
+use crate::base::error::{Error, Result};
 use rayon::prelude::*;
 
 /// The largest box bound B accepted: the search then covers totals up to 768, which is
@@ -372,21 +372,11 @@ impl Check {
     pub fn passed(&self) -> bool {
         self.comparison.mismatch_count == 0
     }
-
-    /// The process exit status for this outcome: 0 when the formula holds, otherwise
-    /// [`crate::cli::EXIT_CHECK_FAILED`] (a failed check, not bad input).
-    pub fn exit_status(&self) -> i32 {
-        if self.passed() {
-            0
-        } else {
-            crate::cli::EXIT_CHECK_FAILED
-        }
-    }
 }
 
 /// Searches every position for the box bound `max_heap` and compares `formula` with it,
-/// keeping the first `keep` mismatches. The CLI runs this with [`formula_4`]; a wrong formula
-/// goes through the same path, so its failure status is the command's.
+/// keeping the first `keep` mismatches. The CLI runs this with [`formula_4`] and exits with
+/// status 1 when [`Check::passed`] is false; a wrong formula goes through the same path.
 pub fn check<F>(max_heap: u32, formula: F, keep: usize) -> Result<Check>
 where
     F: Fn(u32, u32, u32) -> u32,

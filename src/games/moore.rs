@@ -41,7 +41,7 @@
 //! The control [`slow_losing`] decides positions from the rules alone over ordered tuples
 //! with a memo, sharing no code with the census.
 
-use crate::error::{Error, Result};
+use crate::base::error::{Error, Result};
 use rayon::prelude::*;
 use std::collections::HashMap;
 

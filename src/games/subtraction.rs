@@ -21,8 +21,8 @@
 //! Invariant: a reported period is a proven one — the two windows were compared value by
 //! value; a hash match alone never reports a period.
 
-use crate::error::{Error, Result};
-use crate::moves::Moves;
+use crate::base::error::{Error, Result};
+use crate::base::moves::Moves;
 use crate::table::{self, Table};
 use std::collections::HashMap;
 
@@ -224,7 +224,7 @@ mod tests {
 
     #[test]
     fn collisions_never_hide_or_fake_a_repeat() {
-        let mut rng = crate::rng::SplitMix64(0x853C_49E6_748F_EA9B);
+        let mut rng = crate::base::rng::SplitMix64(0x853C_49E6_748F_EA9B);
         for _ in 0..300 {
             let len = rng.below(60) as usize;
             let alphabet = rng.range(2, 4);

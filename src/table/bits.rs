@@ -23,7 +23,7 @@ pub(crate) fn lowest_zero_bit_scalar(mask: &[u64]) -> Option<usize> {
 /// word that differs; the tail (fewer than 4 words) word by word.
 ///
 /// # Safety
-/// The CPU must have AVX2 (the caller checked [`crate::isa::active`]).
+/// The CPU must have AVX2 (the caller checked [`crate::base::isa::active`]).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 #[inline]
@@ -48,7 +48,7 @@ pub(crate) unsafe fn lowest_zero_bit_avx2(mask: &[u64]) -> Option<usize> {
 /// one mask bit per word that is not full; the tail is a masked load of the last words.
 ///
 /// # Safety
-/// The CPU must have AVX-512 F (the caller checked [`crate::isa::active`]).
+/// The CPU must have AVX-512 F (the caller checked [`crate::base::isa::active`]).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
 #[inline]
@@ -74,8 +74,8 @@ pub(crate) unsafe fn lowest_zero_bit_avx512(mask: &[u64]) -> Option<usize> {
 
 /// [`lowest_zero_bit`] on the path `isa` (the tests' and the roofline primitive's entry; the
 /// back-ends call the path's function from code already compiled for it).
-pub(crate) fn lowest_zero_bit_on(isa: crate::isa::Isa, mask: &[u64]) -> Option<usize> {
-    use crate::isa::Isa;
+pub(crate) fn lowest_zero_bit_on(isa: crate::base::isa::Isa, mask: &[u64]) -> Option<usize> {
+    use crate::base::isa::Isa;
     assert!(isa.supported(), "{isa} is not supported here");
     match isa {
         Isa::Scalar => lowest_zero_bit_scalar(mask),
@@ -115,8 +115,8 @@ mod tests {
 
     #[test]
     fn lowest_zero_bit_every_path_matches_the_scalar_twin() {
-        use crate::isa::Isa;
-        crate::rng::for_each_case(11, 3000, |case, rng| {
+        use crate::base::isa::Isa;
+        crate::base::rng::for_each_case(11, 3000, |case, rng| {
             // Masks of 1..=20 words (tails on both vector widths), mostly full words so the
             // first zero lands anywhere, sometimes nowhere.
             let words = rng.range(1, 20) as usize;

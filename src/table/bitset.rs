@@ -26,8 +26,8 @@
 
 use super::bits::{lowest_zero_bit, lowest_zero_bit_scalar, set_bit, split_moves};
 use super::TableBuilder;
-use crate::isa::{self, Isa};
-use crate::moves::Moves;
+use crate::base::isa::{self, Isa};
+use crate::base::moves::Moves;
 
 /// Positions per block.
 pub const LANES: usize = 64;
@@ -242,7 +242,7 @@ pub(crate) fn far_or_on(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rng::SplitMix64;
+    use crate::base::rng::SplitMix64;
 
     /// A random block: 1 to 12 mask words (every chunk width, and chunks of 8 then 4),
     /// values below 64·words before n0, far moves (some reaching past n0,
@@ -268,7 +268,7 @@ mod tests {
 
     #[test]
     fn far_or_every_path_matches_the_scalar_twin() {
-        crate::rng::for_each_case(21, 1500, |case, rng| {
+        crate::base::rng::for_each_case(21, 1500, |case, rng| {
             let (g, n0, len, words, far) = random_block(rng);
             let on = |isa| {
                 let mut masks = vec![0u64; LANES * words];

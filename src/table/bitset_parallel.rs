@@ -32,8 +32,8 @@
 use super::bitset::{Kernel, Portable, Scalar, LANES};
 use super::pipeline::{self, FarPhase, Schedule};
 use super::TableBuilder;
-use crate::isa::{self, Isa};
-use crate::moves::Moves;
+use crate::base::isa::{self, Isa};
+use crate::base::moves::Moves;
 use rayon::prelude::*;
 use std::marker::PhantomData;
 
@@ -137,7 +137,7 @@ impl<K: Kernel> FarPhase for FarOr<'_, K> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rng::SplitMix64;
+    use crate::base::rng::SplitMix64;
     use crate::table::{NaiveMex, Stamped};
 
     /// Super-blocks of 64, 128, 256 and 512 positions below N = 3000 (growing at 700, 1500

@@ -65,7 +65,7 @@ impl Kernel for Avx2 {
 /// `bitset`'s block loop compiled for AVX-512.
 ///
 /// # Safety
-/// The CPU must have AVX-512 F/BW/VL and AVX2 ([`crate::isa::Isa::Avx512`] supported).
+/// The CPU must have AVX-512 F/BW/VL and AVX2 ([`crate::base::isa::Isa::Avx512`] supported).
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2,bmi1,bmi2")]
 pub(super) unsafe fn fill_avx512(
     moves: &[usize],
@@ -80,7 +80,7 @@ pub(super) unsafe fn fill_avx512(
 /// `bitset`'s block loop compiled for AVX2.
 ///
 /// # Safety
-/// The CPU must have AVX2, BMI1 and BMI2 ([`crate::isa::Isa::Avx2`] supported).
+/// The CPU must have AVX2, BMI1 and BMI2 ([`crate::base::isa::Isa::Avx2`] supported).
 #[target_feature(enable = "avx2,bmi1,bmi2")]
 pub(super) unsafe fn fill_avx2(
     moves: &[usize],
@@ -344,7 +344,7 @@ fn group_avx2<const C: usize, const V: usize, const L: usize>(
 /// `bitset-parallel`'s pipeline compiled for AVX-512.
 ///
 /// # Safety
-/// The CPU must have AVX-512 F/BW/VL and AVX2 ([`crate::isa::Isa::Avx512`] supported).
+/// The CPU must have AVX-512 F/BW/VL and AVX2 ([`crate::base::isa::Isa::Avx512`] supported).
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2,bmi1,bmi2")]
 pub(super) unsafe fn par_fill_avx512(
     sched: &super::Schedule,
@@ -359,7 +359,7 @@ pub(super) unsafe fn par_fill_avx512(
 /// `bitset-parallel`'s pipeline compiled for AVX2.
 ///
 /// # Safety
-/// The CPU must have AVX2, BMI1 and BMI2 ([`crate::isa::Isa::Avx2`] supported).
+/// The CPU must have AVX2, BMI1 and BMI2 ([`crate::base::isa::Isa::Avx2`] supported).
 #[target_feature(enable = "avx2,bmi1,bmi2")]
 pub(super) unsafe fn par_fill_avx2(
     sched: &super::Schedule,

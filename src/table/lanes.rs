@@ -16,14 +16,14 @@
 //! largest option value, so a caller that knows all option values are `<= m` and computes at
 //! most `LANES` new values in order needs `G >= m + LANES + 2`.
 //!
-//! Vector paths ([`crate::isa`]): the two scans over a lane's bytes, the mex
+//! Vector paths ([`crate::base::isa`]): the two scans over a lane's bytes, the mex
 //! ([`first_unstamped_on`]) and the packing into bits ([`stamps_to_bits_on`]), have a scalar,
 //! a portable, an AVX2 and an AVX-512 path each, all returning the same result; a
 //! [`SeenLanes`] takes the path active at its creation. The AVX ones are the only `unsafe`
 //! here (`mod x86`, each an unsafe `#[target_feature]` fn called only on its own path); the
 //! byte stores of [`SeenLanes::stamp_moves`] have no vector path.
 
-use crate::isa::{self, Isa};
+use crate::base::isa::{self, Isa};
 use wide::u8x16;
 
 /// Positions per lane block.
@@ -51,7 +51,7 @@ impl<const G: usize> SeenLanes<G> {
         Self::on(isa::active())
     }
 
-    /// Lanes whose mex scan and bit packing take `path` (one [`crate::isa::force`] accepts).
+    /// Lanes whose mex scan and bit packing take `path` (one [`crate::base::isa::force`] accepts).
     pub(crate) fn on(path: Isa) -> Self {
         assert!(G.is_power_of_two() && G >= 64);
         let lanes: Box<[Lane<G>; LANES]> = vec![Lane([0u8; G]); LANES]
@@ -162,7 +162,7 @@ pub(crate) fn prefetch_span(g: &[u16], at: usize) {
 }
 
 /// The index of the first byte of `seen` that is not `stamp`, or `seen.len()` if all are:
-/// the mex scan, on the path [`crate::isa::active`] names now (what the tests force). The
+/// the mex scan, on the path [`crate::base::isa::active`] names now (what the tests force). The
 /// back-ends read the path once and call [`first_unstamped_on`] (a [`SeenLanes`] keeps it
 /// from its creation), so the per-position mex does not re-read it.
 #[cfg(test)]
@@ -171,8 +171,8 @@ fn first_unstamped(seen: &[u8], stamp: u8) -> usize {
 }
 
 /// The mex scan on the path `path`: the index of the first byte of `seen` that is not
-/// `stamp`, or `seen.len()` if all are. `path` must be one [`crate::isa::force`] accepted (in
-/// practice [`crate::isa::active`] read by the caller), so the CPU has its instructions.
+/// `stamp`, or `seen.len()` if all are. `path` must be one [`crate::base::isa::force`] accepted (in
+/// practice [`crate::base::isa::active`] read by the caller), so the CPU has its instructions.
 /// Every path returns the same index: the scalar one is the definition, the others compare
 /// 8 (portable, one u64), 32 (AVX2) or 64 (AVX-512) bytes a step and finish the tail with
 /// the narrower paths.
@@ -215,7 +215,7 @@ fn first_unstamped_portable(seen: &[u8], stamp: u8) -> usize {
 }
 
 /// Packs `seen` (a multiple of 64 bytes) into bits: bit i of `out[i / 64]` is set when
-/// `seen[i] == stamp`, on the path [`crate::isa::active`] names now (what the tests force;
+/// `seen[i] == stamp`, on the path [`crate::base::isa::active`] names now (what the tests force;
 /// [`SeenLanes::to_bitmasks`] calls [`stamps_to_bits_on`] with its own path).
 #[cfg(test)]
 fn stamps_to_bits(seen: &[u8], stamp: u8, out: &mut [u64]) {
@@ -223,7 +223,7 @@ fn stamps_to_bits(seen: &[u8], stamp: u8, out: &mut [u64]) {
 }
 
 /// Packs `seen` (a multiple of 64 bytes) into bits, bit i of `out[i / 64]` set when
-/// `seen[i] == stamp`, on the path `path` (one [`crate::isa::force`] accepted). Every path
+/// `seen[i] == stamp`, on the path `path` (one [`crate::base::isa::force`] accepted). Every path
 /// writes the same words: scalar one byte a step, portable 16 bytes a compare
 /// (`wide::u8x16`), AVX2 two 32-byte compares and AVX-512 one 64-byte compare per word.
 #[inline]
@@ -359,7 +359,7 @@ mod x86 {
 
 /// Bytes of one [`SeenLanes`] scratch for the largest stride a table for (moves, N) can
 /// need: values are at most the number of moves <= N, plus a block.
-pub(crate) fn lane_scratch_bytes(moves: &crate::moves::Moves, limit: usize) -> u64 {
+pub(crate) fn lane_scratch_bytes(moves: &crate::base::moves::Moves, limit: usize) -> u64 {
     (LANES * stride_for(moves.up_to(limit).len() + LANES)) as u64
 }
 
@@ -431,7 +431,7 @@ pub(crate) use with_stride;
 mod tests {
     use super::*;
 
-    use crate::rng::for_each_case;
+    use crate::base::rng::for_each_case;
 
     /// Runs `body` once on every path this CPU supports, that path forced.
     fn on_every_path(mut body: impl FnMut(Isa)) {

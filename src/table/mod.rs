@@ -2,7 +2,7 @@
 //!
 //! Every back-end implements [`TableBuilder`] and returns the same [`Table`]; the registry
 //! [`BACKENDS`] lists them. The naive control `naive-mex` ([`NaiveMex`]) computes the mex
-//! straight from the definition; the checker ([`crate::check`]) compares every back-end with
+//! straight from the definition; the checker ([`crate::instruments::check`]) compares every back-end with
 //! it where it affords N, and with the reference back-end (`stamped`) beyond.
 
 mod bits;
@@ -36,10 +36,11 @@ pub use stamped_lanes::StampedLanes;
 pub use stamped_parallel::StampedParallel;
 pub use value_bounded::ValueBounded;
 
-use crate::error::{Error, Result};
-use crate::moves::Moves;
+use crate::base::error::{Error, Result};
+use crate::base::moves::Moves;
+use crate::cost::{Demand, Model, Primitive, Workload};
+use crate::kernels::Family;
 use crate::registry::{Entry, Role, Stage};
-use crate::roofline::{Demand, Model, Primitive, Workload};
 
 /// The table stage: its name in messages and its back-ends, [`BACKENDS`].
 pub static STAGE: Stage<dyn TableBuilder> = Stage::new("table", BACKENDS);
@@ -149,6 +150,12 @@ impl Table {
     pub fn alphabet(&self) -> usize {
         self.histogram.len()
     }
+
+    /// The shape of building this table for `moves` on `threads` threads, what a cost model
+    /// counts its primitives from.
+    pub fn workload(&self, moves: &Moves, threads: usize) -> Workload {
+        Workload::of_histogram(moves, &self.histogram, threads)
+    }
 }
 
 /// A table back-end: turns (moves, N) into g(0..=N).
@@ -180,7 +187,7 @@ pub trait TableBuilder: Send + Sync {
         None
     }
 
-    /// True when the back-end runs vector kernels that follow [`crate::isa::active`], so the
+    /// True when the back-end runs vector kernels that follow [`crate::base::isa::active`], so the
     /// bench matrix times it once per instruction-set path the CPU supports.
     fn vector_kernels(&self) -> bool {
         false
@@ -206,6 +213,7 @@ pub static BACKENDS: &[Entry<dyn TableBuilder>] = &[
             parallel: false,
             demand: one_store_a_step_and_a_mex_walk,
         },
+        kernels: &[],
         make: || Box::new(NaiveMex),
     },
     Entry {
@@ -218,6 +226,7 @@ pub static BACKENDS: &[Entry<dyn TableBuilder>] = &[
             parallel: false,
             demand: one_store_a_step_and_a_mex_walk,
         },
+        kernels: &[],
         make: || Box::new(Stamped),
     },
     Entry {
@@ -236,6 +245,7 @@ pub static BACKENDS: &[Entry<dyn TableBuilder>] = &[
                     .with(Primitive::OrScan, w.positions() * (words + w.mean_value / 64.0 + 1.0))
             },
         },
+        kernels: &[Family::Masks],
         make: || Box::new(Bitset),
     },
     Entry {
@@ -253,6 +263,7 @@ pub static BACKENDS: &[Entry<dyn TableBuilder>] = &[
                     .with(Primitive::OrScan, w.positions() * (w.mean_value / 8.0 + 1.0))
             },
         },
+        kernels: &[Family::Lanes],
         make: || Box::new(StampedLanes),
     },
     Entry {
@@ -271,6 +282,7 @@ pub static BACKENDS: &[Entry<dyn TableBuilder>] = &[
                     .with(Primitive::OrScan, w.positions() * (stride / 16.0 + w.mean_value / 64.0 + 1.0))
             },
         },
+        kernels: &[Family::Lanes, Family::Masks, Family::SuperBlocks],
         make: || Box::new(StampedParallel::default()),
     },
     Entry {
@@ -289,6 +301,7 @@ pub static BACKENDS: &[Entry<dyn TableBuilder>] = &[
                     .with(Primitive::OrScan, w.positions() * (words + w.mean_value / 64.0 + 1.0))
             },
         },
+        kernels: &[Family::Masks, Family::SuperBlocks],
         make: || Box::new(BitsetParallel::default()),
     },
     Entry {
@@ -305,6 +318,7 @@ pub static BACKENDS: &[Entry<dyn TableBuilder>] = &[
                 table_io(w).with(Primitive::OrScan, passes * (2.0 * w.steps / 64.0 + 2.0 * words))
             },
         },
+        kernels: &[Family::Sumset],
         make: || Box::new(ValueBounded),
     },
 ];
@@ -318,7 +332,7 @@ fn one_store_a_step_and_a_mex_walk(w: &Workload) -> Demand {
         .with(Primitive::OrScan, w.positions() * (w.mean_value + 1.0))
 }
 
-/// The table traffic every back-end has, in [`crate::roofline`] terms: g(0..=N) written once
+/// The table traffic every back-end has, in [`crate::instruments::roofline`] terms: g(0..=N) written once
 /// and read at least once, 4 bytes a position of sequential bandwidth.
 fn table_io(w: &Workload) -> Demand {
     Demand::default().with(Primitive::Stream, 4.0 * w.positions())
@@ -341,9 +355,9 @@ pub fn build(name: &str, moves: &Moves, limit: u64) -> Result<Table> {
     let limit = check_limit(limit)?;
     let builder = (entry.make)();
     let needed = bytes_needed(&*builder, moves, limit, rayon::current_num_threads());
-    crate::memory::check_fits(
+    crate::base::memory::check_fits(
         needed,
-        crate::memory::available_bytes(),
+        crate::base::memory::available_bytes(),
         &format!("the '{}' table for N = {limit}", entry.name),
     )?;
     Ok(builder.build(moves, limit))

@@ -12,7 +12,7 @@
 //! values of n.
 
 use super::TableBuilder;
-use crate::moves::Moves;
+use crate::base::moves::Moves;
 use std::collections::BTreeSet;
 
 /// The largest N the checker runs the control at (a set per position makes it many times

@@ -13,7 +13,7 @@
 //! `seen` has one slot more than the number of moves, the largest possible mex.
 
 use super::TableBuilder;
-use crate::moves::Moves;
+use crate::base::moves::Moves;
 
 /// The stamped mex. See the module documentation.
 pub struct Stamped;

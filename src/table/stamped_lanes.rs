@@ -27,8 +27,8 @@
 use super::bits::split_moves;
 use super::lanes::{lane_scratch_bytes, stride_for, with_stride, SeenLanes, LANES};
 use super::TableBuilder;
-use crate::isa::{self, Isa};
-use crate::moves::Moves;
+use crate::base::isa::{self, Isa};
+use crate::base::moves::Moves;
 
 /// Lane-blocked stamped mex. See the module documentation.
 pub struct StampedLanes;
@@ -114,7 +114,7 @@ fn run_on<const G: usize>(
 #[cfg(target_arch = "x86_64")]
 mod x86 {
     use super::run;
-    use crate::isa::Isa;
+    use crate::base::isa::Isa;
 
     /// [`run`] with AVX2 and BMI1 enabled.
     ///

@@ -45,7 +45,7 @@ use super::lanes::{lane_scratch_bytes, stride_for, with_stride, SeenLanes, LANES
 use super::pipeline::Schedule;
 use super::pipeline::{self, FarPhase, Pending};
 use super::TableBuilder;
-use crate::moves::Moves;
+use crate::base::moves::Moves;
 use rayon::prelude::*;
 use std::sync::Mutex;
 

@@ -31,8 +31,8 @@
 //! reaching below position 0 are then applied word by word, in order, as before.
 
 use super::TableBuilder;
-use crate::isa::{self, Isa};
-use crate::moves::Moves;
+use crate::base::isa::{self, Isa};
+use crate::base::moves::Moves;
 
 /// Eppstein-style value-bounded table. See the module documentation.
 pub struct ValueBounded;
@@ -322,7 +322,7 @@ mod tests {
 
     #[test]
     fn far_hits_every_path_matches_the_scalar_twin() {
-        crate::rng::for_each_case(31, 1500, |case, rng| {
+        crate::base::rng::for_each_case(31, 1500, |case, rng| {
             for isa in Isa::supported_all() {
                 let group = if isa >= Isa::Avx2 {
                     if isa == Isa::Avx512 {

@@ -91,7 +91,7 @@ pub(super) unsafe fn fill_avx2(moves: &[usize], g: &mut [u16]) {
 /// has it, all checked against each other by the caller's twin), for the tests.
 #[cfg(test)]
 pub(super) fn far_hits_on(
-    isa: crate::isa::Isa,
+    isa: crate::base::isa::Isa,
     class: &[u64],
     w: usize,
     far: &[usize],
@@ -101,7 +101,7 @@ pub(super) fn far_hits_on(
     assert!(isa.supported(), "{isa} is not supported here");
     // SAFETY: the path is supported (asserted), VBMI2 is asked before its use.
     unsafe {
-        if isa == crate::isa::Isa::Avx2 {
+        if isa == crate::base::isa::Isa::Avx2 {
             return far_hits_avx2(class, w, far, free, hits);
         }
         let mut plain = vec![0u64; hits.len()];

@@ -1,28 +1,28 @@
 //! Shared test helpers: a seeded generator, so random cases are the same on every run.
 #![allow(dead_code)]
 
-pub use nimsquare::rng::SplitMix64;
+pub use nimsquare::base::rng::SplitMix64;
 
 /// A random subtraction set: 1 to 8 distinct moves drawn from 1..=max_move.
-pub fn random_moves(rng: &mut SplitMix64, max_move: u64) -> nimsquare::moves::Moves {
+pub fn random_moves(rng: &mut SplitMix64, max_move: u64) -> nimsquare::base::moves::Moves {
     let count = rng.range(1, 8);
     let list = (0..count).map(|_| rng.range(1, max_move)).collect();
-    nimsquare::moves::Moves::list(list).expect("non-empty, no zero")
+    nimsquare::base::moves::Moves::list(list).expect("non-empty, no zero")
 }
 
 /// Runs every registered back-end on (moves, N, K) through the one checker and panics with
 /// the first disagreement, naming the back-ends and where they differ. Returns the report.
 pub fn assert_agree(
-    moves: &nimsquare::moves::Moves,
+    moves: &nimsquare::base::moves::Moves,
     limit: usize,
     heaps: usize,
-) -> nimsquare::check::Report {
-    let case = nimsquare::check::Case {
+) -> nimsquare::instruments::check::Report {
+    let case = nimsquare::instruments::check::Case {
         moves: moves.clone(),
         limit,
         heaps,
     };
-    let report = nimsquare::check::everything(&case).unwrap();
+    let report = nimsquare::instruments::check::everything(&case).unwrap();
     assert!(!report.pairs.is_empty(), "nothing answered for {case:?}");
     report.into_result().unwrap()
 }
@@ -31,10 +31,10 @@ pub fn assert_agree(
 /// towards fewer and smaller moves).
 pub fn moves_strategy(
     max_move: u64,
-) -> impl proptest::strategy::Strategy<Value = nimsquare::moves::Moves> {
+) -> impl proptest::strategy::Strategy<Value = nimsquare::base::moves::Moves> {
     use proptest::prelude::*;
     proptest::collection::vec(1..=max_move, 1..=8)
-        .prop_map(|list| nimsquare::moves::Moves::list(list).expect("non-empty, no zero"))
+        .prop_map(|list| nimsquare::base::moves::Moves::list(list).expect("non-empty, no zero"))
 }
 
 /// The built `nimsquare` binary, for CLI tests.

@@ -1,11 +1,11 @@
 //! `nimsquare games amalgamation`: exhaustive Grundy values of amalgamation Nim with
 //! restriction for every three-heap position with heaps <= B (and everything reachable from
 //! them), compared with the closed formula G = x1 xor x2 xor x3 xor delta(X); the library is
-//! [`crate::games::amalgamation`], whose [`check`](amalgamation::check) also decides the exit
+//! [`nimsquare::games::amalgamation`], whose [`check`](amalgamation::check) also decides the exit
 //! status.
 
 use crate::cli::{fmt_seconds, CliResult};
-use crate::games::amalgamation::{self, Check, Mismatch};
+use nimsquare::games::amalgamation::{self, Check, Mismatch};
 use serde_json::json;
 
 /// How many mismatches are listed in full.
@@ -46,7 +46,11 @@ pub fn run(args: Args) -> CliResult {
     } else {
         print_text(&check);
     }
-    Ok(check.exit_status())
+    Ok(if check.passed() {
+        0
+    } else {
+        super::super::EXIT_CHECK_FAILED
+    })
 }
 
 fn to_json(c: &Check) -> serde_json::Value {

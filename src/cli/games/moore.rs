@@ -1,9 +1,9 @@
 //! `nimsquare games moore`: the win/lose census of bounded Moore's Nim with m = 1 (a move
 //! takes one counter from each of 1..K heaps) and its parity tests; the library is
-//! [`crate::games::moore`]. Parse, solve, then render as text or JSON.
+//! [`nimsquare::games::moore`]. Parse, solve, then render as text or JSON.
 
 use crate::cli::{fmt_seconds, CliResult};
-use crate::games::moore::{self, Census, MooreParams, MAX_POSITIONS};
+use nimsquare::games::moore::{self, Census, MooreParams, MAX_POSITIONS};
 use serde_json::json;
 use std::time::Instant;
 

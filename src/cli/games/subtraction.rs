@@ -1,13 +1,13 @@
 //! `nimsquare games subtraction`: the Grundy sequence of one subtraction set, its cold
 //! positions, and its preperiod and period with the evidence (library:
-//! [`crate::games::subtraction`]).
+//! [`nimsquare::games::subtraction`]).
 
 use crate::cli::{parse_limit, parse_moves, CliResult};
-use crate::error::Error;
-use crate::games::subtraction::{
+use nimsquare::base::error::Error;
+use nimsquare::base::moves::Moves;
+use nimsquare::games::subtraction::{
     self, Analysis, PeriodSearch, DEFAULT_PERIOD_SEARCH, MAX_PERIOD_SEARCH, VALUES_SHOWN,
 };
-use crate::moves::Moves;
 use serde_json::json;
 
 /// The largest N accepted (the table is 2 bytes per position).
@@ -82,7 +82,7 @@ fn join<T: ToString>(items: &[T]) -> String {
 /// Refuses, before any work, a run whose table or search would be too large: the memory of
 /// the listed table, and the option steps (moves tried, summed over positions) of the table
 /// and of the period search, whose doubling computes at most twice the final length.
-fn check_work(args: &Args) -> crate::Result<()> {
+fn check_work(args: &Args) -> nimsquare::base::error::Result<()> {
     let label = args.moves.label();
     if args.limit > MAX_GAMES_LIMIT {
         return Err(Error::Invalid(format!(

@@ -21,8 +21,8 @@
 use super::progress::{steps_before, Progress};
 use super::signals::{self, Signal, SignalGuard};
 use super::tablefile::{self, TableFile};
-use crate::error::{Error, Result};
-use crate::moves::Moves;
+use crate::base::error::{Error, Result};
+use crate::base::moves::Moves;
 use crate::table::{Table, TableBuilder};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

@@ -30,7 +30,7 @@
 //! span kernels are byte stores and loads, the same on every path.
 
 use super::{Primitive, Rates};
-use crate::rng::SplitMix64;
+use crate::base::rng::SplitMix64;
 use crate::table::{prefetch_span, PREFETCH_AHEAD};
 use std::hint::black_box;
 use std::sync::Barrier;
@@ -158,7 +158,7 @@ pub fn time_ns_per_op(
         let (secs, ops) = run_concurrently(threads, reps, kernel);
         samples.push(secs * 1e9 / ops.max(1) as f64);
     }
-    crate::scaling::median(&samples)
+    crate::instruments::scaling::median(&samples)
 }
 
 /// One timing: `threads` copies of the kernel started together; (wall seconds, total ops).
@@ -354,7 +354,7 @@ const MOVE_REPEATS: usize = 16;
 fn or_scan(words: usize, src: &[u16], reps: u64) -> u64 {
     use crate::table::{bitset_far_or_on, lowest_zero_bit_on, BITSET_LANES};
     debug_assert_eq!(src.len(), SOURCE);
-    let isa = crate::isa::active();
+    let isa = crate::base::isa::active();
     // Lane j of the block at n0 = SOURCE reads src[SOURCE + j - s]: every move's span lies
     // in `src`, as the far moves of a block lie in finished positions.
     // Each of the 16 spans is read MOVE_REPEATS times (ascending, as the kernel expects), so
@@ -448,7 +448,7 @@ mod tests {
         let shape = Shape {
             limit: 5000,
             alphabet: 40,
-            moves: crate::moves::Moves::Squares.up_to(5000),
+            moves: crate::base::moves::Moves::Squares.up_to(5000),
         };
         let budget = Budget {
             target: Duration::from_micros(200),

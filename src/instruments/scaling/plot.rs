@@ -8,7 +8,7 @@
 
 use super::fit::FIT_MIN_N;
 use super::row::Row;
-use crate::error::{Error, Result};
+use crate::base::error::{Error, Result};
 use plotters::coord::{combinators::LogCoord, Shift};
 use plotters::prelude::*;
 use std::path::Path;

@@ -196,8 +196,8 @@ pub fn max_prefix_stats(values: &[u16], grid: &[u64]) -> Vec<PrefixStats> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::base::moves::Moves;
     use crate::cold;
-    use crate::moves::Moves;
 
     #[test]
     fn cold_prefixes_match_separate_builds() {

@@ -32,8 +32,8 @@
 //! that matters here (a torn or truncated write, a flipped byte); it is not a defence against
 //! deliberate tampering.
 
-use crate::error::{Error, Result};
-use crate::moves::Moves;
+use crate::base::error::{Error, Result};
+use crate::base::moves::Moves;
 use std::fs::{self, File};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -533,10 +533,10 @@ pub fn check_absent(path: &Path, flag: &str) -> Result<()> {
 }
 
 /// Checks, before hours of work, that a table file can be written at `path`: the checks of
-/// [`crate::paths::check_output_path`], with the write test made on `path.tmp`, the file
+/// [`crate::base::paths::check_output_path`], with the write test made on `path.tmp`, the file
 /// [`write_atomic`] writes first.
 pub fn check_writable(path: &Path, flag: &str) -> Result<()> {
-    crate::paths::check_output_path_via(path, &tmp_path(path), flag)
+    crate::base::paths::check_output_path_via(path, &tmp_path(path), flag)
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@
 //! only once the run has lasted [`SHOW_AFTER`]: a short run, a pipe or a log file gets
 //! nothing at all on stderr.
 
-use crate::moves::Moves;
+use crate::base::moves::Moves;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -6,7 +6,7 @@
 //!   assumed (as the source on subtraction games checks its rule against a real search).
 //! - [`brute_triples`]: the losing triples themselves, listed, for the small facts.
 
-use crate::moves::Moves;
+use crate::base::moves::Moves;
 use crate::table::Table;
 
 /// Every losing sorted triple (a, b, c), in lexicographic order, by enumeration.

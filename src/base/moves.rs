@@ -1,6 +1,6 @@
 //! Subtraction sets: which amounts a move may remove from one heap.
 
-use crate::error::{Error, Result};
+use crate::base::error::{Error, Result};
 
 /// The moves of a subtraction game: a move removes `s` stones from one heap for some `s` in
 /// the set, never more than the heap holds.

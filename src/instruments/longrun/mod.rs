@@ -16,5 +16,5 @@ pub mod signals;
 pub mod tablefile;
 
 pub use driver::{build_shown, run_fill, start_from_files, Fill, LongRun, Outcome, Start};
-pub use signals::{interrupted, Signal, SignalGuard, EXIT_SIGINT, EXIT_SIGTERM};
+pub use signals::{interrupted, Signal, SignalGuard};
 pub use tablefile::{read, read_header, write_atomic, Header, TableFile};

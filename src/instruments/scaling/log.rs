@@ -7,7 +7,7 @@
 //! is, and a study can be filtered by setting.
 
 use super::row::{describe, Row, CSV_HEADER};
-use crate::error::{Error, Result};
+use crate::base::error::{Error, Result};
 use serde::{de::DeserializeOwned, Serialize};
 use std::collections::HashSet;
 use std::fs::{File, OpenOptions};

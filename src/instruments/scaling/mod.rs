@@ -5,7 +5,6 @@
 //! - [`row`]: one measured point, a row of the study CSV;
 //! - [`log`]: the CSV file itself (create, resume, and the settings a resumed study must
 //!   share), flushed row by row so an interrupted run keeps every finished point;
-//! - [`host`]: where a row was measured (git revision, CPU model);
 //! - [`plot`]: log-log SVG charts of named series;
 //! - [`growth`]: the rows and prefix readers of the growth study (`nimsquare growth`), which
 //!   reuses the grid, the CSV log, the fit and the plot.
@@ -16,7 +15,7 @@
 //! S(N) = sum of floor(sqrt n) is about (2/3) N^1.5).
 //!
 //! ```
-//! use nimsquare::scaling::{fit_loglog, geometric_grid};
+//! use nimsquare::instruments::scaling::{fit_loglog, geometric_grid};
 //! let grid = geometric_grid(1_000, 1_000_000, 4);
 //! assert_eq!(grid, vec![1_000, 10_000, 100_000, 1_000_000]);
 //! let points: Vec<(f64, f64)> = grid.iter().map(|&n| (n as f64, 3e-9 * (n as f64).powf(1.5))).collect();
@@ -26,16 +25,16 @@
 
 pub mod fit;
 pub mod growth;
-pub mod host;
 pub mod log;
 pub mod plot;
 pub mod row;
 
+pub use crate::base::provenance::{cpu_model, git_rev};
+pub use crate::base::stats::median;
 pub use fit::{
-    fit_loglog, fit_points, fit_rows, geometric_grid, median, predict_seconds, Fit,
-    DEFAULT_EXPONENT, FIT_MIN_N,
+    fit_loglog, fit_points, fit_rows, geometric_grid, predict_seconds, Fit, DEFAULT_EXPONENT,
+    FIT_MIN_N,
 };
-pub use host::{cpu_model, git_rev};
 pub use log::{read_rows, read_study_rows, CsvLog, Settings, StudyRow};
 pub use plot::{plot_loglog, plot_svg, Chart, Series, Style};
 pub use row::{Row, CSV_HEADER};

@@ -1,6 +1,6 @@
 //! Output paths checked before any work, so that a long run never ends in a failed write.
 
-use crate::error::{Error, Result};
+use crate::base::error::{Error, Result};
 use std::fs::{self, OpenOptions};
 use std::io;
 use std::path::Path;

@@ -7,14 +7,9 @@
 //! installed with `SA_RESETHAND`: a second Ctrl-C while the checkpoint is being written kills
 //! the process the ordinary way, so an impatient user is never stuck.
 
-use crate::error::{Error, Result};
+use crate::base::error::{Error, Result};
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::Mutex;
-
-/// The exit code of a run stopped by SIGINT (128 + 2, what a shell reports for Ctrl-C).
-pub const EXIT_SIGINT: i32 = 130;
-/// The exit code of a run stopped by SIGTERM (128 + 15).
-pub const EXIT_SIGTERM: i32 = 143;
 
 /// Which signal asked the run to stop.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,11 +21,12 @@ pub enum Signal {
 }
 
 impl Signal {
-    /// 130 for SIGINT, 143 for SIGTERM.
-    pub fn exit_code(self) -> i32 {
+    /// The signal's number: 2 for SIGINT, 15 for SIGTERM (the binary exits with 128 plus it,
+    /// as a shell reports a process the signal ended).
+    pub fn number(self) -> i32 {
         match self {
-            Signal::Int => EXIT_SIGINT,
-            Signal::Term => EXIT_SIGTERM,
+            Signal::Int => libc::SIGINT,
+            Signal::Term => libc::SIGTERM,
         }
     }
 

@@ -1,7 +1,7 @@
 //! One measured point of the study, a row of the CSV. The csv crate does the quoting (the
 //! CPU model and the subtraction set hold commas), serde maps the columns to fields.
 
-use crate::error::{Error, Result};
+use crate::base::error::{Error, Result};
 use serde::{Deserialize, Serialize};
 
 /// The CSV header, in the column order of every row (the field order of [`Row`]).
@@ -23,9 +23,9 @@ pub struct Row {
     pub moves: String,
     pub git_rev: String,
     pub cpu: String,
-    /// The vector path the kernels took (`crate::isa::active().name()`).
+    /// The vector path the kernels took (`crate::base::isa::active().name()`).
     pub isa: String,
-    /// The roofline bound of this back-end at this N ([`crate::roofline`]): its cost model's
+    /// The roofline bound of this back-end at this N ([`crate::instruments::roofline`]): its cost model's
     /// primitives at the rates measured at this N, per option step.
     pub bound_ns_per_step: f64,
     /// The resource that sets the bound (`store`, `load`, `bandwidth`, `alu`).
@@ -76,7 +76,7 @@ pub(super) mod tests {
     use super::*;
 
     /// A row with every field filled, the CPU model holding a comma and quotes.
-    pub(in crate::scaling) fn row(backend: &str, n: u64, seconds: f64) -> Row {
+    pub(in crate::instruments::scaling) fn row(backend: &str, n: u64, seconds: f64) -> Row {
         Row {
             backend: backend.into(),
             n,

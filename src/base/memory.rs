@@ -4,7 +4,7 @@
 //! peak resident set `VmHWM` from `/proc/self/status`. Elsewhere both are unknown and the
 //! guard lets the run proceed.
 
-use crate::error::{Error, Result};
+use crate::base::error::{Error, Result};
 
 /// Environment variable that overrides `MemAvailable` (in bytes), so the refusal can be
 /// exercised in tests without exhausting a machine.

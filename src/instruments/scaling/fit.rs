@@ -32,19 +32,6 @@ pub fn geometric_grid(from: u64, to: u64, points: usize) -> Vec<u64> {
     grid
 }
 
-/// The median of `xs` (the mean of the middle two for an even count). `xs` must be non-empty.
-pub fn median(xs: &[f64]) -> f64 {
-    assert!(!xs.is_empty());
-    let mut v = xs.to_vec();
-    v.sort_by(f64::total_cmp);
-    let m = v.len() / 2;
-    if v.len() % 2 == 1 {
-        v[m]
-    } else {
-        (v[m - 1] + v[m]) / 2.0
-    }
-}
-
 /// A least-squares line through (log N, log seconds).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Fit {
@@ -159,12 +146,6 @@ mod tests {
         assert!((g[1] as f64 - 2154.43).abs() < 1.0, "{g:?}");
         assert_eq!(geometric_grid(5, 5, 4), vec![5]);
         assert_eq!(geometric_grid(1, 3, 5), vec![1, 2, 3]);
-    }
-
-    #[test]
-    fn median_of_odd_and_even_counts() {
-        assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
-        assert_eq!(median(&[4.0, 1.0, 3.0, 2.0]), 2.5);
     }
 
     #[test]

@@ -11,11 +11,13 @@
 //! sieve and its control) are compared with the zero set of the judge's table, a check that
 //! shares no kernel with the tables.
 
+pub mod control;
+
+use crate::base::error::{Error, Result};
+use crate::base::moves::Moves;
 use crate::cold::{self, ColdFinder, ColdSet};
 use crate::count::{self, Counter};
-use crate::error::{Error, Result};
-use crate::longrun::build_shown;
-use crate::moves::Moves;
+use crate::instruments::longrun::build_shown;
 use crate::registry::Entry;
 use crate::table::{self, Table, TableBuilder};
 use std::fmt;
@@ -473,9 +475,9 @@ fn check_memory(case: &Case, tables: &[&'static Entry<dyn TableBuilder>]) -> Res
         table::bytes_needed(&*(e.make)(), &case.moves, case.limit, threads)
     };
     let largest = tables.iter().map(|e| need(e)).max().unwrap_or(0);
-    crate::memory::check_fits(
+    crate::base::memory::check_fits(
         need(table_judge(case.limit)) + largest,
-        crate::memory::available_bytes(),
+        crate::base::memory::available_bytes(),
         &format!("checking the table back-ends at N = {}", case.limit),
     )
 }
@@ -488,9 +490,11 @@ pub fn everything(case: &Case) -> Result<Report> {
     check(case, &tables, &counts, &colds)
 }
 
-/// A deliberately wrong back-end for the tests of the checker and of `verify`.
-#[cfg(test)]
-pub(crate) mod testing {
+/// A deliberately wrong back-end for the tests of the checker and of `verify`, built only
+/// for the unit tests and with the `testing` feature (which the test command enables), so
+/// the shipped binary never carries it.
+#[cfg(any(test, feature = "testing"))]
+pub mod testing {
     use super::*;
 
     /// The reference with one value changed (g(17) + 1).
@@ -508,12 +512,13 @@ pub(crate) mod testing {
         }
     }
 
-    pub(crate) static WRONG_AT_17: Entry<dyn TableBuilder> = Entry {
+    pub static WRONG_AT_17: Entry<dyn TableBuilder> = Entry {
         name: "wrong-at-17",
         description: "test only",
         cost: "",
         role: crate::registry::Role::Fast,
-        model: crate::roofline::Model::NOT_MODELLED,
+        model: crate::cost::Model::NOT_MODELLED,
+        kernels: &[],
         make: || Box::new(OffByOneAt(17)),
     };
 }

@@ -13,12 +13,12 @@
 //! The planner only chooses; it never changes an answer (every back-end it can name is in
 //! the registry and checked by the checker).
 
+use crate::base::error::{Error, Result};
+use crate::base::isa::Isa;
+use crate::base::memory;
+use crate::base::moves::Moves;
 use crate::cold::{self, ColdFinder};
 use crate::count::{self, Counter};
-use crate::error::{Error, Result};
-use crate::isa::Isa;
-use crate::memory;
-use crate::moves::Moves;
 use crate::registry::Entry;
 use crate::table::{self, Table, TableBuilder};
 use serde_json::json;
@@ -59,9 +59,9 @@ pub const TABLE_BITSET_PARALLEL_FROM: usize = 2_000_000;
 pub const TABLE_BITSET_UNTIL: usize = 10_000_000;
 
 /// The table back-end `auto` means for (moves, N, threads) on the path this run's kernels
-/// take ([`crate::isa::active`]).
+/// take ([`crate::base::isa::active`]).
 pub fn choose_table(moves: &Moves, limit: usize, threads: usize) -> &'static str {
-    choose_table_on(crate::isa::active(), moves, limit, threads)
+    choose_table_on(crate::base::isa::active(), moves, limit, threads)
 }
 
 /// The table back-end `auto` means on the instruction-set path `isa`: the bitset kernels
@@ -399,12 +399,12 @@ mod tests {
 
     #[test]
     fn auto_follows_the_active_path() {
-        let _guard = crate::isa::TEST_LOCK
+        let _guard = crate::base::isa::TEST_LOCK
             .lock()
             .unwrap_or_else(|p| p.into_inner());
         let m = Moves::Squares;
         for isa in Isa::supported_all() {
-            let got = crate::isa::with(isa, || choose_table(&m, 10_000_000, 2)).unwrap();
+            let got = crate::base::isa::with(isa, || choose_table(&m, 10_000_000, 2)).unwrap();
             assert_eq!(got, choose_table_on(isa, &m, 10_000_000, 2), "{isa}");
         }
     }

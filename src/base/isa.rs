@@ -15,7 +15,7 @@
 //! Forcing a path the CPU lacks is refused by [`force`], so no `#[target_feature]` function
 //! can ever run on a CPU without the feature.
 
-use crate::error::{Error, Result};
+use crate::base::error::{Error, Result};
 use std::sync::atomic::{AtomicU8, Ordering};
 
 /// A vector path of the kernels, narrowest first.

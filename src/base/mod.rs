@@ -1,0 +1,19 @@
+//! Layer 0, the base: small types and helpers every layer above uses, importing nothing of
+//! the crate but one another's [`error`].
+//!
+//! - [`error`]: the library's one error type; the binary maps it to exit statuses.
+//! - [`moves`]: a subtraction set.
+//! - [`isa`]: the instruction-set paths and which one this run's kernels take.
+//! - [`memory`], [`paths`]: what a run may allocate and write, checked before any work.
+//! - [`rng`]: a small seeded generator for repeatable random cases.
+//! - [`stats`]: the median of repeats.
+//! - [`provenance`]: where a measurement was made (build revision, CPU).
+
+pub mod error;
+pub mod isa;
+pub mod memory;
+pub mod moves;
+pub mod paths;
+pub mod provenance;
+pub mod rng;
+pub mod stats;

@@ -1,0 +1,15 @@
+//! Layer 6, the instruments: what checks, chooses, times and runs the back-ends, above both
+//! stages. Each imports the stages through their registries and the ones listed before it:
+//!
+//! - [`longrun`]: checkpointed, resumable table runs and the saved-table format;
+//! - [`check`]: every back-end against its control or reference (and [`check::control`],
+//!   the game-tree and brute-force controls written from the rules alone);
+//! - [`planner`]: a request resolved once into a plan, `auto` made concrete;
+//! - [`roofline`]: each back-end's time held against what the machine's primitives allow;
+//! - [`scaling`]: the scaling and growth studies, their CSV, fits and plots.
+
+pub mod check;
+pub mod longrun;
+pub mod planner;
+pub mod roofline;
+pub mod scaling;
