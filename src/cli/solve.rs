@@ -236,7 +236,7 @@ fn build_table(
                     "interrupted by {by} after g(0..{done}) of {positions} positions; nothing was kept (add --checkpoint FILE to keep progress)"
                 ),
             }
-            Ok(Err(signal.map_or(1, |s| super::exit_status_for(s))))
+            Ok(Err(signal.map_or(1, super::exit_status_for)))
         }
     }
 }
