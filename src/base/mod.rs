@@ -2,7 +2,7 @@
 //! the crate but one another's [`error`].
 //!
 //! - [`error`]: the library's one error type; the binary maps it to exit statuses.
-//! - [`moves`]: a subtraction set.
+//! - [`moves`]: a subtraction set; [`limit`]: the limit N, validated once.
 //! - [`isa`]: the instruction-set paths and which one this run's kernels take.
 //! - [`memory`], [`paths`]: what a run may allocate and write, checked before any work.
 //! - [`rng`]: a small seeded generator for repeatable random cases.
@@ -11,6 +11,7 @@
 
 pub mod error;
 pub mod isa;
+pub mod limit;
 pub mod memory;
 pub mod moves;
 pub mod paths;

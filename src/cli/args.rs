@@ -4,6 +4,7 @@
 //! format), so its help text, parser and refusals are the same in every subcommand.
 
 use super::{parse_heaps, parse_limit, parse_moves, DEFAULT_LIMIT};
+use nimsquare::base::limit::Limit;
 use nimsquare::base::moves::Moves;
 pub use nimsquare::base::paths::check_output_path;
 
@@ -11,9 +12,9 @@ pub use nimsquare::base::paths::check_output_path;
 #[derive(clap::Args, Debug, Clone)]
 pub struct LimitArg {
     /// The largest heap size N (e.g. 100000, 1_000_000 or 1e6; at most 4294967295).
-    #[arg(long, short = 'n', value_name = "N", default_value_t = DEFAULT_LIMIT,
+    #[arg(long, short = 'n', value_name = "N", default_value = DEFAULT_LIMIT,
           value_parser = parse_limit, allow_hyphen_values = true)]
-    pub limit: u64,
+    pub limit: Limit,
 }
 
 /// `--moves LIST`: the subtraction set.
@@ -104,11 +105,11 @@ pub struct GridArgs {
     /// The smallest N of the grid.
     #[arg(long, value_name = "A", default_value = "1000", value_parser = super::parse_limit,
           allow_hyphen_values = true)]
-    pub from: u64,
+    pub from: Limit,
     /// The largest N of the grid (at most 4294967295).
     #[arg(long, value_name = "B", default_value = "1000000", value_parser = super::parse_limit,
           allow_hyphen_values = true)]
-    pub to: u64,
+    pub to: Limit,
     /// How many values of N, equally spaced in log N from A to B (2 to 1000).
     #[arg(
         long,
@@ -127,10 +128,11 @@ impl GridArgs {
     /// The grid, or the refusal naming the flag.
     pub fn grid(&self) -> nimsquare::base::error::Result<Vec<u64>> {
         let refuse = |msg: String| Err(nimsquare::base::error::Error::Invalid(msg));
-        if self.from < 1 {
+        let (from, to) = (self.from.as_u64(), self.to.as_u64());
+        if from < 1 {
             return refuse("--from must be at least 1 (the grid is geometric)".into());
         }
-        if self.from > self.to {
+        if from > to {
             return refuse(format!(
                 "--from {} is larger than --to {}",
                 self.from, self.to
@@ -149,8 +151,8 @@ impl GridArgs {
             ));
         }
         Ok(nimsquare::instruments::scaling::geometric_grid(
-            self.from,
-            self.to,
+            from,
+            to,
             self.points as usize,
         ))
     }

@@ -6,6 +6,7 @@
 
 use super::args::{GridArgs, MovesArg, StudyFileArgs};
 use super::{parse_limit, CliResult};
+use nimsquare::base::limit::Limit;
 use nimsquare::base::error::{Error, Result};
 use nimsquare::base::moves::Moves;
 use nimsquare::cold;
@@ -73,7 +74,7 @@ pub struct Args {
     /// integers whose steps bend the line).
     #[arg(long, value_name = "N", default_value = "10000", value_parser = parse_limit,
           allow_hyphen_values = true)]
-    fit_from: u64,
+    fit_from: Limit,
     #[command(flatten)]
     moves: MovesArg,
 }
@@ -117,12 +118,12 @@ fn parse(args: Args) -> Result<Study> {
             moves: args.moves.moves.label(),
         },
         moves: args.moves.moves,
-        fit_from: args.fit_from,
+        fit_from: args.fit_from.as_u64(),
         out: args.out,
         plot: args.files.plot,
         resume: args.files.resume,
     };
-    check_memory(&study, args.grid.to)?;
+    check_memory(&study, args.grid.to.as_u64())?;
     Ok(study)
 }
 
@@ -152,7 +153,7 @@ fn check_outputs(args: &Args) -> Result<()> {
 
 /// Refuses, before any work, a build at the grid's largest N that would not fit in memory.
 fn check_memory(plan: &Study, to: u64) -> Result<()> {
-    let limit = table::check_limit(to)?;
+    let limit = to as usize; // the grid's top, the checked --to
     let threads = rayon::current_num_threads();
     let (needed, what) = match plan.quantity {
         Quantity::Cold => {
@@ -164,8 +165,8 @@ fn check_memory(plan: &Study, to: u64) -> Result<()> {
             )
         }
         Quantity::Max => {
-            let name = nimsquare::instruments::planner::choose_table(&plan.moves, limit, threads);
-            let builder = (table::find(name)?.make)();
+            let entry = nimsquare::instruments::planner::choose_table(&plan.moves, limit, threads);
+            let (name, builder) = (entry.name, (entry.make)());
             (
                 table::bytes_needed(&*builder, &plan.moves, limit, threads),
                 format!("the '{name}' table for --to {to}"),
@@ -229,7 +230,7 @@ fn measure_cold(plan: &Study, log: &mut CsvLog<ColdRow>) -> Result<()> {
     // The revision is read before the build, so that edits made while a long run is going
     // do not mark its rows with a revision they were not built from.
     let (git_rev, cpu) = (scaling::git_rev(), scaling::cpu_model());
-    let limit = table::check_limit(top)?;
+    let limit = top as usize; // on the grid, at most the checked --to
     let finder = (cold::find("sieve")?.make)();
     let bar = spinner(format!("sieve cold set to N = {top}"));
     let start = Instant::now();
@@ -269,9 +270,10 @@ fn measure_max(plan: &Study, log: &mut CsvLog<MaxRow>) -> Result<()> {
     let threads = rayon::current_num_threads();
     let name = nimsquare::instruments::planner::choose_table(
         &plan.moves,
-        table::check_limit(top)?,
+        top as usize, // on the grid, at most the checked --to
         threads,
-    );
+    )
+    .name;
     let bar = spinner(format!("'{name}' table to N = {top}"));
     let start = Instant::now();
     let table = table::build(name, &plan.moves, top)?;

@@ -14,9 +14,10 @@ mod verify;
 
 use clap::{Parser, Subcommand};
 use nimsquare::base::error::{Error, Result};
+use nimsquare::base::limit::Limit;
 
 /// The default limit N: Project Euler 310's bound.
-pub const DEFAULT_LIMIT: u64 = 100_000;
+pub const DEFAULT_LIMIT: &str = "100000";
 
 /// Exit code for bad input (the same code clap uses for usage errors).
 pub const EXIT_USAGE: i32 = 2;
@@ -159,8 +160,9 @@ fn clap_exit(err: clap::Error) -> i32 {
 }
 
 /// Parses a limit N: a non-negative integer, with `_` separators or `AeB` (e.g. `1e6`)
-/// allowed, at most [`nimsquare::table::MAX_LIMIT`].
-pub fn parse_limit(text: &str) -> std::result::Result<u64, String> {
+/// allowed, at most [`nimsquare::base::limit::MAX_LIMIT`]: the one place a limit from the
+/// command line is checked.
+pub fn parse_limit(text: &str) -> std::result::Result<Limit, String> {
     let clean: String = text.trim().chars().filter(|&c| c != '_').collect();
     if clean.starts_with('-') {
         return Err(format!("N must be a non-negative integer, got '{text}'"));
@@ -178,8 +180,7 @@ pub fn parse_limit(text: &str) -> std::result::Result<u64, String> {
             _ => not_integer(text),
         })?
     };
-    nimsquare::table::check_limit(value).map_err(|e| e.to_string())?;
-    Ok(value)
+    Limit::new(value).map_err(|e| e.to_string())
 }
 
 fn not_integer(text: &str) -> String {
@@ -189,7 +190,7 @@ fn not_integer(text: &str) -> String {
 fn too_large(text: &str) -> String {
     format!(
         "{text} is above the supported maximum {} (values are stored as u16)",
-        nimsquare::table::MAX_LIMIT
+        nimsquare::base::limit::MAX_LIMIT
     )
 }
 

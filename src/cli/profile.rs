@@ -12,6 +12,7 @@
 
 use super::args::{check_output_path, MovesArg, QuietArg};
 use super::{parse_limit, CliResult};
+use nimsquare::base::limit::Limit;
 use nimsquare::base::error::{Error, Result};
 use nimsquare::instruments::planner;
 use nimsquare::table;
@@ -20,7 +21,7 @@ use std::time::Instant;
 
 /// The default limit: the same N as `solve`'s large default runs; the repeats, not N, make
 /// the graph readable.
-const DEFAULT_PROFILE_LIMIT: u64 = 1_000_000;
+const DEFAULT_PROFILE_LIMIT: &str = "1000000";
 /// The wall-clock bound on the repeats, for a frequency or machine that samples slowly.
 const MAX_SAMPLING_SECONDS: f64 = 30.0;
 /// `solve`'s default back-ends: the planner's choice (tests/profile.rs checks the two agree).
@@ -38,9 +39,9 @@ const DEFAULT_COUNT: &str = nimsquare::instruments::planner::AUTO;
 )]
 pub struct Args {
     /// The largest heap size N.
-    #[arg(long, short = 'n', value_name = "N", default_value_t = DEFAULT_PROFILE_LIMIT,
+    #[arg(long, short = 'n', value_name = "N", default_value = DEFAULT_PROFILE_LIMIT,
           value_parser = parse_limit, allow_hyphen_values = true)]
-    limit: u64,
+    limit: Limit,
     /// Table back-end (see `nimsquare list`; the same default as `solve`).
     #[arg(long, value_name = "NAME", default_value = DEFAULT_TABLE)]
     table: String,

@@ -93,7 +93,7 @@ fn parse(args: Args) -> Result<Plan> {
             args.repeat
         )));
     }
-    let limit = table::check_limit(args.limit.limit)?;
+    let limit = args.limit.limit.get();
     let tables = chosen(&table::STAGE, table::BACKENDS, &args.table)?;
     // The roofline counts three heaps: a named back-end that cannot is refused, the default
     // list keeps only those that can.

@@ -78,7 +78,7 @@ pub fn run(args: Args) -> CliResult {
     }
     let case = Case {
         moves: args.moves.moves,
-        limit: nimsquare::table::check_limit(args.limit.limit)?,
+        limit: args.limit.limit.get(),
         heaps: args.heaps.heaps,
     };
     let verdict = verify(&case)?;
@@ -138,19 +138,7 @@ pub fn verify_with(
     Ok(Verdict { checks, report })
 }
 
-/// Above this N the judge of a saved table is the planner's one-thread back-end rather than
-/// the reference (`stamped` would take many minutes), named in the report; it shares neither
-/// the super-block schedule nor the thread split of the parallel table.
-const SAVED_REFERENCE_MAX: usize = 10_000_000;
-
-/// The judge of a saved table past [`SAVED_REFERENCE_MAX`], named rather than left to the
-/// planner, whose choice follows `--isa` and the thread count (on AVX-512 up to 10^7 it
-/// picks the bitset back-ends, which share the far-move OR kernel). `stamped-lanes` (byte
-/// stamps, one thread) shares no kernel with `bitset` or `bitset-parallel`, nor the
-/// super-block schedule and thread split of `stamped-parallel`, which `auto` makes big
-/// tables with on two or more threads; it still shares its kernel with a table made by
-/// `stamped-lanes` itself (the one-thread default past 10^7).
-pub const SAVED_JUDGE: &str = "stamped-lanes";
+use nimsquare::instruments::planner::{saved_table_judge, SAVED_REFERENCE_MAX};
 
 /// Whether [`verify_saved`] checks a saved table's values or only its zero set.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -164,7 +152,7 @@ pub enum Values {
 /// Checks the complete saved table in `path` (made for `moves`): its zero set against every
 /// cold-set back-end that affords its N (the win/lose sieve shares no kernel with the
 /// tables), and with [`Values::Judged`] its values against a table built now by the judge
-/// (the naive control, the reference, or past [`SAVED_REFERENCE_MAX`] [`SAVED_JUDGE`]).
+/// (the naive control, the reference, or past [`SAVED_REFERENCE_MAX`] [`saved_table_judge`]).
 /// With [`Values::Unchecked`] the report's `table_judge` is "saved table" itself.
 pub fn verify_saved(
     path: &std::path::Path,
@@ -182,11 +170,12 @@ pub fn verify_saved(
             file.limit + 1
         )));
     }
-    let limit = nimsquare::table::check_limit(file.limit)?;
+    // The file's own limit: checked here, where it enters.
+    let limit = nimsquare::base::limit::Limit::new(file.limit)?.get();
     let judge = if limit <= SAVED_REFERENCE_MAX {
         check::table_judge(limit)
     } else {
-        nimsquare::table::find(SAVED_JUDGE)?
+        saved_table_judge(nimsquare::base::isa::active(), moves, limit)
     };
     let case = Case {
         moves: moves.clone(),
@@ -412,20 +401,23 @@ mod tests {
     #[test]
     fn the_saved_judge_is_not_what_auto_makes_big_tables_with_on_two_threads() {
         use nimsquare::base::isa::Isa;
-        let judge = nimsquare::table::find(SAVED_JUDGE).unwrap();
-        assert!(!judge.is_control());
-        // The judge is of neither the bitset family (the far-move OR) nor the parallel
-        // pipeline (its schedule and thread split).
-        assert!(!SAVED_JUDGE.starts_with("bitset") && !SAVED_JUDGE.ends_with("parallel"));
+        use nimsquare::kernels::Family;
+        let squares = nimsquare::base::moves::Moves::Squares;
         for isa in Isa::ALL {
+            let judge = saved_table_judge(isa, &squares, SAVED_REFERENCE_MAX + 1);
+            assert!(!judge.is_control() && !judge.model.parallel, "{isa}: {}", judge.name);
+            // Not the parallel pipeline (its schedule and thread split) ...
+            assert!(!judge.kernels.contains(&Family::SuperBlocks), "{isa}");
             for threads in [2, 8] {
                 let made = nimsquare::instruments::planner::choose_table_on(
                     isa,
-                    &nimsquare::base::moves::Moves::Squares,
+                    &squares,
                     SAVED_REFERENCE_MAX + 1,
                     threads,
                 );
-                assert_ne!(made, SAVED_JUDGE, "{isa}, {threads} threads");
+                // ... and not what auto makes big tables with on several threads.
+                assert_ne!(made.name, judge.name, "{isa}, {threads} threads");
+                assert!(made.kernels.contains(&Family::SuperBlocks), "{isa}");
             }
         }
     }

@@ -15,8 +15,10 @@
 
 use crate::base::error::{Error, Result};
 use crate::base::isa::Isa;
+use crate::base::limit::Limit;
 use crate::base::memory;
 use crate::base::moves::Moves;
+use crate::kernels::Family;
 use crate::cold::{self, ColdFinder};
 use crate::count::{self, Counter};
 use crate::registry::Entry;
@@ -27,60 +29,82 @@ use serde_json::json;
 pub const AUTO: &str = "auto";
 
 /// Below this N the plain `stamped` mex wins: the lane blocks' set-up (a 32-lane scratch
-/// and its stride dispatch) costs more than the few option steps there are.
+/// and its stride dispatch) costs more than the few option steps there are
+/// (results/planner.md, "Table").
 pub const TABLE_LANES_FROM: usize = 100;
 
-/// From this N on, with two or more threads, `stamped-parallel` beats `stamped-lanes`
-/// (below it, the per-super-block synchronisation outweighs the split work). Off the AVX-512
-/// path only.
+/// From this N on, with two or more threads, `stamped-parallel` beats `stamped-lanes`:
+/// below it the per-super-block synchronisation outweighs the split work. Off the AVX-512
+/// path only (results/planner.md, "Table").
 pub const TABLE_PARALLEL_FROM: usize = 300_000;
 
-/// On the AVX-512 path, from this N on, `bitset` beats `stamped-lanes` on one thread, and
-/// on two below [`TABLE_BITSET_PARALLEL_FROM`] it also beats `stamped-parallel` (92 against
-/// 141 ms at 10^6): its far-move OR takes 64 lanes in a few vector ops. Measured
-/// (results/bitset-parallel.md, busy machine, medians of 5): 0.44 against 0.34 ms at
-/// N = 10^4, 1.24 against 1.31 ms at 3·10^4, 4.7 against 6.7 ms at 10^5, 91 against 180 ms
-/// at 10^6, 5.4 against 5.6 s at 10^7.
+/// On the AVX-512 path, from this N on, `bitset` beats `stamped-lanes` on one thread, and on
+/// two below [`TABLE_BITSET_PARALLEL_FROM`] it also beats `stamped-parallel`: its far-move
+/// OR takes 64 lanes in a few vector ops (results/planner.md, "The AVX-512 path").
 pub const TABLE_BITSET_FROM: usize = 30_000;
 
 /// On the AVX-512 path with two or more threads, from this N on, `bitset-parallel` beats
-/// `bitset` and `stamped-parallel`. Measured on 2 threads (results/bitset-parallel.md, busy
-/// machine, medians of 7): 0.207 s against 0.280 s for `bitset` at 2·10^6 and 0.371 against
-/// 0.552 s at 3·10^6, but 0.096 against 0.092 s at 10^6 and 18.8 against 16.6 ms at 3·10^5:
-/// below about 10^6 a super-block's far work (tens of microseconds) is too short for the
-/// second thread's hand-offs on this shared machine.
+/// `bitset` and `stamped-parallel`: below it a super-block's far work is too short for the
+/// second thread's hand-offs (results/planner.md, "The AVX-512 path").
 pub const TABLE_BITSET_PARALLEL_FROM: usize = 2_000_000;
 
-/// On the AVX-512 path the bitset back-ends are chosen only up to this N. Past it the
-/// largest value passes 383 (for the squares), the masks need 7 words or more, and the
-/// AVX-512 far-move OR takes them in groups of 16 lanes that each reread every move's lines:
-/// `bitset` took 827 s at 10^8 (1.24 ns a step, against 0.257 at 10^7) where `stamped-lanes`
-/// takes a fraction of that (results/big-n.md, quiet machine).
+/// On the AVX-512 path the bitset back-ends are chosen only up to this N: past it the
+/// largest value (for the squares) needs 7 mask words or more, and the AVX-512 far-move OR
+/// takes them in groups of 16 lanes that each reread every move's lines, so the stamped
+/// back-ends win (results/planner.md, "The AVX-512 path").
 pub const TABLE_BITSET_UNTIL: usize = 10_000_000;
 
 /// The table back-end `auto` means for (moves, N, threads) on the path this run's kernels
 /// take ([`crate::base::isa::active`]).
-pub fn choose_table(moves: &Moves, limit: usize, threads: usize) -> &'static str {
+pub fn choose_table(moves: &Moves, limit: usize, threads: usize) -> &'static Entry<dyn TableBuilder> {
     choose_table_on(crate::base::isa::active(), moves, limit, threads)
 }
 
 /// The table back-end `auto` means on the instruction-set path `isa`: the bitset kernels
-/// where AVX-512 makes them the fastest, the stamped ones elsewhere (on AVX2 `bitset` took
-/// 0.197 s at 10^6 and 12.4 s at 10^7, results/isa-bits.md, no faster than `stamped-lanes`;
-/// no crossover was measured there).
-pub fn choose_table_on(isa: Isa, _moves: &Moves, limit: usize, threads: usize) -> &'static str {
+/// where AVX-512 makes them the fastest, the stamped ones elsewhere (off AVX-512 `bitset`
+/// was no faster than `stamped-lanes`, results/isa-bits.md).
+pub fn choose_table_on(
+    isa: Isa,
+    _moves: &Moves,
+    limit: usize,
+    threads: usize,
+) -> &'static Entry<dyn TableBuilder> {
     let avx512 = isa == Isa::Avx512 && limit <= TABLE_BITSET_UNTIL;
     if limit < TABLE_LANES_FROM {
-        "stamped"
+        table::find("stamped").expect("registered")
     } else if avx512 && threads >= 2 && limit >= TABLE_BITSET_PARALLEL_FROM {
-        "bitset-parallel"
+        table::find("bitset-parallel").expect("registered")
     } else if avx512 && limit >= TABLE_BITSET_FROM {
-        "bitset"
+        table::find("bitset").expect("registered")
     } else if threads >= 2 && limit >= TABLE_PARALLEL_FROM {
-        "stamped-parallel"
+        table::find("stamped-parallel").expect("registered")
     } else {
-        "stamped-lanes"
+        table::find("stamped-lanes").expect("registered")
     }
+}
+
+/// Above this N a saved table is judged by [`saved_table_judge`] rather than by the reference
+/// (`stamped` would take many minutes).
+pub const SAVED_REFERENCE_MAX: usize = 10_000_000;
+
+/// The judge of a saved table for N past [`SAVED_REFERENCE_MAX`]: the back-end `auto` picks
+/// for N on one thread on `isa`, provided its entry declares what a judge needs (it runs
+/// alone and uses no [`Family::SuperBlocks`] kernel, so it shares neither the thread split
+/// nor the super-block schedule of the parallel back-ends `auto` makes big tables with on
+/// several threads); otherwise the first fast entry in registry order that does. It may
+/// share a lane or mask kernel with the table's maker; those kernels are checked against
+/// their scalar twins, and the zero set against the sieve, which shares none.
+pub fn saved_table_judge(isa: Isa, moves: &Moves, limit: usize) -> &'static Entry<dyn TableBuilder> {
+    let alone = |e: &Entry<dyn TableBuilder>| {
+        !e.model.parallel && !e.kernels.contains(&Family::SuperBlocks)
+    };
+    let pick = choose_table_on(isa, moves, limit, 1);
+    if alone(pick) {
+        return pick;
+    }
+    crate::registry::fast(table::BACKENDS)
+        .find(|e| alone(e))
+        .expect("a one-thread fast table back-end is registered")
 }
 
 /// Runs with fewer option steps than this get no forecast (they take seconds at most).
@@ -94,16 +118,17 @@ pub const CALIBRATION_LIMIT: usize = 1_000_000;
 ///
 /// `wht` works on the value histogram the table already holds, O(G log G) per heap count,
 /// against O(G^2) for `burnside` and O(N·G) for the sweeps, and it counts any K; it was the
-/// fastest count back-end at every N of the bench matrix, so there is no crossover to encode.
-pub fn choose_count(_limit: usize, _heaps: usize, _threads: usize) -> &'static str {
-    "wht"
+/// fastest count back-end at every N measured (results/planner.md, "Count"), so there is
+/// no crossover to encode.
+pub fn choose_count(_limit: usize, _heaps: usize, _threads: usize) -> &'static Entry<dyn Counter> {
+    count::find("wht").expect("registered")
 }
 
 /// What the user asked for, before anything is checked.
 #[derive(Debug, Clone)]
 pub struct Request {
     pub moves: Moves,
-    pub limit: u64,
+    pub limit: Limit,
     pub heaps: usize,
     /// A table back-end name or [`AUTO`].
     pub table: String,
@@ -134,17 +159,17 @@ impl Plan {
     /// Resolves and checks `request` on the current rayon pool; refuses, before any work,
     /// anything that cannot run.
     pub fn new(request: &Request) -> Result<Plan> {
-        let limit = table::check_limit(request.limit)?;
+        let limit = request.limit.get();
         let threads = rayon::current_num_threads();
         count::check_heaps(request.heaps)?;
         let table = resolve(
             &request.table,
-            || table::find(choose_table(&request.moves, limit, threads)),
+            || Ok(choose_table(&request.moves, limit, threads)),
             table::find,
         )?;
         let count = resolve(
             &request.count,
-            || count::find(choose_count(limit, request.heaps, threads)),
+            || Ok(choose_count(limit, request.heaps, threads)),
             count::find,
         )?;
         count::check_supports(count, request.heaps)?;
@@ -297,7 +322,7 @@ mod tests {
     fn request(table: &str, count: &str, limit: u64, heaps: usize) -> Request {
         Request {
             moves: Moves::Squares,
-            limit,
+            limit: Limit::new(limit).unwrap(),
             heaps,
             table: table.into(),
             count: count.into(),
@@ -377,24 +402,24 @@ mod tests {
         let m = Moves::Squares;
         for isa in [Isa::Scalar, Isa::Portable, Isa::Avx2] {
             let pick = |limit, threads| choose_table_on(isa, &m, limit, threads);
-            assert_eq!(pick(TABLE_LANES_FROM - 1, 2), "stamped");
-            assert_eq!(pick(TABLE_LANES_FROM, 2), "stamped-lanes");
-            assert_eq!(pick(TABLE_PARALLEL_FROM, 2), "stamped-parallel");
-            assert_eq!(pick(TABLE_PARALLEL_FROM, 1), "stamped-lanes");
+            assert_eq!(pick(TABLE_LANES_FROM - 1, 2).name, "stamped");
+            assert_eq!(pick(TABLE_LANES_FROM, 2).name, "stamped-lanes");
+            assert_eq!(pick(TABLE_PARALLEL_FROM, 2).name, "stamped-parallel");
+            assert_eq!(pick(TABLE_PARALLEL_FROM, 1).name, "stamped-lanes");
         }
         let pick = |limit, threads| choose_table_on(Isa::Avx512, &m, limit, threads);
         const { assert!(TABLE_LANES_FROM < TABLE_BITSET_FROM) };
         const { assert!(TABLE_BITSET_FROM < TABLE_BITSET_PARALLEL_FROM) };
-        assert_eq!(pick(TABLE_LANES_FROM - 1, 2), "stamped");
-        assert_eq!(pick(TABLE_BITSET_FROM - 1, 2), "stamped-lanes");
-        assert_eq!(pick(TABLE_BITSET_FROM, 1), "bitset");
-        assert_eq!(pick(TABLE_BITSET_PARALLEL_FROM - 1, 2), "bitset");
-        assert_eq!(pick(TABLE_BITSET_PARALLEL_FROM, 2), "bitset-parallel");
-        assert_eq!(pick(TABLE_BITSET_UNTIL, 1), "bitset");
-        assert_eq!(pick(TABLE_BITSET_UNTIL, 2), "bitset-parallel");
-        assert_eq!(pick(TABLE_BITSET_UNTIL + 1, 1), "stamped-lanes");
-        assert_eq!(pick(TABLE_BITSET_UNTIL + 1, 2), "stamped-parallel");
-        assert_eq!(pick(usize::MAX, 1), "stamped-lanes");
+        assert_eq!(pick(TABLE_LANES_FROM - 1, 2).name, "stamped");
+        assert_eq!(pick(TABLE_BITSET_FROM - 1, 2).name, "stamped-lanes");
+        assert_eq!(pick(TABLE_BITSET_FROM, 1).name, "bitset");
+        assert_eq!(pick(TABLE_BITSET_PARALLEL_FROM - 1, 2).name, "bitset");
+        assert_eq!(pick(TABLE_BITSET_PARALLEL_FROM, 2).name, "bitset-parallel");
+        assert_eq!(pick(TABLE_BITSET_UNTIL, 1).name, "bitset");
+        assert_eq!(pick(TABLE_BITSET_UNTIL, 2).name, "bitset-parallel");
+        assert_eq!(pick(TABLE_BITSET_UNTIL + 1, 1).name, "stamped-lanes");
+        assert_eq!(pick(TABLE_BITSET_UNTIL + 1, 2).name, "stamped-parallel");
+        assert_eq!(pick(usize::MAX, 1).name, "stamped-lanes");
     }
 
     #[test]
@@ -405,7 +430,7 @@ mod tests {
         let m = Moves::Squares;
         for isa in Isa::supported_all() {
             let got = crate::base::isa::with(isa, || choose_table(&m, 10_000_000, 2)).unwrap();
-            assert_eq!(got, choose_table_on(isa, &m, 10_000_000, 2), "{isa}");
+            assert_eq!(got.name, choose_table_on(isa, &m, 10_000_000, 2).name, "{isa}");
         }
     }
 }

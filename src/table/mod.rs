@@ -36,7 +36,7 @@ pub use stamped_lanes::StampedLanes;
 pub use stamped_parallel::StampedParallel;
 pub use value_bounded::ValueBounded;
 
-use crate::base::error::{Error, Result};
+use crate::base::error::Result;
 use crate::base::moves::Moves;
 use crate::cost::{Demand, Model, Primitive, Workload};
 use crate::kernels::Family;
@@ -55,21 +55,7 @@ pub fn reference() -> &'static Entry<dyn TableBuilder> {
     STAGE.reference()
 }
 
-/// The largest supported limit N. Values are stored as `u16`, and for the squares
-/// g(n) <= floor(sqrt n), which stays below 65 536 exactly for n < 2^32.
-pub const MAX_LIMIT: u64 = u32::MAX as u64;
-
-/// Refuses a limit above [`MAX_LIMIT`] (or one that does not fit `usize`).
-pub fn check_limit(limit: u64) -> Result<usize> {
-    if limit > MAX_LIMIT || usize::try_from(limit).is_err() {
-        return Err(Error::LimitTooLarge {
-            limit,
-            max: MAX_LIMIT,
-            why: "values are stored as u16 and for the squares g(n) <= floor(sqrt n) < 65536 only while n < 2^32".into(),
-        });
-    }
-    Ok(limit as usize)
-}
+pub use crate::base::limit::{Limit, MAX_LIMIT};
 
 /// The Grundy values g(0..=N) of one heap, with the summary every stage needs.
 ///
@@ -193,7 +179,7 @@ pub trait TableBuilder: Send + Sync {
         false
     }
 
-    /// g(0..=limit) from scratch. The caller has checked `limit` with [`check_limit`].
+    /// g(0..=limit) from scratch. `limit` comes from a [`Limit`].
     fn build(&self, moves: &Moves, limit: usize) -> Table {
         let mut g = zeroed_table(limit + 1);
         self.fill(moves, &mut g, 0, 0);
@@ -349,10 +335,11 @@ pub fn bytes_needed(
     2 * (limit as u64 + 1) + builder.scratch_bytes(moves, limit, threads)
 }
 
-/// Checks `limit` (range and memory) and builds the table with the named back-end.
+/// Checks `limit` (range and memory) and builds the table with the named back-end: the
+/// library's entry for a caller holding a plain number.
 pub fn build(name: &str, moves: &Moves, limit: u64) -> Result<Table> {
     let entry = find(name)?;
-    let limit = check_limit(limit)?;
+    let limit = Limit::new(limit)?.get();
     let builder = (entry.make)();
     let needed = bytes_needed(&*builder, moves, limit, rayon::current_num_threads());
     crate::base::memory::check_fits(

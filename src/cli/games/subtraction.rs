@@ -3,15 +3,19 @@
 //! [`nimsquare::games::subtraction`]).
 
 use crate::cli::{parse_limit, parse_moves, CliResult};
+use nimsquare::base::limit::Limit;
 use nimsquare::base::error::Error;
 use nimsquare::base::moves::Moves;
 use nimsquare::games::subtraction::{
-    self, Analysis, PeriodSearch, DEFAULT_PERIOD_SEARCH, MAX_PERIOD_SEARCH, VALUES_SHOWN,
+    self, Analysis, PeriodSearch, MAX_PERIOD_SEARCH, VALUES_SHOWN,
 };
 use serde_json::json;
 
 /// The largest N accepted (the table is 2 bytes per position).
 const MAX_GAMES_LIMIT: u64 = 100_000_000;
+
+/// `--period-search`'s default, [`subtraction::DEFAULT_PERIOD_SEARCH`] (2^20) as clap reads it.
+const DEFAULT_PERIOD_SEARCH_TEXT: &str = "1048576";
 /// The most option steps one run may spend (moves tried, summed over positions), so that a
 /// large set times a large limit is refused rather than run for hours.
 const MAX_GAMES_STEPS: u128 = 50_000_000_000;
@@ -35,13 +39,13 @@ pub struct Args {
     #[arg(long, value_name = "LIST", value_parser = parse_moves, allow_hyphen_values = true)]
     moves: Moves,
     /// List the cold positions up to N.
-    #[arg(long, short = 'n', value_name = "N", default_value_t = 100,
+    #[arg(long, short = 'n', value_name = "N", default_value = "100",
           value_parser = parse_limit, allow_hyphen_values = true)]
-    limit: u64,
+    limit: Limit,
     /// Compute g at most this far (at most 10^7) while looking for a repeated window.
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_PERIOD_SEARCH as u64,
+    #[arg(long, value_name = "N", default_value = DEFAULT_PERIOD_SEARCH_TEXT,
           value_parser = parse_limit, allow_hyphen_values = true)]
-    period_search: u64,
+    period_search: Limit,
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
@@ -84,21 +88,21 @@ fn join<T: ToString>(items: &[T]) -> String {
 /// and of the period search, whose doubling computes at most twice the final length.
 fn check_work(args: &Args) -> nimsquare::base::error::Result<()> {
     let label = args.moves.label();
-    if args.limit > MAX_GAMES_LIMIT {
+    if args.limit.as_u64() > MAX_GAMES_LIMIT {
         return Err(Error::Invalid(format!(
             "--limit {} needs a table of {} MB, above the cap of {} MB ({MAX_GAMES_LIMIT} positions); lower --limit",
             args.limit,
-            2 * args.limit / 1_000_000,
+            2 * args.limit.as_u64() / 1_000_000,
             2 * MAX_GAMES_LIMIT / 1_000_000
         )));
     }
-    if args.period_search > MAX_PERIOD_SEARCH as u64 {
+    if args.period_search.get() > MAX_PERIOD_SEARCH {
         return Err(Error::Invalid(format!(
             "--period-search {} is above the maximum {MAX_PERIOD_SEARCH} (the window index needs about 32 bytes per position)",
             args.period_search
         )));
     }
-    let listing = args.moves.option_steps(args.limit as usize);
+    let listing = args.moves.option_steps(args.limit.get());
     if listing > MAX_GAMES_STEPS {
         return Err(Error::Invalid(format!(
             "--limit {} with --moves {label} takes {listing} option steps, above the cap of \
@@ -108,7 +112,7 @@ fn check_work(args: &Args) -> nimsquare::base::error::Result<()> {
     }
     let search = match args.moves {
         Moves::Squares => 0,
-        Moves::List(_) => 2 * args.moves.option_steps(args.period_search as usize),
+        Moves::List(_) => 2 * args.moves.option_steps(args.period_search.get()),
     };
     if search > MAX_GAMES_STEPS {
         return Err(Error::Invalid(format!(
@@ -124,8 +128,8 @@ pub fn run(args: Args) -> CliResult {
     check_work(&args)?;
     let a = subtraction::analyse(
         &args.moves,
-        args.limit as usize,
-        args.period_search as usize,
+        args.limit.get(),
+        args.period_search.get(),
     )?;
     if args.json {
         println!("{}", to_json(&a));
@@ -186,4 +190,17 @@ fn print_text(a: &Analysis) {
         PeriodSearch::InfiniteSet => println!("preperiod and period: not searched (infinite set)"),
     }
     println!("evidence: {}", evidence(&a.period));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_period_search_default_as_text_is_the_library_default() {
+        assert_eq!(
+            DEFAULT_PERIOD_SEARCH_TEXT.parse::<usize>().unwrap(),
+            subtraction::DEFAULT_PERIOD_SEARCH
+        );
+    }
 }

@@ -1,0 +1,64 @@
+//! The limit N, validated once where it enters (a flag, a library call, a saved file) and
+//! carried through as a [`Limit`], so nothing downstream checks it again.
+
+use crate::base::error::{Error, Result};
+use std::fmt;
+
+/// The largest supported limit N. Values are stored as `u16`, and for the squares
+/// g(n) <= floor(sqrt n), which stays below 65 536 exactly for n < 2^32.
+pub const MAX_LIMIT: u64 = u32::MAX as u64;
+
+/// A limit N with 0 <= N <= [`MAX_LIMIT`] that fits `usize`: a table of N + 1 values can be
+/// indexed, and every count of positions fits `u64`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Limit(usize);
+
+impl Limit {
+    /// `limit` as a [`Limit`], or the refusal naming the maximum and why it exists.
+    pub fn new(limit: u64) -> Result<Limit> {
+        if limit > MAX_LIMIT || usize::try_from(limit).is_err() {
+            return Err(Error::LimitTooLarge {
+                limit,
+                max: MAX_LIMIT,
+                why: "values are stored as u16 and for the squares g(n) <= floor(sqrt n) < 65536 only while n < 2^32".into(),
+            });
+        }
+        Ok(Limit(limit as usize))
+    }
+
+    /// A limit between two valid ones (`low <= n <= high`, as on a study's grid), which
+    /// is valid because they are: no check is needed.
+    pub fn between(low: Limit, n: u64, high: Limit) -> Limit {
+        assert!(low.0 as u64 <= n && n <= high.0 as u64, "{n} outside [{low}, {high}]");
+        Limit(n as usize)
+    }
+
+    /// N, for indexing.
+    pub fn get(self) -> usize {
+        self.0
+    }
+
+    /// N as a `u64`.
+    pub fn as_u64(self) -> u64 {
+        self.0 as u64
+    }
+}
+
+impl fmt::Display for Limit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_maximum_is_accepted_and_one_more_refused() {
+        assert_eq!(Limit::new(MAX_LIMIT).unwrap().as_u64(), 4_294_967_295);
+        assert_eq!(Limit::new(0).unwrap().get(), 0);
+        let e = Limit::new(MAX_LIMIT + 1).unwrap_err().to_string();
+        assert!(e.contains("4294967295"), "{e}");
+    }
+}
