@@ -7,8 +7,8 @@ mod common;
 use common::{assert_agree, moves_strategy};
 use nimsquare::base::moves::Moves;
 use nimsquare::instruments::planner;
-use nimsquare::table::{self, Schedule, StampedParallel, TableBuilder};
 use nimsquare::registry;
+use nimsquare::table::{self, Schedule, StampedParallel, TableBuilder};
 use proptest::prelude::*;
 
 /// g(0..=limit) by the naive control.

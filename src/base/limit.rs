@@ -29,7 +29,10 @@ impl Limit {
     /// A limit between two valid ones (`low <= n <= high`, as on a study's grid), which
     /// is valid because they are: no check is needed.
     pub fn between(low: Limit, n: u64, high: Limit) -> Limit {
-        assert!(low.0 as u64 <= n && n <= high.0 as u64, "{n} outside [{low}, {high}]");
+        assert!(
+            low.0 as u64 <= n && n <= high.0 as u64,
+            "{n} outside [{low}, {high}]"
+        );
         Limit(n as usize)
     }
 

@@ -17,6 +17,28 @@ pub struct LimitArg {
     pub limit: Limit,
 }
 
+/// The most timed runs per measurement `--repeat` accepts: the median is settled long before.
+pub const MAX_REPEAT: usize = 1000;
+
+/// `--repeat R`: timed runs per measurement, of which the median is kept (`scale`,
+/// `roofline`).
+#[derive(clap::Args, Debug, Clone, Copy)]
+pub struct RepeatArg {
+    /// Timed runs per measurement (1 to 1000); the median is reported.
+    #[arg(long, value_name = "R", default_value_t = 3, value_parser = parse_repeat,
+          allow_hyphen_values = true)]
+    pub repeat: usize,
+}
+
+/// Parses `--repeat`: an integer from 1 to [`MAX_REPEAT`].
+fn parse_repeat(text: &str) -> std::result::Result<usize, String> {
+    let refuse = || format!("--repeat must be between 1 and {MAX_REPEAT}, got {text}");
+    match text.trim().parse::<i128>() {
+        Ok(r) if (1..=MAX_REPEAT as i128).contains(&r) => Ok(r as usize),
+        _ => Err(refuse()),
+    }
+}
+
 /// `--moves LIST`: the subtraction set.
 #[derive(clap::Args, Debug, Clone)]
 pub struct MovesArg {

@@ -6,8 +6,8 @@
 
 use super::args::{GridArgs, MovesArg, StudyFileArgs};
 use super::{parse_limit, CliResult};
-use nimsquare::base::limit::Limit;
 use nimsquare::base::error::{Error, Result};
+use nimsquare::base::limit::Limit;
 use nimsquare::base::moves::Moves;
 use nimsquare::cold;
 use nimsquare::instruments::scaling::growth::{

@@ -12,8 +12,8 @@
 
 use super::args::{check_output_path, MovesArg, QuietArg};
 use super::{parse_limit, CliResult};
-use nimsquare::base::limit::Limit;
 use nimsquare::base::error::{Error, Result};
+use nimsquare::base::limit::Limit;
 use nimsquare::instruments::planner;
 use nimsquare::table;
 use std::path::PathBuf;

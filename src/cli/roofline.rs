@@ -2,7 +2,7 @@
 //! model and the measured primitives give ([`nimsquare::instruments::roofline`]). Parse (every refusal before
 //! any work), measure, render.
 
-use super::args::{JsonArg, LimitArg, MovesArg};
+use super::args::{JsonArg, LimitArg, MovesArg, RepeatArg};
 use super::CliResult;
 use nimsquare::base::error::{Error, Result};
 use nimsquare::base::moves::Moves;
@@ -38,22 +38,13 @@ pub struct Args {
     /// but the naive controls).
     #[arg(long, value_name = "NAMES", value_delimiter = ',')]
     count: Vec<String>,
-    /// Timed runs per back-end; the median is reported.
-    #[arg(
-        long,
-        value_name = "R",
-        default_value_t = 3,
-        allow_hyphen_values = true
-    )]
-    repeat: i64,
+    #[command(flatten)]
+    repeat: RepeatArg,
     #[command(flatten)]
     moves: MovesArg,
     #[command(flatten)]
     json: JsonArg,
 }
-
-/// The most timed runs accepted.
-const MAX_REPEAT: i64 = 1000;
 
 /// A checked run.
 struct Plan {
@@ -87,12 +78,6 @@ pub fn run(args: Args) -> CliResult {
 
 /// Checks every argument and the memory, before any work.
 fn parse(args: Args) -> Result<Plan> {
-    if !(1..=MAX_REPEAT).contains(&args.repeat) {
-        return Err(Error::Invalid(format!(
-            "--repeat must be between 1 and {MAX_REPEAT}, got {}",
-            args.repeat
-        )));
-    }
     let limit = args.limit.limit.get();
     let tables = chosen(&table::STAGE, table::BACKENDS, &args.table)?;
     // The roofline counts three heaps: a named back-end that cannot is refused, the default
@@ -124,7 +109,7 @@ fn parse(args: Args) -> Result<Plan> {
         limit,
         tables,
         counts,
-        repeats: args.repeat as usize,
+        repeats: args.repeat.repeat,
         moves,
         threads,
         json: args.json.json,

@@ -3,7 +3,7 @@
 //! of each back-end, and optionally draws a log-log SVG. The fitting, CSV and plot code lives
 //! in [`nimsquare::instruments::scaling`]; this file is parse (every refusal before any work), measure, render.
 
-use super::args::{GridArgs, MovesArg, StudyFileArgs};
+use super::args::{GridArgs, MovesArg, RepeatArg, StudyFileArgs};
 use super::CliResult;
 use nimsquare::base::error::{Error, Result};
 use nimsquare::base::moves::Moves;
@@ -41,14 +41,8 @@ pub struct Args {
     table: Vec<String>,
     #[command(flatten)]
     grid: GridArgs,
-    /// Timed runs per point; the CSV keeps their median and minimum.
-    #[arg(
-        long,
-        value_name = "R",
-        default_value_t = 3,
-        allow_hyphen_values = true
-    )]
-    repeat: i64,
+    #[command(flatten)]
+    repeat: RepeatArg,
     /// The CSV file to write (an existing one needs --force or --resume).
     #[arg(long, value_name = "FILE.csv", default_value = "scaling.csv")]
     out: PathBuf,
@@ -61,9 +55,6 @@ pub struct Args {
     #[command(flatten)]
     moves: MovesArg,
 }
-
-/// The most timed runs per point accepted: the median is settled long before.
-const MAX_REPEAT: i64 = 1000;
 
 /// A checked study: everything `run` needs, refused arguments already turned away.
 struct Study {
@@ -94,7 +85,7 @@ fn parse(args: Args) -> Result<Study> {
     check_numbers(&args)?;
     let names = backend_names(&args.table)?;
     args.files.check(&args.out)?;
-    let repeats = args.repeat as usize;
+    let repeats = args.repeat.repeat;
     Ok(Study {
         names,
         grid,
@@ -113,12 +104,6 @@ fn parse(args: Args) -> Result<Study> {
 
 fn check_numbers(args: &Args) -> Result<()> {
     let refuse = |msg: String| Err(Error::Invalid(msg));
-    if !(1..=MAX_REPEAT).contains(&args.repeat) {
-        return refuse(format!(
-            "--repeat must be between 1 and {MAX_REPEAT}, got {}",
-            args.repeat
-        ));
-    }
     match args.skip_over {
         Some(s) if s.is_nan() || s <= 0.0 => refuse(format!(
             "--skip-over must be a positive number of seconds, got {s}"

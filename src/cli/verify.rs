@@ -405,7 +405,11 @@ mod tests {
         let squares = nimsquare::base::moves::Moves::Squares;
         for isa in Isa::ALL {
             let judge = saved_table_judge(isa, &squares, SAVED_REFERENCE_MAX + 1);
-            assert!(!judge.is_control() && !judge.model.parallel, "{isa}: {}", judge.name);
+            assert!(
+                !judge.is_control() && !judge.model.parallel,
+                "{isa}: {}",
+                judge.name
+            );
             // Not the parallel pipeline (its schedule and thread split) ...
             assert!(!judge.kernels.contains(&Family::SuperBlocks), "{isa}");
             for threads in [2, 8] {

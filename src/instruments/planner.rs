@@ -18,9 +18,9 @@ use crate::base::isa::Isa;
 use crate::base::limit::Limit;
 use crate::base::memory;
 use crate::base::moves::Moves;
-use crate::kernels::Family;
 use crate::cold::{self, ColdFinder};
 use crate::count::{self, Counter};
+use crate::kernels::Family;
 use crate::registry::Entry;
 use crate::table::{self, Table, TableBuilder};
 use serde_json::json;
@@ -56,7 +56,11 @@ pub const TABLE_BITSET_UNTIL: usize = 10_000_000;
 
 /// The table back-end `auto` means for (moves, N, threads) on the path this run's kernels
 /// take ([`crate::base::isa::active`]).
-pub fn choose_table(moves: &Moves, limit: usize, threads: usize) -> &'static Entry<dyn TableBuilder> {
+pub fn choose_table(
+    moves: &Moves,
+    limit: usize,
+    threads: usize,
+) -> &'static Entry<dyn TableBuilder> {
     choose_table_on(crate::base::isa::active(), moves, limit, threads)
 }
 
@@ -94,7 +98,11 @@ pub const SAVED_REFERENCE_MAX: usize = 10_000_000;
 /// several threads); otherwise the first fast entry in registry order that does. It may
 /// share a lane or mask kernel with the table's maker; those kernels are checked against
 /// their scalar twins, and the zero set against the sieve, which shares none.
-pub fn saved_table_judge(isa: Isa, moves: &Moves, limit: usize) -> &'static Entry<dyn TableBuilder> {
+pub fn saved_table_judge(
+    isa: Isa,
+    moves: &Moves,
+    limit: usize,
+) -> &'static Entry<dyn TableBuilder> {
     let alone = |e: &Entry<dyn TableBuilder>| {
         !e.model.parallel && !e.kernels.contains(&Family::SuperBlocks)
     };
@@ -430,7 +438,11 @@ mod tests {
         let m = Moves::Squares;
         for isa in Isa::supported_all() {
             let got = crate::base::isa::with(isa, || choose_table(&m, 10_000_000, 2)).unwrap();
-            assert_eq!(got.name, choose_table_on(isa, &m, 10_000_000, 2).name, "{isa}");
+            assert_eq!(
+                got.name,
+                choose_table_on(isa, &m, 10_000_000, 2).name,
+                "{isa}"
+            );
         }
     }
 }

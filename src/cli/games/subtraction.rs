@@ -3,8 +3,8 @@
 //! [`nimsquare::games::subtraction`]).
 
 use crate::cli::{parse_limit, parse_moves, CliResult};
-use nimsquare::base::limit::Limit;
 use nimsquare::base::error::Error;
+use nimsquare::base::limit::Limit;
 use nimsquare::base::moves::Moves;
 use nimsquare::games::subtraction::{
     self, Analysis, PeriodSearch, MAX_PERIOD_SEARCH, VALUES_SHOWN,
@@ -126,11 +126,7 @@ fn check_work(args: &Args) -> nimsquare::base::error::Result<()> {
 
 pub fn run(args: Args) -> CliResult {
     check_work(&args)?;
-    let a = subtraction::analyse(
-        &args.moves,
-        args.limit.get(),
-        args.period_search.get(),
-    )?;
+    let a = subtraction::analyse(&args.moves, args.limit.get(), args.period_search.get())?;
     if args.json {
         println!("{}", to_json(&a));
     } else {
