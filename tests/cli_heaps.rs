@@ -44,8 +44,8 @@ fn solve_any_heaps_equals_brute_force() {
         let got = stdout_of(&["solve", "--limit", "12", "--moves", "1,3,4", "--heaps", &k]);
         assert_eq!(got.trim(), want, "K = {heaps}");
     }
-    // One heap: the cold positions of subtract-a-square up to 10^5 (2781, a fact of the Nim
-    // Square write-up).
+    // One heap: the cold positions of subtract-a-square up to 10^5 (2781; OEIS A030193 lists
+    // them).
     assert_eq!(stdout_of(&["solve", "--heaps", "1"]).trim(), "2781");
 }
 

@@ -1,4 +1,5 @@
-//! The facts of the Nim Square write-up, asserted through every back-end.
+//! The published facts of Nim Square (Project Euler 310 and OEIS A014586/A030193), asserted
+//! through every back-end.
 
 mod common;
 

@@ -134,8 +134,9 @@ mod tests {
     }
 
     #[test]
-    fn option_steps_match_the_write_up() {
-        // The Nim Square write-up: sum of floor(sqrt n) for n <= 100 000 is 21 032 170.
+    fn option_steps_match_an_independent_sum() {
+        // sum of floor(sqrt n) for n <= 100 000, computed outside the crate
+        // (Python: sum(math.isqrt(n) for n in range(100001))) is 21 032 170.
         assert_eq!(Moves::Squares.option_steps(100_000), 21_032_170);
     }
 }

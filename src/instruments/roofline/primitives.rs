@@ -158,7 +158,7 @@ pub fn time_ns_per_op(
         let (secs, ops) = run_concurrently(threads, reps, kernel);
         samples.push(secs * 1e9 / ops.max(1) as f64);
     }
-    crate::instruments::scaling::median(&samples)
+    crate::base::stats::median(&samples)
 }
 
 /// One timing: `threads` copies of the kernel started together; (wall seconds, total ops).
