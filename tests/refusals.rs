@@ -167,3 +167,67 @@ fn output_paths_are_checked_before_any_work() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_decimal_mantissa_is_accepted_when_the_limit_is_whole() {
+    // 1.5e3 is 1500 and 15e2 too; both must give the same answer.
+    let out = |limit: &str| {
+        let o = nimsquare()
+            .args(["solve", "--limit", limit])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{limit}");
+        String::from_utf8(o.stdout).unwrap()
+    };
+    assert_eq!(out("1.5e3"), out("1500"));
+    assert_eq!(out("0.25e2"), out("25"));
+    let stderr = assert_refused(&["solve", "--limit", "1.25e1"]);
+    assert!(
+        stderr.contains("--limit") && stderr.contains("whole number"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn wording_names_what_is_wrong() {
+    let stderr = assert_refused(&["solve", "--checkpoint-every", "-1", "--limit", "10"]);
+    assert!(
+        stderr.contains("--checkpoint-every") && stderr.contains("'-1'"),
+        "{stderr}"
+    );
+    let stderr = assert_refused(&["solve", "--moves", "1,99999999999999999999999"]);
+    assert!(stderr.contains("too large for a move"), "{stderr}");
+    let dir = scratch("folder-as-table");
+    let stderr = assert_refused(&[
+        "solve",
+        "--limit",
+        "10",
+        "--save-table",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(stderr.contains("is a folder"), "{stderr}");
+    assert!(!stderr.contains("already exists"), "{stderr}");
+}
+
+#[test]
+fn games_print_what_they_say() {
+    // `games subtraction` lists g up to --limit (g = n mod 3 for {1,2}), not always 64 values.
+    let out = nimsquare()
+        .args(["games", "subtraction", "--moves", "1,2", "--limit", "5"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("g(0..=5): 0 1 2 0 1 2\n"), "{text}");
+    // `games moore` says what m is.
+    let out = nimsquare()
+        .args([
+            "games", "moore", "--heaps", "3", "--max", "2", "--width", "1",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("m = 1 counter from each heap it touches"),
+        "{text}"
+    );
+}

@@ -33,7 +33,7 @@ fn one_two_three_is_n_mod_four() {
 fn one_three_four_has_period_seven() {
     let a = analyse(&Moves::parse("1,3,4").unwrap(), 20, DEFAULT_PERIOD_SEARCH).unwrap();
     let block = [0u16, 1, 0, 1, 2, 3, 2];
-    let want: Vec<u16> = (0..64).map(|n| block[n % 7]).collect();
+    let want: Vec<u16> = (0..=20).map(|n| block[n % 7]).collect(); // up to --limit 20
     assert_eq!(a.values, want);
     assert_eq!(a.cold, vec![0, 2, 7, 9, 14, 16]);
     assert_eq!(a.max_value, 3);
@@ -173,7 +173,8 @@ fn cli_json_fields() {
         "--json",
     ]);
     assert_eq!(v["moves"], "1,3,4");
-    assert_eq!(v["values"].as_array().unwrap().len(), 64);
+    // g(0..=20): the values up to --limit (at most the first 64).
+    assert_eq!(v["values"].as_array().unwrap().len(), 21);
     assert_eq!(v["values"][5], 3);
     assert_eq!(v["cold"], serde_json::json!([0, 2, 7, 9, 14, 16]));
     assert_eq!(v["preperiod"], 0);

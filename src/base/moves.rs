@@ -60,10 +60,16 @@ impl Moves {
         let mut moves = Vec::new();
         for part in text.split(',') {
             let part = part.trim();
-            let value: u64 = part.parse().map_err(|_| {
-                Error::BadMoves(format!(
-                    "'{part}' is not a positive integer; write the moves as a comma-separated list like 1,3,4"
-                ))
+            let value: u64 = part.parse().map_err(|e: std::num::ParseIntError| {
+                Error::BadMoves(match e.kind() {
+                    std::num::IntErrorKind::PosOverflow => format!(
+                        "'{part}' is too large for a move (at most {}); a move larger than N never applies, so leave it out",
+                        u64::MAX
+                    ),
+                    _ => format!(
+                        "'{part}' is not a positive integer; write the moves as a comma-separated list like 1,3,4"
+                    ),
+                })
             })?;
             moves.push(value);
         }

@@ -93,7 +93,8 @@ pub struct LongRunArgs {
     #[arg(long, value_name = "FILE")]
     pub checkpoint: Option<std::path::PathBuf>,
     /// Seconds between two checkpoint writes (0: after every chunk of about half a second).
-    #[arg(long, value_name = "SECONDS", default_value = "60", value_parser = parse_seconds)]
+    #[arg(long, value_name = "SECONDS", default_value = "60", value_parser = parse_seconds,
+          allow_hyphen_values = true)]
     pub checkpoint_every: std::time::Duration,
     /// Write the finished table g(0..=N) to FILE (the format of `nimsquare::instruments::longrun::tablefile`;
     /// numpy reads it with `numpy.fromfile(FILE, dtype='<u2', offset=4096)`). Refused if FILE

@@ -168,12 +168,7 @@ pub fn parse_limit(text: &str) -> std::result::Result<Limit, String> {
         return Err(format!("N must be a non-negative integer, got '{text}'"));
     }
     let value = if let Some((mantissa, exponent)) = clean.split_once(['e', 'E']) {
-        let m: u64 = mantissa.parse().map_err(|_| not_integer(text))?;
-        let e: u32 = exponent.parse().map_err(|_| not_integer(text))?;
-        10u64
-            .checked_pow(e)
-            .and_then(|p| p.checked_mul(m))
-            .ok_or_else(|| too_large(text))?
+        scientific(mantissa, exponent, text)?
     } else {
         clean.parse::<u64>().map_err(|e| match e.kind() {
             std::num::IntErrorKind::PosOverflow => too_large(text),
@@ -181,6 +176,40 @@ pub fn parse_limit(text: &str) -> std::result::Result<Limit, String> {
         })?
     };
     Limit::new(value).map_err(|e| e.to_string())
+}
+
+/// `M` times 10^`E` for `MeE` with a decimal mantissa (`1.5e3` is 1500), refused unless the
+/// product is a whole number.
+fn scientific(mantissa: &str, exponent: &str, text: &str) -> std::result::Result<u64, String> {
+    let e: u32 = exponent.parse().map_err(|_| not_integer(text))?;
+    let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let digits = format!("{whole}{fraction}");
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(not_integer(text));
+    }
+    // mantissa = digits / 10^places; the value is digits * 10^(e - places).
+    let places = fraction.len() as u32;
+    let digits = digits.trim_start_matches('0');
+    let digits: u128 = if digits.is_empty() {
+        0
+    } else {
+        digits.parse().map_err(|_| too_large(text))?
+    };
+    let value = if e >= places {
+        10u128
+            .checked_pow(e - places)
+            .and_then(|p| p.checked_mul(digits))
+            .ok_or_else(|| too_large(text))?
+    } else {
+        let divisor = 10u128
+            .checked_pow(places - e)
+            .ok_or_else(|| not_integer(text))?;
+        if !digits.is_multiple_of(divisor) {
+            return Err(format!("N must be a whole number, and {text} is not"));
+        }
+        digits / divisor
+    };
+    u64::try_from(value).map_err(|_| too_large(text))
 }
 
 fn not_integer(text: &str) -> String {

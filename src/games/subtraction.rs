@@ -26,7 +26,7 @@ use crate::base::moves::Moves;
 use crate::table::{self, Table};
 use std::collections::HashMap;
 
-/// How many values of g the report lists (the JSON field `values`).
+/// At most how many values of g the report lists (the JSON field `values`: g(0..=limit), cut at 64).
 pub const VALUES_SHOWN: usize = 64;
 
 /// The default bound on how far the period search computes g.
@@ -72,7 +72,7 @@ pub struct Analysis {
     pub moves: Moves,
     /// N: cold positions are listed up to here.
     pub limit: usize,
-    /// g(0), …, g(63).
+    /// g(0), …, g(min(limit, 63)): the values up to the limit, at most the first 64.
     pub values: Vec<u16>,
     /// The cold positions (g = 0) up to N, ascending.
     pub cold: Vec<usize>,
@@ -183,13 +183,12 @@ pub fn find_period(moves: &Moves, search_max: usize) -> Result<PeriodSearch> {
 
 /// Values, cold positions up to `limit`, and the period search (bounded by `search_max`).
 pub fn analyse(moves: &Moves, limit: usize, search_max: usize) -> Result<Analysis> {
-    let computed = limit.max(VALUES_SHOWN - 1);
-    let t: Table = table::build(table::reference().name, moves, computed as u64)?;
+    let t: Table = table::build(table::reference().name, moves, limit as u64)?;
     let up_to_limit = &t.values()[..=limit];
     Ok(Analysis {
         moves: moves.clone(),
         limit,
-        values: t.values()[..VALUES_SHOWN].to_vec(),
+        values: t.values()[..=limit.min(VALUES_SHOWN - 1)].to_vec(),
         cold: (0..=limit).filter(|&n| up_to_limit[n] == 0).collect(),
         max_value: up_to_limit.iter().copied().max().unwrap_or(0),
         period: find_period(moves, search_max)?,

@@ -98,8 +98,8 @@ fn to_json(r: &Report) -> serde_json::Value {
 fn print_text(r: &Report) {
     let (c, p) = (&r.census, r.params);
     println!(
-        "bounded Moore's Nim (m = 1): {} heaps <= {}, a move takes one counter from each of \
-         1..{} non-empty heaps",
+        "bounded Moore's Nim with m = 1 (a move takes exactly m = 1 counter from each heap it \
+         touches): {} heaps <= {}, a move touches 1..{} non-empty heaps",
         p.heaps(),
         p.max(),
         p.width()

@@ -6,9 +6,7 @@ use crate::cli::{parse_limit, parse_moves, CliResult};
 use nimsquare::base::error::Error;
 use nimsquare::base::limit::Limit;
 use nimsquare::base::moves::Moves;
-use nimsquare::games::subtraction::{
-    self, Analysis, PeriodSearch, MAX_PERIOD_SEARCH, VALUES_SHOWN,
-};
+use nimsquare::games::subtraction::{self, Analysis, PeriodSearch, MAX_PERIOD_SEARCH};
 use serde_json::json;
 
 /// The largest N accepted (the table is 2 bytes per position).
@@ -26,7 +24,7 @@ const COLD_SHOWN: usize = 200;
 #[command(
     long_about = "One subtraction game: a heap of n stones, a move removes s stones for some s in \
     the set (never more than the heap holds); the player who cannot move loses. Prints the \
-    Grundy values g(0..63), the cold positions (g = 0, a loss for the player to move) up to \
+    Grundy values up to --limit (at most g(0..=63)), the cold positions (g = 0, a loss for the player to move) up to \
     --limit, and for a finite set the preperiod and period (\"subtraction games with a \
     period\": g is eventually periodic) with the evidence: the first window of s_max \
     consecutive values that repeats, s_max being the largest move.\n\n\
@@ -166,7 +164,7 @@ fn to_json(a: &Analysis) -> serde_json::Value {
 
 fn print_text(a: &Analysis) {
     println!("moves: {}", a.moves.label());
-    println!("g(0..={}): {}", VALUES_SHOWN - 1, join(&a.values));
+    println!("g(0..={}): {}", a.values.len() - 1, join(&a.values));
     let shown = &a.cold[..a.cold.len().min(COLD_SHOWN)];
     let more = if a.cold.len() > shown.len() {
         format!(" … ({} more; --json lists all)", a.cold.len() - shown.len())

@@ -523,6 +523,13 @@ pub fn check_overwritable(path: &Path, moves: &Moves, limit: usize) -> Result<()
 
 /// Refuses if `path` exists: a finished table is never written over an existing file.
 pub fn check_absent(path: &Path, flag: &str) -> Result<()> {
+    if path.is_dir() {
+        return Err(Error::Invalid(format!(
+            "{flag} {}: is a folder; give the name of a file to create (for example {}/g.tbl)",
+            path.display(),
+            path.display()
+        )));
+    }
     if path.exists() {
         return Err(Error::Invalid(format!(
             "{flag} {}: the file already exists; remove it or choose another name",
