@@ -9,6 +9,7 @@ mod list;
 mod profile;
 mod roofline;
 mod scale;
+mod sequence;
 mod solve;
 mod verify;
 
@@ -82,6 +83,9 @@ enum Command {
     /// Hold every back-end's time against the bound of its cost model and the measured
     /// primitives: measured and bound ns per step, binding resource, efficiency.
     Roofline(roofline::Args),
+    /// Write an OEIS-style b-file of the values, the cold positions or the first position of
+    /// each value.
+    Sequence(sequence::Args),
 }
 
 /// Parses the arguments, runs the subcommand, and returns the exit code.
@@ -114,6 +118,7 @@ pub fn main() -> i32 {
         Command::Growth(args) => growth::run(args),
         Command::Profile(args) => profile::run(args),
         Command::Roofline(args) => roofline::run(args),
+        Command::Sequence(args) => sequence::run(args),
     };
     match result {
         Ok(code) => code,

@@ -6,10 +6,13 @@
 //!   the game-tree and brute-force controls written from the rules alone);
 //! - [`planner`]: a request resolved once into a plan, `auto` made concrete;
 //! - [`roofline`]: each back-end's time held against what the machine's primitives allow;
-//! - [`scaling`]: the scaling and growth studies, their CSV, fits and plots.
+//! - [`scaling`]: the scaling and growth studies, their CSV, fits and plots;
+//! - [`sequence`]: OEIS-style sequences read off a table (values, cold positions, first
+//!   positions), written as b-files.
 
 pub mod check;
 pub mod longrun;
 pub mod planner;
 pub mod roofline;
 pub mod scaling;
+pub mod sequence;

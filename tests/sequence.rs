@@ -1,0 +1,132 @@
+//! `nimsquare sequence`: b-files checked against the OEIS entries they reproduce. The terms
+//! below are typed in from the OEIS data (the `%S`/`%T`/`%U` lines of A014586, A030193 and
+//! A297963 in the oeis/oeisdata repository, read 2026-12-01), not computed by this crate.
+
+mod common;
+
+use common::{assert_refused, nimsquare};
+
+/// A014586: Nim-Grundy function for Take-a-Square, its 99 published terms a(0..=98).
+const A014586: [u64; 99] = [
+    0, 1, 0, 1, 2, 0, 1, 0, 1, 2, 0, 1, 0, 1, 2, 0, 1, 0, 1, 2, 0, 1, 0, 1, 2, 3, 2, 3, 4, 5, 3, 2,
+    3, 4, 0, 1, 2, 3, 2, 0, 1, 2, 3, 2, 0, 1, 2, 3, 2, 3, 4, 5, 0, 1, 3, 4, 5, 0, 1, 3, 4, 5, 0, 1,
+    3, 0, 1, 0, 1, 2, 4, 3, 0, 1, 5, 6, 2, 3, 4, 5, 6, 2, 3, 4, 5, 0, 1, 6, 3, 2, 4, 2, 6, 4, 5, 0,
+    1, 6, 4,
+];
+
+/// A030193: the losing positions of subtract-a-square, its 58 published terms (up to 340).
+const A030193: [u64; 58] = [
+    0, 2, 5, 7, 10, 12, 15, 17, 20, 22, 34, 39, 44, 52, 57, 62, 65, 67, 72, 85, 95, 109, 119, 124,
+    127, 130, 132, 137, 142, 147, 150, 170, 177, 180, 182, 187, 192, 197, 204, 210, 215, 238, 243,
+    249, 255, 257, 260, 262, 267, 272, 275, 312, 317, 322, 327, 332, 335, 340,
+];
+
+/// A297963: the smallest position with nim-value n, published to a(45) = 23472.
+const A297963: [u64; 46] = [
+    0, 1, 4, 25, 28, 29, 75, 103, 200, 234, 315, 364, 479, 633, 802, 1054, 1173, 1311, 1894, 2058,
+    2173, 2419, 3244, 3648, 4249, 4474, 4982, 5943, 6133, 6809, 7429, 8590, 8654, 9419, 10284,
+    11728, 12152, 13884, 15493, 16623, 17312, 18389, 19745, 20528, 22111, 23472,
+];
+
+/// Runs `sequence` with `args`: the terms of the b-file (checking each line is `n a(n)` with
+/// n counting from 0) and stderr.
+fn bfile(args: &[&str]) -> (Vec<u64>, String) {
+    let out = nimsquare().arg("sequence").args(args).output().unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(out.status.success(), "{args:?}: {stderr}");
+    let terms = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .enumerate()
+        .map(|(i, line)| {
+            let (n, a) = line.split_once(' ').expect("two fields");
+            assert_eq!(n.parse::<usize>().unwrap(), i, "{line}");
+            a.parse().unwrap()
+        })
+        .collect();
+    (terms, stderr)
+}
+
+#[test]
+fn values_cold_and_first_reproduce_the_oeis() {
+    assert_eq!(bfile(&["values", "--limit", "98"]).0, A014586);
+    assert_eq!(bfile(&["cold", "--limit", "340"]).0, A030193);
+    let (first, stderr) = bfile(&["first", "--limit", "23472"]);
+    assert_eq!(first, A297963);
+    // Value 46 first occurs past 23472, so the file stops at a(45) and says why.
+    assert!(
+        stderr.contains("value 46 does not occur up to N = 23472"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_loaded_table_gives_the_same_terms_as_a_built_one() {
+    let dir = std::env::temp_dir().join(format!("nimsquare-sequence-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let table = dir.join("g.tbl");
+    nimsquare()
+        .args([
+            "solve",
+            "--limit",
+            "2000",
+            "--moves",
+            "1,3,4,9",
+            "--save-table",
+        ])
+        .arg(&table)
+        .assert()
+        .success();
+    let t = table.to_str().unwrap();
+    for kind in ["values", "cold", "first"] {
+        let built = bfile(&[kind, "--limit", "1500", "--moves", "1,3,4,9"]).0;
+        let loaded = bfile(&[
+            kind,
+            "--limit",
+            "1500",
+            "--moves",
+            "1,3,4,9",
+            "--load-table",
+            t,
+        ])
+        .0;
+        assert_eq!(built, loaded, "{kind}");
+    }
+    // The loaded N is the default, and --limit cannot pass it.
+    assert_eq!(
+        bfile(&["values", "--moves", "1,3,4,9", "--load-table", t])
+            .0
+            .len(),
+        2001
+    );
+    let stderr = assert_refused(&[
+        "sequence",
+        "values",
+        "--limit",
+        "3000",
+        "--moves",
+        "1,3,4,9",
+        "--load-table",
+        t,
+    ]);
+    assert!(
+        stderr.contains("--limit 3000 is above the N = 2000"),
+        "{stderr}"
+    );
+    // Another subtraction set's table is refused, as is an existing --out.
+    let stderr = assert_refused(&["sequence", "values", "--load-table", t]);
+    assert!(stderr.contains("--load-table"), "{stderr}");
+    let stderr = assert_refused(&["sequence", "values", "--limit", "10", "--out", t]);
+    assert!(
+        stderr.contains("--out") && stderr.contains("already exists"),
+        "{stderr}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn an_unknown_sequence_is_refused_naming_the_three() {
+    let stderr = assert_refused(&["sequence", "grundy"]);
+    assert!(stderr.contains("values, cold, first"), "{stderr}");
+}
