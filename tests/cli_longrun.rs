@@ -260,3 +260,44 @@ fn verify_checks_a_saved_table_and_fails_on_a_wrong_one() {
         "{err}"
     );
 }
+
+#[test]
+fn the_header_length_is_read_from_byte_12_and_grows_with_a_long_move_list() {
+    let dir = scratch("long-label");
+    // 1, 4, 7, ..., 5998: 2000 moves, a label of 9 630 bytes, so H = 12 288 (not 4096).
+    let moves: Vec<String> = (1..6000).step_by(3).map(|m| m.to_string()).collect();
+    let moves = moves.join(",");
+    for (label, list, header) in [
+        ("short", "1,3,4", 4096u32),
+        ("long", moves.as_str(), 12_288),
+    ] {
+        let path = dir.join(format!("{label}.tbl"));
+        solve(&[
+            "--limit",
+            "10000",
+            "--moves",
+            list,
+            "--save-table",
+            s(&path),
+        ]);
+        let bytes = std::fs::read(&path).unwrap();
+        let h = u32::from_le_bytes(bytes[12..16].try_into().unwrap());
+        assert_eq!(h, header, "{label}");
+        // The values read at offset H are the table `sequence values` prints for the moves.
+        let read: Vec<u64> = bytes[h as usize..]
+            .chunks_exact(2)
+            .map(|c| u16::from_le_bytes([c[0], c[1]]) as u64)
+            .collect();
+        let out = nimsquare()
+            .args(["sequence", "values", "--limit", "10000", "--moves", list])
+            .output()
+            .unwrap();
+        let printed: Vec<u64> = String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| l.split_once(' ').unwrap().1.parse().unwrap())
+            .collect();
+        assert_eq!(read.len(), 10_001, "{label}");
+        assert_eq!(read, printed, "{label}");
+    }
+}

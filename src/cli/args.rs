@@ -96,9 +96,9 @@ pub struct LongRunArgs {
     #[arg(long, value_name = "SECONDS", default_value = "60", value_parser = parse_seconds,
           allow_hyphen_values = true)]
     pub checkpoint_every: std::time::Duration,
-    /// Write the finished table g(0..=N) to FILE (the format of `nimsquare::instruments::longrun::tablefile`;
-    /// numpy reads it with `numpy.fromfile(FILE, dtype='<u2', offset=4096)`). Refused if FILE
-    /// exists.
+    /// Write the finished table g(0..=N) to FILE: a header whose length H is the u32 at byte 12
+    /// (4096 unless the moves list is very long), then g as little-endian u16 (the format of
+    /// `nimsquare::instruments::longrun::tablefile`). Refused if FILE exists.
     #[arg(long, value_name = "FILE")]
     pub save_table: Option<std::path::PathBuf>,
     /// Start from the table or checkpoint in FILE (same moves, any N: a table for a smaller N

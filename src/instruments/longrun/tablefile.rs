@@ -23,9 +23,14 @@
 //! | 64 + L | ... | zero up to H |
 //! | H | 2 * done | g(0), g(1), ..., g(done - 1), each u16 little-endian |
 //!
-//! The values start at byte 4096 for every moves label up to 4032 bytes (the squares and any
-//! list short enough to type), so `numpy.fromfile(path, dtype='<u2', offset=4096)` reads them.
-//! A longer label grows H to the next multiple of 4096; byte 12 always holds H.
+//! Read H from byte 12, never assume it: the values start at byte 4096 for a moves label up
+//! to 4032 bytes (the squares and any list short enough to type), and a longer label grows H
+//! to the next multiple of 4096 (the 2000 moves 1, 4, ..., 5998 give a 12 288-byte header). numpy reads
+//! the values with H taken from the file:
+//!
+//! ```text
+//! g = numpy.fromfile(path, dtype='<u2', offset=int(numpy.fromfile(path, dtype='<u4', count=4)[3]))
+//! ```
 //!
 //! FNV-1a 64 (offset basis 0xcbf29ce484222325, prime 0x100000001b3, one byte at a time) is
 //! used for both checksums: it is a few lines, needs no dependency, and catches the damage
