@@ -50,6 +50,19 @@ fn a_sampled_solve_writes_a_flamegraph() {
         samples >= 1000 || (seconds >= 30.0 && repeats > 1),
         "{line}"
     );
+    // It says which of the two ended it, and the rate it really sampled at.
+    let by = field(line, "stopped_by");
+    assert_eq!(
+        by,
+        if samples >= 1000 { "samples" } else { "time" },
+        "{line}"
+    );
+    let cpu: f64 = field(line, "cpu_seconds").parse().unwrap();
+    let rate: f64 = field(line, "samples_per_cpu_second").parse().unwrap();
+    assert!(
+        cpu > 0.0 && (rate - samples as f64 / cpu).abs() <= 0.1,
+        "{line}"
+    );
     assert_eq!(field(line, "limit"), "1000000", "{line}");
     // Without --table/--count, profile runs what solve runs by default, and gets its answer.
     let solve = nimsquare()
@@ -74,6 +87,17 @@ fn a_sampled_solve_writes_a_flamegraph() {
     );
     let text = std::fs::read_to_string(&svg).unwrap();
     assert!(text.contains("<svg"));
+    // The title names what was sampled: back-ends, N, threads and vector path.
+    let title = format!(
+        "nimsquare: table {} + count {}, N = 1000000, moves squares, ",
+        field(line, "table"),
+        field(line, "count")
+    );
+    assert!(text.contains(&title), "no title {title:?} in the graph");
+    assert!(
+        text.contains(" threads, ") && text.contains(" path<"),
+        "title without threads or path"
+    );
     // The flamegraph names the table code it sampled.
     assert!(
         text.contains("nimsquare::table::"),

@@ -34,7 +34,10 @@ const DEFAULT_COUNT: &str = nimsquare::instruments::planner::AUTO;
     The solve is repeated until --samples samples are taken (at least one solve, at most 30 s), \
     so the graph has enough samples to read. Prints one line: where it wrote the file, how many samples it \
     took, and the answer (`wrote FILE samples=S frequency_hz=F seconds=T repeats=R limit=N \
-    table=NAME count=NAME answer=A`). A run too short to take a single sample writes no file, \
+    table=NAME count=NAME answer=A cpu_seconds=C samples_per_cpu_second=R stopped_by=samples|time`). \
+    The timer counts CPU time and may fire less often than asked (a shared VM drops many \
+    samples): when the time bound ends the sampling, a note on stderr gives the rate it \
+    really sampled at. On a terminal a line on stderr says what it is sampling. A run too short to take a single sample writes no file, \
     says so on stderr and exits with status 2: raise --samples, --limit or --frequency."
 )]
 pub struct Args {
@@ -88,8 +91,24 @@ struct Sampled {
     report: pprof::Report,
     samples: isize,
     seconds: f64,
+    /// CPU seconds of the process (user and system) while sampling: what the samples divide.
+    cpu_seconds: f64,
+    /// True when the time bound, not the sample target, ended the sampling.
+    stopped_by_time: bool,
     repeats: usize,
     answer: u128,
+}
+
+/// CPU seconds (user + system) this process has used so far, all threads.
+fn cpu_seconds() -> f64 {
+    // SAFETY: `getrusage` writes only into the zeroed struct it is given.
+    let usage = unsafe {
+        let mut u: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_SELF, &mut u);
+        u
+    };
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+    secs(usage.ru_utime) + secs(usage.ru_stime)
 }
 
 pub fn run(args: Args) -> CliResult {
@@ -140,7 +159,18 @@ fn sample(plan: &Job) -> Result<Sampled> {
         .blocklist(&["libc", "libgcc", "pthread", "vdso"])
         .build()
         .map_err(|e| Error::Invalid(format!("cannot start the profiler: {e}")))?;
-    let start = Instant::now();
+    if nimsquare::instruments::longrun::progress::may_show(plan.args.quiet.quiet) {
+        eprintln!(
+            "profile: sampling solves of N = {} ({} table, {} count) at {} Hz until {} samples or {} s",
+            plan.limit,
+            plan.table_name,
+            plan.count_name,
+            plan.args.frequency,
+            plan.args.samples,
+            MAX_SAMPLING_SECONDS
+        );
+    }
+    let (start, cpu_start) = (Instant::now(), cpu_seconds());
     let target = plan.args.samples as isize;
     let over_time = || start.elapsed().as_secs_f64() >= MAX_SAMPLING_SECONDS;
     // Reading the count locks the profiler (samples arriving meanwhile are lost), so it is
@@ -173,6 +203,7 @@ fn sample(plan: &Job) -> Result<Sampled> {
         batch = (((target - taken) as f64 / per_repeat).ceil() as usize).clamp(1, 1000);
     }
     let seconds = start.elapsed().as_secs_f64();
+    let cpu_seconds = cpu_seconds() - cpu_start;
     let report = guard
         .report()
         .build()
@@ -180,8 +211,10 @@ fn sample(plan: &Job) -> Result<Sampled> {
     let samples: isize = report.data.values().sum();
     Ok(Sampled {
         report,
+        stopped_by_time: samples < target && over_time(),
         samples,
         seconds,
+        cpu_seconds,
         repeats,
         answer: answer.expect("at least one solve"),
     })
@@ -210,11 +243,38 @@ fn write(plan: &Job, s: &Sampled) -> CliResult {
     }
     let file = std::fs::File::create(out)
         .map_err(|e| Error::Invalid(format!("--out {}: {e}", out.display())))?;
+    let mut options = pprof::flamegraph::Options::default();
+    options.title = format!(
+        "nimsquare: table {} + count {}, N = {}, moves {}, {} threads, {} path",
+        plan.table_name,
+        plan.count_name,
+        plan.limit,
+        plan.args.moves.moves.label(),
+        rayon::current_num_threads(),
+        nimsquare::base::isa::active().name()
+    );
+    options.subtitle = Some(format!(
+        "{} samples at {} Hz over {:.1} CPU seconds, {} solves",
+        s.samples, plan.args.frequency, s.cpu_seconds, s.repeats
+    ));
     s.report
-        .flamegraph(file)
+        .flamegraph_with_options(file, &mut options)
         .map_err(|e| Error::Invalid(format!("cannot write {}: {e}", out.display())))?;
+    let per_cpu_second = s.samples as f64 / s.cpu_seconds.max(1e-9);
+    if s.stopped_by_time {
+        eprintln!(
+            "note: stopped after {:.1} s with {} of {} samples; the profiling timer fired {:.0} times \
+             per CPU second against {} asked, so a sample stands for {:.4} CPU seconds here",
+            s.seconds,
+            s.samples,
+            plan.args.samples,
+            per_cpu_second,
+            plan.args.frequency,
+            1.0 / per_cpu_second.max(1e-9)
+        );
+    }
     println!(
-        "wrote {} samples={} frequency_hz={} seconds={:.3} repeats={} limit={} table={} count={} answer={}",
+        "wrote {} samples={} frequency_hz={} seconds={:.3} repeats={} limit={} table={} count={} answer={} cpu_seconds={:.3} samples_per_cpu_second={:.1} stopped_by={}",
         out.display(),
         s.samples,
         plan.args.frequency,
@@ -223,7 +283,10 @@ fn write(plan: &Job, s: &Sampled) -> CliResult {
         plan.limit,
         plan.table_name,
         plan.count_name,
-        s.answer
+        s.answer,
+        s.cpu_seconds,
+        per_cpu_second,
+        if s.stopped_by_time { "time" } else { "samples" }
     );
     Ok(0)
 }
