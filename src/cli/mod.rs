@@ -88,6 +88,30 @@ enum Command {
     Sequence(sequence::Args),
 }
 
+/// Says on stderr what a run of more than [`FORECAST_NOTE_SECONDS`] will take, before it
+/// starts: memory and a time estimate from S(N) and a rate measured just now. `solve`,
+/// `profile`, `scale` and `growth` give the same note.
+pub fn forecast(plan: &nimsquare::instruments::planner::Plan) {
+    let Some(seconds) = plan.forecast_seconds() else {
+        return;
+    };
+    if seconds < FORECAST_NOTE_SECONDS {
+        return;
+    }
+    let steps = plan.moves.option_steps(plan.limit) as f64;
+    eprintln!(
+        "note: N = {} needs about {} of memory and at least {} ({steps:.2e} option steps at {:.2} ns each, measured just now at N = {}); --quiet hides this note",
+        plan.limit,
+        nimsquare::base::memory::human(plan.memory_needed),
+        nimsquare::instruments::longrun::progress::fmt_eta(seconds),
+        seconds * 1e9 / steps,
+        nimsquare::instruments::planner::CALIBRATION_LIMIT.min(plan.limit),
+    );
+}
+
+/// Runs forecast to take longer than this get a note on stderr first.
+const FORECAST_NOTE_SECONDS: f64 = 120.0;
+
 /// Parses the arguments, runs the subcommand, and returns the exit code.
 pub fn main() -> i32 {
     let cli = match Cli::try_parse() {

@@ -83,6 +83,8 @@ struct Job {
     builder: Box<dyn table::TableBuilder>,
     count_name: &'static str,
     counter: Box<dyn nimsquare::count::Counter>,
+    /// The resolved plan, for the forecast note.
+    planned: planner::Plan,
     args: Args,
 }
 
@@ -114,6 +116,9 @@ fn cpu_seconds() -> f64 {
 pub fn run(args: Args) -> CliResult {
     let plan = parse(args)?;
     plan.args.quiet.apply();
+    if !plan.args.quiet.quiet {
+        super::forecast(&plan.planned);
+    }
     let sampled = sample(&plan)?;
     write(&plan, &sampled)
 }
@@ -147,6 +152,7 @@ fn parse(args: Args) -> Result<Job> {
         builder: (table.make)(),
         count_name: count.name,
         counter: (count.make)(),
+        planned,
         args,
     })
 }

@@ -67,7 +67,7 @@ pub fn run(args: Args) -> CliResult {
     };
     // A run seeded from a file forecasts nothing: its progress bar has the ETA of what is left.
     if !args.longrun.quiet && seeded == 0 {
-        forecast(&plan);
+        super::forecast(&plan);
     }
     let started = Instant::now();
     let t = match build_table(&plan, start, &args.longrun)? {
@@ -105,29 +105,6 @@ pub fn run(args: Args) -> CliResult {
     }
     Ok(0)
 }
-
-/// Says on stderr what a run of more than [`FORECAST_NOTE_SECONDS`] will take, before it
-/// starts: memory and a time estimate from S(N) and a rate measured just now.
-fn forecast(plan: &Plan) {
-    let Some(seconds) = plan.forecast_seconds() else {
-        return;
-    };
-    if seconds < FORECAST_NOTE_SECONDS {
-        return;
-    }
-    let steps = plan.moves.option_steps(plan.limit) as f64;
-    eprintln!(
-        "note: N = {} needs about {} of memory and at least {} ({steps:.2e} option steps at {:.2} ns each, measured just now at N = {}); --quiet hides this note",
-        plan.limit,
-        memory::human(plan.memory_needed),
-        longrun::progress::fmt_eta(seconds),
-        seconds * 1e9 / steps,
-        planner::CALIBRATION_LIMIT.min(plan.limit),
-    );
-}
-
-/// Runs forecast to take longer than this get a note on stderr first.
-const FORECAST_NOTE_SECONDS: f64 = 120.0;
 
 /// One heap through the win/lose sieve: the answer is the cold count. Fields a sieve cannot
 /// know (the max value and where it occurs, option steps) are null in `--json`, and the work
