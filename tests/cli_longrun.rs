@@ -19,13 +19,23 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-/// Runs `solve` with `args` and returns its stdout, checking success and a silent stderr
-/// (stderr is not a terminal here, so no progress bar may appear).
+/// Runs `solve` with `args` and returns its stdout, checking success and a stderr that holds
+/// at most the one line saying where a seeded run starts (stderr is not a terminal here, so
+/// no progress bar may appear).
 fn solve(args: &[&str]) -> String {
     let out = nimsquare().arg("solve").args(args).output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{args:?}: {stderr}");
-    assert!(stderr.is_empty(), "{args:?}: {stderr}");
+    let seeded = args.contains(&"--load-table") || args.contains(&"--checkpoint");
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert!(
+        lines.is_empty()
+            || (seeded
+                && lines.len() == 1
+                && (lines[0].starts_with("resuming from the checkpoint ")
+                    || lines[0].starts_with("starting from the table "))),
+        "{args:?}: {stderr}"
+    );
     String::from_utf8(out.stdout).unwrap()
 }
 
@@ -136,7 +146,10 @@ fn a_signalled_run_keeps_a_checkpoint_that_the_same_command_completes() {
     ];
     let bin = assert_cmd::cargo::cargo_bin("nimsquare");
     let mut done = 0;
-    for (sig, code) in [(libc::SIGTERM, 143), (libc::SIGINT, 130)] {
+    for (sitting, (sig, code)) in [(libc::SIGTERM, 143), (libc::SIGINT, 130)]
+        .into_iter()
+        .enumerate()
+    {
         let child = std::process::Command::new(&bin)
             .args(args)
             .stdout(std::process::Stdio::piped())
@@ -151,9 +164,23 @@ fn a_signalled_run_keeps_a_checkpoint_that_the_same_command_completes() {
         let stderr = String::from_utf8(out.stderr).unwrap();
         assert_eq!(out.status.code(), Some(code), "{stderr}");
         assert!(out.stdout.is_empty());
-        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        // A second sitting first says where it resumes, then where it stopped.
+        let lines: Vec<&str> = stderr.lines().collect();
+        assert_eq!(lines.len(), sitting + 1, "{stderr}");
+        if sitting > 0 {
+            assert!(
+                lines[0].starts_with(&format!(
+                    "resuming from the checkpoint {}: g(0..",
+                    ck.display()
+                )),
+                "{stderr}"
+            );
+        }
         assert!(
-            stderr.contains("to resume run the same command"),
+            lines
+                .last()
+                .unwrap()
+                .contains("to resume run the same command"),
             "{stderr}"
         );
         assert!(stderr.contains("--checkpoint"), "{stderr}");
@@ -300,4 +327,67 @@ fn the_header_length_is_read_from_byte_12_and_grows_with_a_long_move_list() {
         assert_eq!(read.len(), 10_001, "{label}");
         assert_eq!(read, printed, "{label}");
     }
+}
+
+/// sum of floor(sqrt n) for n <= `limit`, computed here independently of the crate.
+fn option_steps(limit: u64) -> u64 {
+    (1..=limit).map(|n| (n as f64).sqrt() as u64).sum()
+}
+
+#[test]
+fn a_seeded_runs_json_separates_this_sitting_from_the_whole_table() {
+    let dir = scratch("json-sitting");
+    let t = dir.join("t.tbl");
+    solve(&["-n", "20000", "--save-table", s(&t)]);
+    let out = nimsquare()
+        .args([
+            "--threads",
+            "2",
+            "solve",
+            "-n",
+            "50000",
+            "--table",
+            "stamped",
+            "--json",
+        ])
+        .args(["--load-table", s(&t)])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    // Whole table: S(50000), a number; this sitting: positions 20001..=50000 and their steps.
+    assert_eq!(v["option_steps"], option_steps(50_000));
+    assert_eq!(v["seeded_positions"], 20_001);
+    assert_eq!(v["positions_this_run"], 30_000);
+    let this_run = option_steps(50_000) - option_steps(20_000);
+    assert_eq!(v["option_steps_this_run"], this_run);
+    let ns = v["ns_per_step"].as_f64().unwrap();
+    let secs = v["table_seconds"].as_f64().unwrap();
+    assert!(
+        (ns - secs * 1e9 / this_run as f64).abs() < 1e-6 * ns.max(1.0),
+        "{v}"
+    );
+    // `stamped` runs on one thread of the two-thread pool; the answer stays a string (u128).
+    assert_eq!(
+        (v["threads"].clone(), v["pool_threads"].clone()),
+        (1.into(), 2.into())
+    );
+    assert!(v["answer"].is_string());
+    let out = nimsquare()
+        .args([
+            "--threads",
+            "2",
+            "solve",
+            "-n",
+            "50000",
+            "--table",
+            "stamped-parallel",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["threads"], 2);
+    assert_eq!(v["seeded_positions"], 0);
+    assert_eq!(v["option_steps_this_run"], option_steps(50_000));
 }

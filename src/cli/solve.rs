@@ -65,6 +65,19 @@ pub fn run(args: Args) -> CliResult {
         Start::Fresh => 0,
         Start::Seed(file) => file.provides(plan.limit),
     };
+    if let (Start::Seed(file), false) = (&start, args.longrun.quiet) {
+        let from = if args.longrun.checkpoint.as_deref() == Some(file.path.as_path()) {
+            "resuming from the checkpoint"
+        } else {
+            "starting from the table"
+        };
+        eprintln!(
+            "{from} {}: g(0..{seeded}) of {} positions are done, {} to go",
+            file.path.display(),
+            plan.limit as u64 + 1,
+            plan.limit as u64 + 1 - seeded as u64
+        );
+    }
     // A run seeded from a file forecasts nothing: its progress bar has the ETA of what is left.
     if !args.longrun.quiet && seeded == 0 {
         super::forecast(&plan);
@@ -89,14 +102,26 @@ pub fn run(args: Args) -> CliResult {
     let answer = plan.count(&t)?;
     let count_seconds = started.elapsed().as_secs_f64();
     if args.json.json {
+        // S(N) < 2^53 for every accepted input (N < 2^32, at most 65 535 moves), so it is a
+        // JSON number that every reader takes exactly.
+        let steps_total = plan.moves.option_steps(plan.limit) as u64;
+        let steps_this_run =
+            steps_total - longrun::progress::steps_before(&plan.moves, seeded) as u64;
         let facts = serde_json::json!({
             "answer": answer.to_string(),
             "max_value": t.max_value(),
             "max_value_first_at": t.max_value_first_at(),
             "cold_positions": t.cold_count(),
-            "option_steps": plan.moves.option_steps(plan.limit).to_string(),
+            "option_steps": steps_total,
             "seeded_positions": seeded,
+            "positions_this_run": plan.limit as u64 + 1 - seeded as u64,
+            "option_steps_this_run": steps_this_run,
             "table_seconds": table_seconds,
+            "ns_per_step": if steps_this_run > 0 {
+                serde_json::json!(table_seconds * 1e9 / steps_this_run as f64)
+            } else {
+                serde_json::Value::Null
+            },
             "count_seconds": count_seconds,
         });
         print_json(&plan, facts);
@@ -126,6 +151,10 @@ fn solve_cold(plan: &Plan, cold: &'static Entry<dyn ColdFinder>, args: &Args) ->
             "max_value_first_at": null,
             "cold_positions": set.count(),
             "option_steps": null,
+            "seeded_positions": null,
+            "positions_this_run": plan.limit as u64 + 1,
+            "option_steps_this_run": null,
+            "ns_per_step": null,
             "sieve_marks": set.marks(&plan.moves).to_string(),
             "cold_seconds": seconds,
             "table_seconds": null,

@@ -261,10 +261,25 @@ impl Plan {
             "cold": self.cold.map(|c| c.name),
             "table_requested": self.table_requested,
             "count_requested": self.count_requested,
-            "threads": self.threads,
+            // What each stage ran on: all of the pool for a parallel back-end, else one.
+            "threads": self.cold.map_or_else(
+                || threads_used(self.table.model.parallel, self.threads),
+                |_| self.threads,
+            ),
+            "count_threads": threads_used(self.count.model.parallel, self.threads),
+            "pool_threads": self.threads,
             "memory_needed_bytes": self.memory_needed,
             "memory_available_bytes": self.memory_available,
         })
+    }
+}
+
+/// The threads a back-end runs on in a pool of `pool`: all of them when it is parallel.
+fn threads_used(parallel: bool, pool: usize) -> usize {
+    if parallel {
+        pool
+    } else {
+        1
     }
 }
 
