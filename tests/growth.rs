@@ -320,3 +320,30 @@ fn a_quantity_that_is_zero_everywhere_is_written_but_not_plotted() {
     assert!(stdout.contains("no plot") && !svg.exists(), "{stdout}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_csv_with_no_row_does_not_block_a_plain_rerun() {
+    let dir = scratch("header-only");
+    let csv = dir.join("cold.csv");
+    // What a study killed before its first row leaves: the header line alone.
+    std::fs::write(
+        &csv,
+        "n,cold,cold_share,built_to,seconds,backend,threads,moves,git_rev,cpu\n",
+    )
+    .unwrap();
+    let out = growth(
+        &["--quantity", "cold", "--to", "1e4", "--points", "2"],
+        &csv,
+    );
+    ok(&out);
+    assert_eq!(std::fs::read_to_string(&csv).unwrap().lines().count(), 3);
+    // A file holding anything else still needs --force or --resume.
+    let other = dir.join("notes.csv");
+    std::fs::write(&other, "my notes\n").unwrap();
+    let out = growth(
+        &["--quantity", "cold", "--to", "1e4", "--points", "2"],
+        &other,
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(std::fs::read_to_string(&other).unwrap(), "my notes\n");
+}

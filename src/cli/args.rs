@@ -196,6 +196,26 @@ pub struct StudyFileArgs {
     pub force: bool,
 }
 
+/// True when `path` holds something a plain rerun must not replace: anything but nothing at
+/// all or a study's header line alone (what a study killed before its first row leaves).
+fn holds_rows(path: &std::path::Path) -> bool {
+    use nimsquare::instruments::scaling::{growth, CSV_HEADER};
+    let Ok(meta) = std::fs::metadata(path) else {
+        return false;
+    };
+    if !meta.is_file() || meta.len() == 0 {
+        return false;
+    }
+    match std::fs::read_to_string(path) {
+        Ok(text) => {
+            let header = text.trim_end_matches(['\n', '\r']);
+            header.contains('\n')
+                || ![CSV_HEADER, growth::COLD_HEADER, growth::MAX_HEADER].contains(&header)
+        }
+        Err(_) => true,
+    }
+}
+
 impl StudyFileArgs {
     /// Checks, before any work, that `out` and `--plot` can be written and that an earlier
     /// study in `out` is neither replaced without --force nor mixed without --resume.
@@ -206,7 +226,7 @@ impl StudyFileArgs {
                 "--resume and --force contradict each other (keep the rows, or replace them); pass one".into(),
             ));
         }
-        let occupied = std::fs::metadata(out).is_ok_and(|m| m.is_file() && m.len() > 0);
+        let occupied = holds_rows(out);
         if occupied && !self.resume && !self.force {
             return Err(nimsquare::base::error::Error::Invalid(format!(
                 "--out {} already exists; pass --force to replace it, or --resume to continue the study in it",
