@@ -34,7 +34,7 @@ pub fn exit_status_for(signal: nimsquare::instruments::longrun::Signal) -> i32 {
 #[derive(Parser)]
 #[command(
     name = "nimsquare",
-    version,
+    version = concat!(env!("CARGO_PKG_VERSION"), " (build ", env!("NIMSQUARE_BUILD_REV"), ")"),
     about = "Performance-research harness for impartial games: Grundy tables and xor-zero counts for Nim Square",
     long_about = "Performance-research harness for impartial games.\n\n\
         Nim Square: three heaps, a move removes a positive square from one heap. `solve` \
