@@ -156,7 +156,7 @@ fn check_memory(plan: &Study, to: u64) -> Result<()> {
     let threads = rayon::current_num_threads();
     let (needed, what) = match plan.quantity {
         Quantity::Cold => {
-            let finder = (cold::find("sieve")?.make)();
+            let finder = (cold::reference().make)();
             let bits = (limit as u64 / 64 + 1) * 8;
             (
                 bits + finder.scratch_bytes(&plan.moves, limit, threads),
@@ -230,7 +230,7 @@ fn measure_cold(plan: &Study, log: &mut CsvLog<ColdRow>) -> Result<()> {
     // do not mark its rows with a revision they were not built from.
     let (git_rev, cpu) = (scaling::git_rev(), scaling::cpu_model());
     let limit = table::check_limit(top)?;
-    let finder = (cold::find("sieve")?.make)();
+    let finder = (cold::reference().make)();
     let bar = spinner(format!("sieve cold set to N = {top}"));
     let start = Instant::now();
     let set = finder.cold(&plan.moves, limit);
