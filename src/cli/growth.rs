@@ -157,7 +157,7 @@ fn check_memory(plan: &Study, to: u64) -> Result<()> {
     let threads = rayon::current_num_threads();
     let (needed, what) = match plan.quantity {
         Quantity::Cold => {
-            let finder = (cold::find("sieve")?.make)();
+            let finder = (cold::reference().make)();
             let bits = (limit as u64 / 64 + 1) * 8;
             (
                 bits + finder.scratch_bytes(&plan.moves, limit, threads),
@@ -231,7 +231,7 @@ fn measure_cold(plan: &Study, log: &mut CsvLog<ColdRow>) -> Result<()> {
     // do not mark its rows with a revision they were not built from.
     let (git_rev, cpu) = (scaling::git_rev(), scaling::cpu_model());
     let limit = top as usize; // on the grid, at most the checked --to
-    let finder = (cold::find("sieve")?.make)();
+    let finder = (cold::reference().make)();
     let bar = spinner(format!("sieve cold set to N = {top}"));
     let start = Instant::now();
     let set = finder.cold(&plan.moves, limit);
@@ -244,7 +244,7 @@ fn measure_cold(plan: &Study, log: &mut CsvLog<ColdRow>) -> Result<()> {
             cold_share: share(cold, n),
             built_to: top,
             seconds,
-            backend: "sieve".into(),
+            backend: cold::reference().name.into(),
             threads: rayon::current_num_threads(),
             moves: plan.settings.moves.clone(),
             git_rev: git_rev.clone(),

@@ -21,8 +21,7 @@ pub use sieve::{Sieve, DEFAULT_WINDOW};
 
 use crate::base::error::Result;
 use crate::base::moves::Moves;
-use crate::kernels::Family;
-use crate::registry::{Entry, Role, Stage};
+use crate::registry::{Entry, Stage};
 use crate::table::Table;
 
 /// The cold stage: its name in messages and its back-ends, [`BACKENDS`].
@@ -31,6 +30,12 @@ pub static STAGE: Stage<dyn ColdFinder> = Stage::new("cold", BACKENDS);
 /// Looks up a cold back-end by name.
 pub fn find(name: &str) -> Result<&'static Entry<dyn ColdFinder>> {
     STAGE.find(name)
+}
+
+/// The reference cold back-end (the one with [`crate::registry::Role::Reference`]: the
+/// sieve).
+pub fn reference() -> &'static Entry<dyn ColdFinder> {
+    STAGE.reference()
 }
 
 /// The cold positions among 0..=N, one bit per position.
@@ -136,7 +141,7 @@ impl ColdSet {
 /// A cold-set back-end: turns (moves, N) into a [`ColdSet`].
 pub trait ColdFinder: Send + Sync {
     /// The cold positions among 0..=`limit`. `limit` must be below 2^32
-    /// (checked with [`crate::table::check_limit`]).
+    /// (from a [`crate::base::limit::Limit`]).
     fn cold(&self, moves: &Moves, limit: usize) -> ColdSet;
 
     /// An estimate of the memory this back-end needs beyond the N-bit output, in bytes, when
@@ -150,27 +155,9 @@ pub trait ColdFinder: Send + Sync {
     }
 }
 
-/// Every cold-set back-end: the sieve (also the stage's reference) and its control.
-pub static BACKENDS: &[Entry<dyn ColdFinder>] = &[
-    Entry {
-        name: "sieve",
-        description: "Eppstein's win/lose sieve in L2-sized windows: every cold c marks c + s hot; far marks split across threads",
-        cost: "O(#cold * #moves + (N / W) * #cold), #cold ~ N^0.7 for the squares",
-        role: Role::Reference,
-        model: crate::cost::Model::NOT_MODELLED,
-        kernels: &[Family::Sieve],
-        make: || Box::new(Sieve::default()),
-    },
-    Entry {
-        name: "naive-cold",
-        description: "the control: n is cold iff no n - s is cold, one plain loop",
-        cost: "O(N * #moves)",
-        role: Role::Control,
-        model: crate::cost::Model::NOT_MODELLED,
-        kernels: &[],
-        make: || Box::new(Naive),
-    },
-];
+/// Every cold-set back-end (each file declares its own entry): the sieve (the stage's
+/// reference) and its control.
+pub static BACKENDS: &[Entry<dyn ColdFinder>] = &[sieve::ENTRY, naive::ENTRY];
 
 #[cfg(test)]
 mod tests {
@@ -213,5 +200,10 @@ mod tests {
     fn find_knows_both() {
         assert!(find("sieve").is_ok() && find("naive-cold").is_ok());
         assert!(find("nope").is_err());
+    }
+
+    #[test]
+    fn the_reference_is_the_sieve() {
+        assert_eq!(reference().name, "sieve");
     }
 }

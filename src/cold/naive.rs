@@ -6,6 +6,19 @@
 
 use super::{ColdFinder, ColdSet};
 use crate::base::moves::Moves;
+use crate::cost::Model;
+use crate::registry::{Entry, Role};
+
+/// The registry entry of `naive-cold`, the stage's control.
+pub const ENTRY: Entry<dyn ColdFinder> = Entry {
+    name: "naive-cold",
+    description: "the control: n is cold iff no n - s is cold, one plain loop",
+    cost: "O(N * #moves)",
+    role: Role::Control,
+    model: Model::NOT_MODELLED,
+    kernels: &[],
+    make: || Box::new(Naive),
+};
 
 /// The definition as a loop. See the module documentation.
 pub struct Naive;

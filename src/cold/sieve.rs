@@ -36,7 +36,21 @@
 
 use super::{ColdFinder, ColdSet};
 use crate::base::moves::Moves;
+use crate::cost::Model;
+use crate::kernels::Family;
+use crate::registry::{Entry, Role};
 use rayon::prelude::*;
+
+/// The registry entry of `sieve`, the stage's reference.
+pub const ENTRY: Entry<dyn ColdFinder> = Entry {
+    name: "sieve",
+    description: "Eppstein's win/lose sieve in L2-sized windows: every cold c marks c + s hot; far marks split across threads",
+    cost: "O(#cold * #moves + (N / W) * #cold), #cold ~ N^0.7 for the squares",
+    role: Role::Reference,
+    model: Model::NOT_MODELLED,
+    kernels: &[Family::Sieve],
+    make: || Box::new(Sieve::default()),
+};
 
 /// The default window: 512 KiB (2^19 positions), half of this CPU's 1 MiB L2 per core,
 /// leaving room for the cursors streamed through it. The fastest of 256 KiB, 512 KiB and

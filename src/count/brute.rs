@@ -11,6 +11,8 @@
 
 use super::Counter;
 use crate::base::error::Result;
+use crate::cost::{Demand, Model, Primitive};
+use crate::registry::{Entry, Role};
 use crate::table::Table;
 use std::ops::RangeInclusive;
 
@@ -18,6 +20,24 @@ use std::ops::RangeInclusive;
 pub const AFFORDABLE_TRIPLES: usize = 100;
 /// Other K: brute force runs while it enumerates at most this many multisets.
 pub const AFFORDABLE_MULTISETS: u128 = 5_000_000;
+
+/// The registry entry of `brute`.
+pub const ENTRY: Entry<dyn Counter> = Entry {
+    name: "brute",
+    description: "control: enumerate every sorted tuple and test its nim-sum",
+    cost: "O(C(N+K, K)); affords N <= 100 for three heaps",
+    role: Role::Control,
+    model: Model {
+        summary: "three heaps: one xor-and-compare word op per sorted triple, C(N+3, 3) of them",
+        parallel: false,
+        demand: |w| {
+            let p = w.positions();
+            Demand::default().with(Primitive::OrScan, p * (p + 1.0) * (p + 2.0) / 6.0)
+        },
+    },
+    kernels: &[],
+    make: || Box::new(Brute),
+};
 
 /// Brute-force enumeration. See the module documentation.
 pub struct Brute;

@@ -1,5 +1,5 @@
-//! `burnside`: the count from the value histogram alone, by Burnside's lemma (the Nim
-//! Square write-up's "Complexity and Verification").
+//! `burnside`: the count from the value histogram alone, by Burnside's lemma (the sorted
+//! triples are the orbits of the ordered ones under the permutations of the three heaps).
 //!
 //! Algorithm: with f(x) the number of n <= N of value x, the ordered triples of nim-sum 0
 //! number |X| = sum over x, y of f(x)·f(y)·f(x xor y). The six permutations of the three
@@ -27,10 +27,30 @@
 use super::cycle_index::{self, check_heaps, MAX_HEAPS};
 use super::Counter;
 use crate::base::error::Result;
+use crate::cost::{Demand, Model, Primitive};
+use crate::registry::{Entry, Role};
 use crate::table::Table;
 use num_bigint::BigUint;
 use num_traits::{One, Zero};
 use std::ops::RangeInclusive;
+
+/// The registry entry of `burnside`.
+pub const ENTRY: Entry<dyn Counter> = Entry {
+    name: "burnside",
+    description: "Burnside's lemma on the value histogram: (|X| + 3(N+1)z + 2z) / 6; any K by the cycle index and xor convolution",
+    cost: "O(N + G^2); K != 3: O(N + K * G^2) big-integer products",
+    role: Role::Fast,
+    model: Model {
+        summary: "three heaps: 2 multiply-adds f(x)*f(y)*f(x xor y) per pair of values, 2*G^2 (the histogram comes with the table)",
+        parallel: false,
+        demand: |w| {
+            let g = w.alphabet as f64;
+            Demand::default().with(Primitive::MulAdd, 2.0 * g * g)
+        },
+    },
+    kernels: &[],
+    make: || Box::new(Burnside),
+};
 
 /// Burnside's lemma over the value histogram. See the module documentation.
 pub struct Burnside;

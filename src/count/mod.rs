@@ -15,21 +15,18 @@ pub mod cycle_index;
 mod rayon_sweep;
 mod sweep;
 mod wht;
-mod xor_dot;
-/// The sweep's vectorised dot product, for the roofline's `mul_add` primitive.
-pub(crate) use xor_dot::XorSweep;
 
 pub use brute::{affordable as brute_multisets_affordable, Brute};
 pub use burnside::{burnside_count_big, Burnside};
 pub use cycle_index::{check_heaps, MAX_HEAPS};
 pub use rayon_sweep::RayonSweep;
 pub use sweep::Sweep;
-pub use wht::{walsh_hadamard, walsh_hadamard_naive, wht_count_big, Wht};
+pub use wht::{wht_count_big, Wht};
 
 use crate::base::error::{Error, Result};
-use crate::cost::{Demand, Model, Primitive, Workload};
-use crate::kernels::Family;
-use crate::registry::{self, Entry, Role, Stage};
+use crate::cost::{Demand, Primitive, Workload};
+use crate::kernels::xor_dot::{xor_dot_scalar, XorSweep};
+use crate::registry::{self, Entry, Stage};
 use crate::table::Table;
 use std::ops::RangeInclusive;
 
@@ -73,91 +70,19 @@ pub trait Counter: Send + Sync {
     }
 }
 
-/// Every count back-end, in the order `list`, `verify` and the benches show them.
+/// Every count back-end (each file declares its own entry), in the order `list`, `verify`
+/// and the benches show them.
 pub static BACKENDS: &[Entry<dyn Counter>] = &[
-    Entry {
-        name: "brute",
-        description: "control: enumerate every sorted tuple and test its nim-sum",
-        cost: "O(C(N+K, K)); affords N <= 100 for three heaps",
-        role: Role::Control,
-        model: Model {
-            summary: "three heaps: one xor-and-compare word op per sorted triple, C(N+3, 3) of them",
-            parallel: false,
-            demand: |w| {
-                let p = w.positions();
-                Demand::default().with(Primitive::OrScan, p * (p + 1.0) * (p + 2.0) / 6.0)
-            },
-        },
-        kernels: &[],
-        make: || Box::new(Brute),
-    },
-    Entry {
-        name: "sweep",
-        description: "the middle-heap sweep with prefix and suffix value tables (the reference)",
-        cost: "O(N * G), G = max value + 1",
-        role: Role::Reference,
-        model: Model {
-            summary: "per position b (the middle heap) G multiply-adds P(x)*S(x xor g(b)) (G rounded up to 4); the table read once",
-            parallel: false,
-            demand: sweep_demand,
-        },
-        kernels: &[Family::XorDot],
-        make: || Box::new(Sweep),
-    },
-    Entry {
-        name: "rayon-sweep",
-        description:
-            "the sweep in parallel chunks, started from prefix sums of per-chunk histograms",
-        cost: "O(N * G / threads + chunks * G)",
-        role: Role::Fast,
-        model: Model {
-            summary: "on all threads: the sweep's G multiply-adds per position, plus one histogram increment per position; the table read twice",
-            parallel: true,
-            demand: |w| {
-                sweep_demand(w)
-                    .with(Primitive::OrScan, w.positions())
-                    .with(Primitive::Stream, 2.0 * w.positions())
-            },
-        },
-        kernels: &[Family::XorDot],
-        make: || Box::new(RayonSweep),
-    },
-    Entry {
-        name: "burnside",
-        description: "Burnside's lemma on the value histogram: (|X| + 3(N+1)z + 2z) / 6; any K by the cycle index and xor convolution",
-        cost: "O(N + G^2); K != 3: O(N + K * G^2) big-integer products",
-        role: Role::Fast,
-        model: Model {
-            summary: "three heaps: 2 multiply-adds f(x)*f(y)*f(x xor y) per pair of values, 2*G^2 (the histogram comes with the table)",
-            parallel: false,
-            demand: |w| {
-                let g = w.alphabet as f64;
-                Demand::default().with(Primitive::MulAdd, 2.0 * g * g)
-            },
-        },
-        kernels: &[],
-        make: || Box::new(Burnside),
-    },
-    Entry {
-        name: "wht",
-        description: "Walsh-Hadamard transform of the value histogram: ordered xor-0 tuples = (1/W) sum F(k)^K; any K by the cycle index",
-        cost: "O(N + G log G); K != 3: O(N + G log G + K * G) big-integer products",
-        role: Role::Fast,
-        model: Model {
-            summary: "three heaps: W*log2(W) butterfly adds and W cubes, W = G rounded up to a power of two (each counted as one multiply-add)",
-            parallel: false,
-            demand: |w| {
-                let width = w.alphabet.next_power_of_two() as f64;
-                Demand::default().with(Primitive::MulAdd, width * width.log2() + width)
-            },
-        },
-        kernels: &[Family::Hadamard],
-        make: || Box::new(Wht),
-    },
+    brute::ENTRY,
+    sweep::ENTRY,
+    rayon_sweep::ENTRY,
+    burnside::ENTRY,
+    wht::ENTRY,
 ];
 
-/// The sweep's cost model: G multiply-adds per middle heap b (G rounded up to the vector
-/// block of 4), and the table's values read once (2 bytes a position).
+/// The sweep's cost model, shared by `sweep` and `rayon-sweep`: G multiply-adds per middle
+/// heap b (G rounded up to the vector block of 4), and the table's values read once (2 bytes
+/// a position).
 fn sweep_demand(w: &Workload) -> Demand {
     let len = w.alphabet.max(1).next_multiple_of(4) as f64;
     Demand::default()
@@ -200,14 +125,14 @@ pub fn check_supports(entry: &Entry<dyn Counter>, heaps: usize) -> Result<()> {
 /// added to the first before and removed from the second after. Each b's term is at most
 /// (b+1)(N-b+1) < 2^63 for N < 2^32, so it is summed in `u64` and the total in `u128`.
 ///
-/// The inner sum runs four or eight values at a time ([`xor_dot::XorSweep`], on the vector
-/// path of `--isa`) whenever every
+/// The inner sum runs four or eight values at a time ([`XorSweep`], the xor-dot kernel, on the
+/// vector path of `--isa`) whenever every
 /// count fits `u32` (always, unless N + 1 = 2^32 positions share one value); otherwise the
 /// scalar loop below, which is also the vector path's reference.
 pub(crate) fn sweep_range(values: &[u16], prefix: &mut [u64], suffix: &mut [u64]) -> u128 {
     debug_assert!(suffix.len().is_power_of_two() && suffix.len() >= prefix.len());
-    if xor_dot::XorSweep::fits(prefix, suffix, values.len()) {
-        let mut tables = xor_dot::XorSweep::new(prefix, suffix);
+    if XorSweep::fits(prefix, suffix, values.len()) {
+        let mut tables = XorSweep::new(prefix, suffix);
         let mut total = 0u128;
         for &gb in values {
             let gb = gb as usize;
@@ -222,7 +147,7 @@ pub(crate) fn sweep_range(values: &[u16], prefix: &mut [u64], suffix: &mut [u64]
     for &gb in values {
         let gb = gb as usize;
         prefix[gb] += 1;
-        total += xor_dot::xor_dot_scalar(prefix, suffix, gb) as u128;
+        total += xor_dot_scalar(prefix, suffix, gb) as u128;
         suffix[gb] -= 1;
     }
     total

@@ -12,11 +12,34 @@
 //! Invariant: a chunk starting at b0 starts with exactly the tables the sequential sweep
 //! holds on reaching b0, so each b's term, and therefore the sum, is the same.
 
-use super::{sweep_range, Counter};
+use super::{sweep_demand, sweep_range, Counter};
 use crate::base::error::Result;
+use crate::cost::{Model, Primitive};
+use crate::kernels::Family;
+use crate::registry::{Entry, Role};
 use crate::table::Table;
 use rayon::prelude::*;
 use std::ops::RangeInclusive;
+
+/// The registry entry of `rayon-sweep`.
+pub const ENTRY: Entry<dyn Counter> = Entry {
+    name: "rayon-sweep",
+    description:
+        "the sweep in parallel chunks, started from prefix sums of per-chunk histograms",
+    cost: "O(N * G / threads + chunks * G)",
+    role: Role::Fast,
+    model: Model {
+        summary: "on all threads: the sweep's G multiply-adds per position, plus one histogram increment per position; the table read twice",
+        parallel: true,
+        demand: |w| {
+            sweep_demand(w)
+                .with(Primitive::OrScan, w.positions())
+                .with(Primitive::Stream, 2.0 * w.positions())
+        },
+    },
+    kernels: &[Family::XorDot],
+    make: || Box::new(RayonSweep),
+};
 
 /// The chunked parallel sweep. See the module documentation.
 pub struct RayonSweep;
@@ -74,7 +97,7 @@ impl Counter for RayonSweep {
         chunks * 16 * w + threads as u64 * (8 * 3 + 4 * 5) * w
     }
 
-    /// The inner sum ([`super::xor_dot::XorSweep::dot`]) follows `--isa`.
+    /// The inner sum ([`crate::kernels::xor_dot::XorSweep::dot`]) follows `--isa`.
     fn vector_kernels(&self) -> bool {
         true
     }

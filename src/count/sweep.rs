@@ -1,4 +1,5 @@
-//! `sweep`: the middle-heap sweep of the Nim Square write-up, the stage's reference.
+//! `sweep`: the middle-heap sweep, each sorted triple counted at its middle heap; the
+//! stage's reference.
 //!
 //! Algorithm: every sorted triple a <= b <= c is counted once, at its middle entry b. With
 //! P_b(x) = #{a <= b : g(a) = x} and S_b(y) = #{c >= b : g(c) = y}, the triples with middle
@@ -11,10 +12,28 @@
 //! the suffix table is padded to a power of two so x xor g(b) is always a valid index (the
 //! padding holds zeros, since those values never occur).
 
-use super::{sweep_range, Counter};
+use super::{sweep_demand, sweep_range, Counter};
 use crate::base::error::Result;
+use crate::cost::Model;
+use crate::kernels::Family;
+use crate::registry::{Entry, Role};
 use crate::table::Table;
 use std::ops::RangeInclusive;
+
+/// The registry entry of `sweep`.
+pub const ENTRY: Entry<dyn Counter> = Entry {
+    name: "sweep",
+    description: "the middle-heap sweep with prefix and suffix value tables (the reference)",
+    cost: "O(N * G), G = max value + 1",
+    role: Role::Reference,
+    model: Model {
+        summary: "per position b (the middle heap) G multiply-adds P(x)*S(x xor g(b)) (G rounded up to 4); the table read once",
+        parallel: false,
+        demand: sweep_demand,
+    },
+    kernels: &[Family::XorDot],
+    make: || Box::new(Sweep),
+};
 
 /// The scalar middle-heap sweep. See the module documentation.
 pub struct Sweep;
@@ -37,7 +56,7 @@ impl Counter for Sweep {
         (8 * 3 + 4 * 5) * alphabet.next_power_of_two() as u64
     }
 
-    /// The inner sum ([`super::xor_dot::XorSweep::dot`]) follows `--isa`.
+    /// The inner sum ([`crate::kernels::xor_dot::XorSweep::dot`]) follows `--isa`.
     fn vector_kernels(&self) -> bool {
         true
     }

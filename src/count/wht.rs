@@ -10,7 +10,7 @@
 //!   T(o) = (1/W) · sum_k F(k)^o.
 //!
 //! The cycle index of S_K ([`super::cycle_index`]) turns these into the sorted count.
-//! For K = 3 that is the seed's Burnside formula, L = (T(3) + 3(N+1)z + 2z)/6 with z = f(0),
+//! For K = 3 that is `burnside`'s formula, L = (T(3) + 3(N+1)z + 2z)/6 with z = f(0),
 //! and it runs in `i128` without allocation beyond the transform; every other K runs in big
 //! integers (see below).
 //!
@@ -33,10 +33,32 @@
 use super::cycle_index::{self, check_heaps, MAX_HEAPS};
 use super::Counter;
 use crate::base::error::{Error, Result};
+use crate::cost::{Demand, Model, Primitive};
+use crate::kernels::hadamard::walsh_hadamard;
+use crate::kernels::Family;
+use crate::registry::{Entry, Role};
 use crate::table::Table;
 use num_bigint::{BigInt, BigUint, Sign};
 use num_traits::{One, Zero};
 use std::ops::RangeInclusive;
+
+/// The registry entry of `wht`.
+pub const ENTRY: Entry<dyn Counter> = Entry {
+    name: "wht",
+    description: "Walsh-Hadamard transform of the value histogram: ordered xor-0 tuples = (1/W) sum F(k)^K; any K by the cycle index",
+    cost: "O(N + G log G); K != 3: O(N + G log G + K * G) big-integer products",
+    role: Role::Fast,
+    model: Model {
+        summary: "three heaps: W*log2(W) butterfly adds and W cubes, W = G rounded up to a power of two (each counted as one multiply-add)",
+        parallel: false,
+        demand: |w| {
+            let width = w.alphabet.next_power_of_two() as f64;
+            Demand::default().with(Primitive::MulAdd, width * width.log2() + width)
+        },
+    },
+    kernels: &[Family::Hadamard],
+    make: || Box::new(Wht),
+};
 
 /// The Walsh–Hadamard counter. See the module documentation.
 pub struct Wht;
@@ -58,51 +80,6 @@ impl Counter for Wht {
         // The transform (i64) and, for K != 3, K + 1 big-integer power sums.
         8 * alphabet.next_power_of_two() as u64 + 64 * (MAX_HEAPS as u64 + 1)
     }
-}
-
-/// In-place fast Walsh–Hadamard transform (unnormalised, natural order):
-/// `data[k]` becomes sum over x of (-1)^popcount(x & k) · data[x]. `data.len()` must be a
-/// power of two. O(W log W) additions.
-///
-/// The caller guarantees no intermediate overflows `i64`: every butterfly output is a
-/// signed sum of inputs, so sum |data[x]| < 2^63 suffices.
-pub fn walsh_hadamard(data: &mut [i64]) {
-    let w = data.len();
-    assert!(
-        w.is_power_of_two(),
-        "the transform length must be a power of two"
-    );
-    let mut half = 1;
-    while half < w {
-        for block in data.chunks_exact_mut(2 * half) {
-            let (low, high) = block.split_at_mut(half);
-            for (a, b) in low.iter_mut().zip(high.iter_mut()) {
-                let (x, y) = (*a, *b);
-                *a = x + y;
-                *b = x - y;
-            }
-        }
-        half *= 2;
-    }
-}
-
-/// The transform by its definition, O(W^2): the control for [`walsh_hadamard`], used only in
-/// tests.
-pub fn walsh_hadamard_naive(data: &[i64]) -> Vec<i64> {
-    let w = data.len();
-    (0..w)
-        .map(|k| {
-            (0..w)
-                .map(|x| {
-                    if (x & k).count_ones() % 2 == 0 {
-                        data[x]
-                    } else {
-                        -data[x]
-                    }
-                })
-                .sum()
-        })
-        .collect()
 }
 
 /// The transform F of the table's histogram padded to the next power of two.
@@ -168,32 +145,6 @@ mod tests {
     use super::*;
 
     use crate::base::rng::SplitMix64;
-
-    #[test]
-    fn fast_transform_equals_definition_on_random_inputs() {
-        let mut rng = SplitMix64(0x9E37_79B9_7F4A_7C15);
-        for log_w in 0..=9 {
-            for _ in 0..20 {
-                let w = 1usize << log_w;
-                let data: Vec<i64> = (0..w)
-                    .map(|_| rng.range(0, 2_000_000) as i64 - 1_000_000)
-                    .collect();
-                let mut fast = data.clone();
-                walsh_hadamard(&mut fast);
-                assert_eq!(fast, walsh_hadamard_naive(&data), "W = {w}");
-            }
-        }
-    }
-
-    #[test]
-    fn transform_twice_is_w_times_identity() {
-        let data: Vec<i64> = (0..64).map(|i| (i * 37 % 11) - 5).collect();
-        let mut twice = data.clone();
-        walsh_hadamard(&mut twice);
-        walsh_hadamard(&mut twice);
-        let scaled: Vec<i64> = data.iter().map(|&x| 64 * x).collect();
-        assert_eq!(twice, scaled);
-    }
 
     #[test]
     fn three_heap_path_equals_general_path() {

@@ -4,6 +4,10 @@
 //! on the instruction-set path ([`crate::base::isa`]) is written once, in the family's
 //! `mod.rs`, and taken once per build, outside the hot loops.
 
+pub mod hadamard;
+pub mod sumset;
+pub mod xor_dot;
+
 /// A kernel family a back-end uses: what its registry entry declares, so that an instrument
 /// can choose a judge that shares no inner loop with what it judges, by property rather than
 /// by name.

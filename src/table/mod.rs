@@ -18,8 +18,6 @@ mod stamped;
 mod stamped_lanes;
 mod stamped_parallel;
 mod value_bounded;
-#[cfg(target_arch = "x86_64")]
-mod value_bounded_simd;
 
 /// `bitset`'s block kernels on a chosen path, for the roofline's primitives.
 pub(crate) use bits::lowest_zero_bit_on;
@@ -290,23 +288,7 @@ pub static BACKENDS: &[Entry<dyn TableBuilder>] = &[
         kernels: &[Family::Masks, Family::SuperBlocks],
         make: || Box::new(BitsetParallel::default()),
     },
-    Entry {
-        name: "value-bounded",
-        description: "Eppstein: decide value classes 0, 1, 2, ... by word-parallel sumset tests on bitsets",
-        cost: "O((m+1) * S(N) / 64), m = max value",
-        role: Role::Fast,
-        model: Model {
-            summary: "per value class (m+1 passes, m the max value) S(N)/64 windows of 2 word ops (shift pair and OR), plus 2 word ops per word of N/64 (clear, test); the early stop skips windows, so this counts the algorithm's worst case and efficiency can exceed 1",
-            parallel: false,
-            demand: |w| {
-                let passes = w.alphabet as f64;
-                let words = (w.positions() / 64.0).ceil();
-                table_io(w).with(Primitive::OrScan, passes * (2.0 * w.steps / 64.0 + 2.0 * words))
-            },
-        },
-        kernels: &[Family::Sumset],
-        make: || Box::new(ValueBounded),
-    },
+    value_bounded::ENTRY,
 ];
 
 /// The model of the per-position mex (`stamped`, and `naive-mex` counted as generously): per

@@ -21,18 +21,41 @@
 //! no option has value v. The least element of U always joins C_v (its options all have
 //! values below v), so every pass assigns at least one position and the loop ends.
 //!
-//! Paths (`--isa`, read once per `fill`): `portable` is the u64 word code above; `scalar`
-//! is its twin with each window read bit by bit. `avx2` and `avx512` add a group pass
-//! (`value_bounded_simd.rs`): the hit words of G = 4 or 8 consecutive words are OR-ed over
-//! the far moves s >= 64·G in lockstep, one vector funnel shift per move (AVX-512 VBMI2
-//! `vpshrdvq` when the CPU has it, else two variable shifts). A far move's windows for the
-//! G words then read only words below the group, which are decided, so the lockstep is
-//! exact; the near moves s < 64·G (which read words of the group itself) and the moves
-//! reaching below position 0 are then applied word by word, in order, as before.
+//! Paths (`--isa`, read once per `fill`): the kernels are the sumset family
+//! ([`crate::kernels::sumset`], which holds the one ISA dispatch): `portable` is the u64
+//! word code above; `scalar` is its twin with each window read bit by bit. `avx2` and
+//! `avx512` add a group pass: the hit words of G = 4 or 8 consecutive words are OR-ed over
+//! the far moves s >= 64·G in lockstep, one vector funnel shift per move. A far move's
+//! windows for the G words then read only words below the group, which are decided, so the
+//! lockstep is exact; the near moves s < 64·G (which read words of the group itself) and the
+//! moves reaching below position 0 are then applied word by word, in order, as before.
 
-use super::TableBuilder;
-use crate::base::isa::{self, Isa};
+use super::{table_io, TableBuilder};
+use crate::base::isa;
 use crate::base::moves::Moves;
+use crate::cost::{Model, Primitive};
+use crate::kernels::sumset::{self, SumsetKernel, WithSumset};
+use crate::kernels::Family;
+use crate::registry::{Entry, Role};
+
+/// The registry entry of `value-bounded`.
+pub const ENTRY: Entry<dyn TableBuilder> = Entry {
+    name: "value-bounded",
+    description: "Eppstein: decide value classes 0, 1, 2, ... by word-parallel sumset tests on bitsets",
+    cost: "O((m+1) * S(N) / 64), m = max value",
+    role: Role::Fast,
+    model: Model {
+        summary: "per value class (m+1 passes, m the max value) S(N)/64 windows of 2 word ops (shift pair and OR), plus 2 word ops per word of N/64 (clear, test); the early stop skips windows, so this counts the algorithm's worst case and efficiency can exceed 1",
+        parallel: false,
+        demand: |w| {
+            let passes = w.alphabet as f64;
+            let words = (w.positions() / 64.0).ceil();
+            table_io(w).with(Primitive::OrScan, passes * (2.0 * w.steps / 64.0 + 2.0 * words))
+        },
+    },
+    kernels: &[Family::Sumset],
+    make: || Box::new(ValueBounded),
+};
 
 /// Eppstein-style value-bounded table. See the module documentation.
 pub struct ValueBounded;
@@ -41,7 +64,13 @@ impl TableBuilder for ValueBounded {
     /// Decides value classes over all positions, so it ignores `from` (not resumable).
     fn fill(&self, moves: &Moves, g: &mut [u16], _from: usize, _max_before: u16) {
         let limit = g.len() - 1;
-        fill_on(isa::active(), &moves.up_to(limit), g);
+        sumset::dispatch(
+            isa::active(),
+            Fill {
+                moves: &moves.up_to(limit),
+                g,
+            },
+        );
     }
 
     fn resumable(&self) -> bool {
@@ -58,86 +87,27 @@ impl TableBuilder for ValueBounded {
     }
 }
 
-/// What a path supplies to the class passes.
-pub(super) trait Kernel {
-    /// Words decided together by the group pass (1: no group pass).
-    const GROUP: usize;
-
-    /// Bits `start .. start + 64` of `bits` as one word ([`window`]'s contract).
-    fn window(bits: &[u64], start: isize) -> u64;
-
-    /// `hits[i]` |= the OR over `far` of `window(class, 64·(w + i) - s)` for i < GROUP, at
-    /// least on the bits of `free[i]`; each s lies in 64·GROUP ..= 64·w, so every window
-    /// reads only words below w. May stop early once every bit of every `free[i]` is hit.
-    fn far_hits(class: &[u64], w: usize, far: &[usize], free: &[u64], hits: &mut [u64]) {
-        far_hits_by::<Self>(class, w, far, free, hits)
-    }
+/// The passes of one `fill`, run by [`sumset::dispatch`] on the kernel of the chosen path.
+struct Fill<'a> {
+    /// The moves up to N, ascending.
+    moves: &'a [usize],
+    /// g(0..=N), written class by class.
+    g: &'a mut [u16],
 }
 
-/// [`Kernel::far_hits`] window by window with `K::window` (the scalar twin when `K` is
-/// [`Scalar`]).
-pub(super) fn far_hits_by<K: Kernel + ?Sized>(
-    class: &[u64],
-    w: usize,
-    far: &[usize],
-    free: &[u64],
-    hits: &mut [u64],
-) {
-    for (i, (hit, _)) in hits.iter_mut().zip(free).enumerate() {
-        for &s in far {
-            *hit |= K::window(class, (64 * (w + i)) as isize - s as isize);
-        }
-    }
-}
-
-/// The twin every path is tested against: windows read bit by bit, no group pass.
-pub(super) struct Scalar;
-
-impl Kernel for Scalar {
-    const GROUP: usize = 1;
-
-    fn window(bits: &[u64], start: isize) -> u64 {
-        window_by_bits(bits, start)
-    }
-}
-
-/// The u64 word code that ran before runtime dispatch.
-pub(super) struct Portable;
-
-impl Kernel for Portable {
-    const GROUP: usize = 1;
+impl WithSumset for Fill<'_> {
+    type Out = ();
 
     #[inline(always)]
-    fn window(bits: &[u64], start: isize) -> u64 {
-        window(bits, start)
-    }
-}
-
-/// `fill` on the path `isa` (supported by this CPU; [`isa::force`] guarantees it for
-/// [`isa::active`]) with the moves up to N, ascending.
-fn fill_on(isa: Isa, moves: &[usize], g: &mut [u16]) {
-    #[cfg(target_arch = "x86_64")]
-    use super::value_bounded_simd as simd;
-    match isa {
-        Isa::Scalar => fill_with::<Scalar>(moves, g),
-        // SAFETY: `isa` is supported by this CPU (the caller's contract), so the target
-        // features of these functions are present; VBMI2 is asked separately.
-        #[cfg(target_arch = "x86_64")]
-        Isa::Avx2 => unsafe { simd::fill_avx2(moves, g) },
-        #[cfg(target_arch = "x86_64")]
-        Isa::Avx512 if std::arch::is_x86_feature_detected!("avx512vbmi2") => unsafe {
-            simd::fill_avx512_vbmi2(moves, g)
-        },
-        #[cfg(target_arch = "x86_64")]
-        Isa::Avx512 => unsafe { simd::fill_avx512(moves, g) },
-        _ => fill_with::<Portable>(moves, g),
+    fn run<K: SumsetKernel>(self) {
+        fill_with::<K>(self.moves, self.g)
     }
 }
 
 /// The passes over values 0, 1, 2, …, generic over the path; inlined into each path's
-/// wrapper so it is compiled with that path's target features.
+/// entry so it is compiled with that path's target features.
 #[inline(always)]
-pub(super) fn fill_with<K: Kernel>(moves: &[usize], g: &mut [u16]) {
+fn fill_with<K: SumsetKernel>(moves: &[usize], g: &mut [u16]) {
     let limit = g.len() - 1;
     let words = (limit + 1).div_ceil(64);
     let mut state = Passes {
@@ -179,7 +149,7 @@ struct Passes<'a> {
 impl Passes<'_> {
     /// Decides class `value` (writing it into `g`) and returns its size.
     #[inline(always)]
-    fn pass<K: Kernel>(&mut self, g: &mut [u16], value: u16) -> usize {
+    fn pass<K: SumsetKernel>(&mut self, g: &mut [u16], value: u16) -> usize {
         let words = self.class.len();
         self.class.iter_mut().for_each(|w| *w = 0);
         let mut assigned = 0;
@@ -214,7 +184,7 @@ impl Passes<'_> {
     /// Decides the members of class `value` in word `w`, given the hits of some moves
     /// already (`hit`) and the others in `rest` (each ascending); returns how many.
     #[inline(always)]
-    fn decide_word<K: Kernel>(
+    fn decide_word<K: SumsetKernel>(
         &mut self,
         w: usize,
         mut hit: u64,
@@ -255,121 +225,36 @@ impl Passes<'_> {
     }
 }
 
-/// Bits `start .. start + 64` of the bitset `bits` as one word (bit i of the result is bit
-/// start + i); positions below 0 read as zero. The caller guarantees start + 63 lies within
-/// the bitset.
-#[inline(always)]
-pub(super) fn window(bits: &[u64], start: isize) -> u64 {
-    if start <= -64 {
-        return 0;
-    }
-    if start < 0 {
-        return bits[0] << (-start) as u32;
-    }
-    let start = start as usize;
-    let (q, r) = (start / 64, start % 64);
-    if r == 0 {
-        bits[q]
-    } else {
-        (bits[q] >> r) | (bits[q + 1] << (64 - r))
-    }
-}
-
-/// The scalar twin of [`window`]: bit by bit.
-pub(super) fn window_by_bits(bits: &[u64], start: isize) -> u64 {
-    (0..64).fold(0u64, |acc, i| {
-        let p = start + i as isize;
-        let bit = p >= 0 && (bits[p as usize / 64] >> (p as usize % 64)) & 1 == 1;
-        acc | ((bit as u64) << i)
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn window_matches_bitwise_reading() {
-        let bits = [
-            0x0123_4567_89ab_cdefu64,
-            0xfedc_ba98_7654_3210,
-            0xdead_beef_0bad_f00d,
-        ];
-        for start in -70isize..=128 {
-            assert_eq!(
-                window(&bits, start),
-                window_by_bits(&bits, start),
-                "start {start}"
-            );
-        }
-    }
+    /// The passes to N = `.1` on the moves `.0` (ascending), on whichever kernel runs it.
+    #[derive(Clone)]
+    struct Build(Vec<usize>, usize);
 
-    /// `far_hits` of the path `isa` on its own group width, masked to the free bits (the
-    /// only bits the contract promises).
-    fn far_hits_on(isa: Isa, class: &[u64], w: usize, far: &[usize], free: &[u64]) -> Vec<u64> {
-        assert!(isa.supported(), "{isa} is not supported here");
-        let mut hits = vec![0u64; free.len()];
-        match isa {
-            #[cfg(target_arch = "x86_64")]
-            Isa::Avx2 | Isa::Avx512 => {
-                super::super::value_bounded_simd::far_hits_on(isa, class, w, far, free, &mut hits)
-            }
-            Isa::Scalar => far_hits_by::<Scalar>(class, w, far, free, &mut hits),
-            _ => far_hits_by::<Portable>(class, w, far, free, &mut hits),
-        }
-        hits.iter().zip(free).map(|(h, f)| h & f).collect()
-    }
+    impl WithSumset for Build {
+        type Out = Vec<u16>;
 
-    #[test]
-    fn far_hits_every_path_matches_the_scalar_twin() {
-        crate::base::rng::for_each_case(31, 1500, |case, rng| {
-            for isa in Isa::supported_all() {
-                let group = if isa >= Isa::Avx2 {
-                    if isa == Isa::Avx512 {
-                        8
-                    } else {
-                        4
-                    }
-                } else {
-                    1
-                };
-                let words = rng.range(2 * group as u64 + 1, 40) as usize;
-                let w = rng.range(group as u64, (words - group) as u64) as usize;
-                // Sparse classes (as most are) and dense ones; the words from w on are
-                // random too, though no window may depend on them.
-                let density = rng.below(4);
-                let class: Vec<u64> = (0..words)
-                    .map(|_| (0..density).fold(u64::MAX, |m, _| m & rng.next_u64()))
-                    .collect();
-                let free: Vec<u64> = (0..group)
-                    .map(|_| rng.next_u64() | rng.next_u64())
-                    .collect();
-                let mut far: Vec<usize> = (0..rng.range(0, 30))
-                    .map(|_| rng.range(64 * group as u64, 64 * w as u64) as usize)
-                    .collect();
-                far.sort_unstable();
-                far.dedup();
-                let want = far_hits_on(Isa::Scalar, &class, w, &far, &free);
-                assert_eq!(
-                    far_hits_on(isa, &class, w, &far, &free),
-                    want,
-                    "case {case} {isa}"
-                );
-            }
-        });
+        fn run<K: SumsetKernel>(self) -> Vec<u16> {
+            let mut g = vec![0u16; self.1 + 1];
+            fill_with::<K>(&self.0, &mut g);
+            g
+        }
     }
 
     #[test]
     fn every_path_builds_the_same_table_as_the_scalar_twin() {
-        let _guard = isa::TEST_LOCK.lock().unwrap_or_else(|p| p.into_inner());
         // {1..=150}: g(n) = n mod 151, 151 passes; the squares reach far moves > 512.
         for moves in [Moves::Squares, Moves::list((1..=150).collect()).unwrap()] {
-            let want = isa::with(Isa::Scalar, || ValueBounded.build(&moves, 3000)).unwrap();
-            assert!(want.max_value() >= 10);
-            for path in Isa::supported_all() {
-                let got = isa::with(path, || ValueBounded.build(&moves, 3000)).unwrap();
+            let kernels = sumset::each_kernel(Build(moves.up_to(3000), 3000));
+            let (_, want) = &kernels[0];
+            assert!(want.iter().max() >= Some(&10));
+            for (path, got) in &kernels {
                 assert_eq!(got, want, "{path} on {moves:?}");
             }
+            // And the back-end itself, on the active path.
+            assert_eq!(ValueBounded.build(&moves, 3000).values(), &want[..]);
         }
     }
 }

@@ -130,7 +130,7 @@ fn next_chunk_end(
 }
 
 /// Computes g(0..=limit) through `fill` in chunks; see the module documentation. `limit` must
-/// have been checked ([`crate::table::check_limit`]). Refuses, before any work, a seed for
+/// come from a [`crate::base::limit::Limit`]. Refuses, before any work, a seed for
 /// other moves, and a checkpoint path that holds something other than a checkpoint for these
 /// moves with at most N + 1 positions.
 pub fn run_fill(

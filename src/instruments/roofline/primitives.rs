@@ -389,7 +389,7 @@ fn mul_add(len: usize, seed: u64, reps: u64) -> u64 {
     let padded = len.next_power_of_two().max(4);
     let p: Vec<u64> = (0..len).map(|_| rng.below(1 << 20)).collect();
     let s: Vec<u64> = (0..padded).map(|_| rng.below(1 << 20)).collect();
-    let sweep = crate::count::XorSweep::new(&p, &s);
+    let sweep = crate::kernels::xor_dot::XorSweep::new(&p, &s);
     let mut total = 0u64;
     for r in 0..reps {
         let h = (r as usize * 4) % len.max(1);

@@ -201,7 +201,7 @@ mod tests {
 
     #[test]
     fn cold_prefixes_match_separate_builds() {
-        let sieve = (cold::find("sieve").unwrap().make)();
+        let sieve = (cold::reference().make)();
         let set = sieve.cold(&Moves::Squares, 5_000);
         let grid = [0u64, 1, 2, 99, 1_000, 4_999, 5_000];
         let counts = cold_prefix_counts(&set, &grid);

@@ -1,4 +1,5 @@
-//! The sweep's inner loop, vectorised: sum over x of P(x)·S(x xor g) four x at a time.
+//! The xor dot product, the count sweep's inner loop vectorised: sum over x of
+//! P(x)·S(x xor g) four x at a time.
 //!
 //! Algorithm: the xor with g scrambles the order in which S is read, which is what keeps a
 //! compiler from vectorising the loop. Split g = h + c with c = g mod 4. For x a multiple of
@@ -15,8 +16,9 @@
 //! count stays below 2^32 ([`XorSweep::fits`]); products are exact in `u64` and each b's term
 //! is below (b+1)(N-b+1) < 2^64.
 //!
-//! Paths ([`crate::base::isa`]): the block sum runs on the path active when the [`XorSweep`] was
-//! made (read once, not per middle heap): scalar (one x a step), portable (`wide::u32x4`
+//! Paths ([`crate::base::isa`]): the block sum runs on the path active when the [`XorSweep`]
+//! was made (read once, not per middle heap); the one ISA dispatch of this family is the
+//! `match` in [`XorSweep::dot`] on that stored path (the x86 code is in `x86.rs`): scalar (one x a step), portable (`wide::u32x4`
 //! widened to `u64x4`), AVX2 (`_mm256_mul_epu32` on four zero-extended u32, four u64
 //! accumulators) or AVX-512 (`_mm512_mul_epu32`, eight: two blocks of four a step). The u32
 //! invariant is what makes the 32x32 -> 64-bit multiplies exact on every path.
@@ -28,7 +30,7 @@ use crate::base::isa::{self, Isa};
 use wide::{u32x4, u64x4};
 
 /// Prefix tables in four xor-permuted copies and a suffix table, as `u32` counts.
-pub(crate) struct XorSweep {
+pub struct XorSweep {
     /// Block length: the alphabet rounded up to a multiple of 4.
     len: usize,
     /// `prefix[c * len + y]` = P(y xor c), for c in 0..4.
@@ -41,14 +43,14 @@ pub(crate) struct XorSweep {
 
 impl XorSweep {
     /// True when counts starting from `prefix`/`suffix` and growing by `steps` stay in `u32`.
-    pub(crate) fn fits(prefix: &[u64], suffix: &[u64], steps: usize) -> bool {
+    pub fn fits(prefix: &[u64], suffix: &[u64], steps: usize) -> bool {
         let top = |t: &[u64]| t.iter().copied().max().unwrap_or(0);
         top(prefix).saturating_add(steps as u64) <= u32::MAX as u64
             && top(suffix) <= u32::MAX as u64
     }
 
     /// Copies the tables in (the caller checked [`XorSweep::fits`]).
-    pub(crate) fn new(prefix: &[u64], suffix: &[u64]) -> XorSweep {
+    pub fn new(prefix: &[u64], suffix: &[u64]) -> XorSweep {
         let len = prefix.len().max(1).next_multiple_of(4);
         let padded = suffix.len().max(len).next_power_of_two();
         let mut p = vec![0u32; 4 * len];
@@ -71,7 +73,7 @@ impl XorSweep {
 
     /// P(v) += 1.
     #[inline]
-    pub(crate) fn add_prefix(&mut self, v: usize) {
+    pub fn add_prefix(&mut self, v: usize) {
         for c in 0..4 {
             self.prefix[c * self.len + (v ^ c)] += 1;
         }
@@ -79,14 +81,14 @@ impl XorSweep {
 
     /// S(v) -= 1.
     #[inline]
-    pub(crate) fn remove_suffix(&mut self, v: usize) {
+    pub fn remove_suffix(&mut self, v: usize) {
         self.suffix[v] -= 1;
     }
 
     /// Sum over x of P(x)·S(x xor g), on the path read when the tables were made. Every
     /// path sums the same products, y over one permuted copy P_c: P_c[y]·S[y xor h].
     #[inline]
-    pub(crate) fn dot(&self, g: usize) -> u64 {
+    pub fn dot(&self, g: usize) -> u64 {
         let (h, c) = (g & !3, g & 3);
         let p = &self.prefix[c * self.len..(c + 1) * self.len];
         // `new` padded S to a power of two >= len, so y xor h < suffix.len() for every y.
@@ -107,7 +109,7 @@ impl XorSweep {
     }
 
     /// Writes the tables back as `u64` (P unpermuted).
-    pub(crate) fn store(&self, prefix: &mut [u64], suffix: &mut [u64]) {
+    pub fn store(&self, prefix: &mut [u64], suffix: &mut [u64]) {
         for (y, p) in prefix.iter_mut().enumerate() {
             *p = self.prefix[y] as u64;
         }
@@ -138,93 +140,11 @@ fn dot_portable(p: &[u32], suffix: &[u32], h: usize) -> u64 {
     acc.reduce_add()
 }
 
-/// The AVX2 and AVX-512 paths of [`XorSweep::dot`]. `unsafe fn` only because they are
-/// compiled for instructions the baseline target lacks; the slices are indexed with bounds
-/// checks, so a wrong length panics rather than reads out of bounds.
 #[cfg(target_arch = "x86_64")]
-mod x86 {
-    use std::arch::x86_64::*;
-
-    /// The four counts `s[at .. at + 4]` (bounds-checked), zero-extended to four u64 lanes.
-    ///
-    /// # Safety
-    /// The CPU must have AVX2.
-    #[inline]
-    #[target_feature(enable = "avx2")]
-    unsafe fn widen4(s: &[u32], at: usize) -> __m256i {
-        let four: &[u32; 4] = s[at..at + 4].try_into().expect("4 counts");
-        // SAFETY: `four` is 16 readable bytes; `loadu` takes any alignment.
-        _mm256_cvtepu32_epi64(unsafe { _mm_loadu_si128(four.as_ptr().cast()) })
-    }
-
-    /// One block of four products P_c[x..x+4]·S[(x xor h)..+4] in u64 lanes: `mul_epu32`
-    /// multiplies the low 32 bits of each 64-bit lane, which hold the zero-extended counts.
-    ///
-    /// # Safety
-    /// The CPU must have AVX2.
-    #[inline]
-    #[target_feature(enable = "avx2")]
-    unsafe fn block4(p: &[u32], suffix: &[u32], x: usize, h: usize) -> __m256i {
-        // SAFETY: the caller guarantees AVX2.
-        unsafe { _mm256_mul_epu32(widen4(p, x), widen4(suffix, x ^ h)) }
-    }
-
-    /// [`super::XorSweep::dot`] four y a step, in four u64 accumulators.
-    ///
-    /// # Safety
-    /// The CPU must have AVX2; `p.len()` is a multiple of 4.
-    #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn dot_avx2(p: &[u32], suffix: &[u32], h: usize) -> u64 {
-        let mut acc = _mm256_setzero_si256();
-        for x in (0..p.len()).step_by(4) {
-            // SAFETY: the caller guarantees AVX2.
-            acc = _mm256_add_epi64(acc, unsafe { block4(p, suffix, x, h) });
-        }
-        let mut lanes = [0u64; 4];
-        // SAFETY: `lanes` is 32 writable bytes; `storeu` takes any alignment.
-        unsafe { _mm256_storeu_si256(lanes.as_mut_ptr().cast(), acc) };
-        lanes.iter().sum()
-    }
-
-    /// [`super::XorSweep::dot`] eight y a step: the blocks at x and x + 4 (S read at
-    /// x xor h and (x + 4) xor h, each contiguous) widened into one 512-bit multiply; a last
-    /// odd block of four goes through the AVX2 step.
-    ///
-    /// # Safety
-    /// The CPU must have AVX-512 F and AVX2; `p.len()` is a multiple of 4.
-    #[target_feature(enable = "avx512f,avx2")]
-    pub(super) unsafe fn dot_avx512(p: &[u32], suffix: &[u32], h: usize) -> u64 {
-        let mut acc = _mm512_setzero_si512();
-        let pairs = p.len() / 8 * 8;
-        for x in (0..pairs).step_by(8) {
-            // SAFETY: the caller guarantees AVX-512 F and AVX2 (`widen4`).
-            let (pv, sv) = unsafe {
-                let eight: &[u32; 8] = p[x..x + 8].try_into().expect("8 counts");
-                let pv = _mm256_loadu_si256(eight.as_ptr().cast());
-                let lo = widen4(suffix, x ^ h);
-                let hi = widen4(suffix, (x + 4) ^ h);
-                (
-                    _mm512_cvtepu32_epi64(pv),
-                    _mm512_inserti64x4::<1>(_mm512_castsi256_si512(lo), hi),
-                )
-            };
-            acc = _mm512_add_epi64(acc, _mm512_mul_epu32(pv, sv));
-        }
-        let mut total = _mm512_reduce_add_epi64(acc) as u64;
-        if pairs < p.len() {
-            let mut lanes = [0u64; 4];
-            // SAFETY: AVX2 is guaranteed; `lanes` is 32 writable bytes.
-            unsafe {
-                _mm256_storeu_si256(lanes.as_mut_ptr().cast(), block4(p, suffix, pairs, h));
-            }
-            total += lanes.iter().sum::<u64>();
-        }
-        total
-    }
-}
+mod x86;
 
 /// The scalar twin of [`XorSweep::dot`]: sum over x of P(x)·S(x xor g), one x a step.
-pub(crate) fn xor_dot_scalar(prefix: &[u64], suffix: &[u64], g: usize) -> u64 {
+pub fn xor_dot_scalar(prefix: &[u64], suffix: &[u64], g: usize) -> u64 {
     prefix
         .iter()
         .enumerate()
@@ -238,12 +158,18 @@ mod tests {
 
     use crate::base::rng::for_each_case;
 
-    #[test]
-    fn dot_matches_scalar_twin_on_every_path() {
+    /// Runs `check` once on every path this CPU supports, each forced in turn (under the
+    /// test lock, since the path is process-wide): an [`XorSweep`] made inside takes it.
+    fn on_every_path(mut check: impl FnMut(Isa)) {
         let _guard = isa::TEST_LOCK.lock().unwrap_or_else(|p| p.into_inner());
         for path in Isa::supported_all() {
-            isa::with(path, || random_tables_agree(path)).expect("a supported path");
+            isa::with(path, || check(path)).expect("a supported path");
         }
+    }
+
+    #[test]
+    fn dot_matches_scalar_twin_on_every_path() {
+        on_every_path(random_tables_agree);
     }
 
     #[test]
@@ -252,23 +178,19 @@ mod tests {
         // 16: two AVX-512 steps), for every lane and g: a multiply that dropped high bits, or
         // a lane read from the wrong block, gives a different sum.
         let (a, b) = (u32::MAX as u64 - 5, u32::MAX as u64 - 7);
-        let _guard = isa::TEST_LOCK.lock().unwrap_or_else(|p| p.into_inner());
-        for path in Isa::supported_all() {
-            isa::with(path, || {
-                for x in 0..16 {
-                    for g in 0..16 {
-                        let mut prefix = vec![0u64; 16];
-                        let mut suffix = vec![0u64; 16];
-                        prefix[x] = a;
-                        suffix[x ^ g] = b;
-                        let sweep = XorSweep::new(&prefix, &suffix);
-                        assert!(XorSweep::fits(&prefix, &suffix, 0));
-                        assert_eq!(sweep.dot(g), a * b, "{path}, x = {x}, g = {g}");
-                    }
+        on_every_path(|path| {
+            for x in 0..16 {
+                for g in 0..16 {
+                    let mut prefix = vec![0u64; 16];
+                    let mut suffix = vec![0u64; 16];
+                    prefix[x] = a;
+                    suffix[x ^ g] = b;
+                    let sweep = XorSweep::new(&prefix, &suffix);
+                    assert!(XorSweep::fits(&prefix, &suffix, 0));
+                    assert_eq!(sweep.dot(g), a * b, "{path}, x = {x}, g = {g}");
                 }
-            })
-            .expect("a supported path");
-        }
+            }
+        });
     }
 
     /// Random tables through an [`XorSweep`] made on `path` (forced by the caller), against

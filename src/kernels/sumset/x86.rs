@@ -1,10 +1,12 @@
-//! The x86-64 vector paths of `value-bounded` (the algorithm is in `value_bounded.rs`).
+//! The x86-64 sumset kernels: the group pass on AVX2 and AVX-512, and the entries that run
+//! a [`WithSumset`] computation compiled for each path (the dispatch is in `mod.rs`).
 //!
-//! The group pass: for G consecutive words w .. w + G (G = 8 with AVX-512, 4 with AVX2) and
-//! a far move s (64·G <= s <= 64·w), the windows of the class bitset at 64·(w + i) - s for
-//! i < G are words q + i .. q + i + 1 funnel-shifted right by r, where q·64 + r = 64·w - s:
-//! two unaligned vector loads of the class and one funnel shift (AVX-512 VBMI2 `vpshrdvq`,
-//! or `vpsrlvq`/`vpsllvq`/`vpor`, whose shift by 64 yields 0 so r = 0 needs no branch).
+//! Algorithm: for G consecutive words w .. w + G (G = 8 with AVX-512, 4 with AVX2) and a far
+//! move s (64·G <= s <= 64·w), the windows of the class bitset at 64·(w + i) - s for i < G
+//! are words q + i .. q + i + 1 funnel-shifted right by r, where q·64 + r = 64·w - s: two
+//! unaligned vector loads of the class and one funnel shift (AVX-512 VBMI2 `vpshrdvq`, or
+//! `vpsrlvq`/`vpsllvq`/`vpor`, whose shift by 64 yields 0 so r = 0 needs no branch).
+//!
 //! Cost per move: about 4 vector ops for G words against about 5G scalar ops.
 //!
 //! Invariant: s >= 64·G keeps every window of the group below word w (decided), and
@@ -12,25 +14,27 @@
 //! whose bits the shift discards. Every 4 moves the pass stops if every free position of
 //! the group is hit, as the word-by-word scan does per word.
 
-use super::value_bounded::{fill_with, Kernel};
+use super::{window, SumsetKernel, WithSumset};
 use std::arch::x86_64::*;
 
-/// The AVX-512 kernels, with (`VBMI2`) or without the VBMI2 funnel shift; only instantiated
-/// inside [`fill_avx512`] and [`fill_avx512_vbmi2`].
+/// The AVX-512 kernels, with (`VBMI2`) or without the VBMI2 funnel shift. Private, and only
+/// handed to generic code by [`avx512_vbmi2_entry`] and [`avx512_entry`], whose contract is
+/// a CPU with the features.
 struct Avx512<const VBMI2: bool>;
 
-impl<const VBMI2: bool> Kernel for Avx512<VBMI2> {
+impl<const VBMI2: bool> SumsetKernel for Avx512<VBMI2> {
     const GROUP: usize = 8;
 
     #[inline(always)]
     fn window(bits: &[u64], start: isize) -> u64 {
-        super::value_bounded::window(bits, start)
+        window(bits, start)
     }
 
     #[inline(always)]
     fn far_hits(class: &[u64], w: usize, far: &[usize], free: &[u64], hits: &mut [u64]) {
-        // SAFETY: this type is private and only used by the AVX-512 wrappers below, which
-        // run on a CPU with AVX-512 F (and VBMI2 when `VBMI2`), their own contract.
+        // SAFETY: this type is private and reaches generic code only through the AVX-512
+        // entries below, which run on a CPU with AVX-512 F (and VBMI2 when `VBMI2`), their
+        // own contract; the CPU's features do not change while the process runs.
         unsafe {
             if VBMI2 {
                 far_hits_avx512_vbmi2(class, w, far, free, hits)
@@ -41,79 +45,68 @@ impl<const VBMI2: bool> Kernel for Avx512<VBMI2> {
     }
 }
 
-/// The AVX2 kernels; only instantiated inside [`fill_avx2`].
+/// The AVX2 kernels. Private, and only handed to generic code by [`avx2_entry`], whose
+/// contract is a CPU with AVX2.
 struct Avx2;
 
-impl Kernel for Avx2 {
+impl SumsetKernel for Avx2 {
     const GROUP: usize = 4;
 
     #[inline(always)]
     fn window(bits: &[u64], start: isize) -> u64 {
-        super::value_bounded::window(bits, start)
+        window(bits, start)
     }
 
     #[inline(always)]
     fn far_hits(class: &[u64], w: usize, far: &[usize], free: &[u64], hits: &mut [u64]) {
-        // SAFETY: this type is private and only used by `fill_avx2` and the test entry,
-        // which run on a CPU with AVX2 (their own contract).
+        // SAFETY: this type is private and reaches generic code only through `avx2_entry`,
+        // which runs on a CPU with AVX2 (its own contract).
         unsafe { far_hits_avx2(class, w, far, free, hits) }
     }
 }
 
-/// `value-bounded`'s passes compiled for AVX-512 with VBMI2.
+/// `v` on the AVX-512 kernels with VBMI2, compiled for those features.
 ///
 /// # Safety
-/// The CPU must have AVX-512 F/BW/VL/VBMI2 and AVX2.
+/// The CPU must have AVX-512 F/BW/VL/VBMI2, AVX2, BMI1 and BMI2.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi2,avx2,bmi1,bmi2")]
-pub(super) unsafe fn fill_avx512_vbmi2(moves: &[usize], g: &mut [u16]) {
-    fill_with::<Avx512<true>>(moves, g)
+pub(super) unsafe fn avx512_vbmi2_entry<V: WithSumset>(v: V) -> V::Out {
+    v.run::<Avx512<true>>()
 }
 
-/// `value-bounded`'s passes compiled for AVX-512 without VBMI2.
+/// `v` on the AVX-512 kernels without VBMI2, compiled for those features.
 ///
 /// # Safety
-/// The CPU must have AVX-512 F/BW/VL and AVX2.
+/// The CPU must have AVX-512 F/BW/VL, AVX2, BMI1 and BMI2.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2,bmi1,bmi2")]
-pub(super) unsafe fn fill_avx512(moves: &[usize], g: &mut [u16]) {
-    fill_with::<Avx512<false>>(moves, g)
+pub(super) unsafe fn avx512_entry<V: WithSumset>(v: V) -> V::Out {
+    v.run::<Avx512<false>>()
 }
 
-/// `value-bounded`'s passes compiled for AVX2.
+/// `v` on the AVX2 kernels, compiled for AVX2.
 ///
 /// # Safety
 /// The CPU must have AVX2, BMI1 and BMI2.
 #[target_feature(enable = "avx2,bmi1,bmi2")]
-pub(super) unsafe fn fill_avx2(moves: &[usize], g: &mut [u16]) {
-    fill_with::<Avx2>(moves, g)
+pub(super) unsafe fn avx2_entry<V: WithSumset>(v: V) -> V::Out {
+    v.run::<Avx2>()
 }
 
-/// The group pass of the path `isa` (AVX2, or AVX-512 with and without VBMI2 when the CPU
-/// has it, all checked against each other by the caller's twin), for the tests.
+/// Appends `v` run on every x86 kernel this CPU has: AVX2, plain AVX-512, and AVX-512 with
+/// VBMI2, for [`super::each_kernel`].
 #[cfg(test)]
-pub(super) fn far_hits_on(
-    isa: crate::base::isa::Isa,
-    class: &[u64],
-    w: usize,
-    far: &[usize],
-    free: &[u64],
-    hits: &mut [u64],
-) {
-    assert!(isa.supported(), "{isa} is not supported here");
-    // SAFETY: the path is supported (asserted), VBMI2 is asked before its use.
+pub(super) fn each_kernel<V: WithSumset + Clone>(v: V, out: &mut Vec<(&'static str, V::Out)>) {
+    use crate::base::isa::Isa;
+    // SAFETY: each entry runs only after the CPU was asked for its features.
     unsafe {
-        if isa == crate::base::isa::Isa::Avx2 {
-            return far_hits_avx2(class, w, far, free, hits);
+        if Isa::Avx2.supported() {
+            out.push(("avx2", avx2_entry(v.clone())));
         }
-        let mut plain = vec![0u64; hits.len()];
-        far_hits_avx512(class, w, far, free, &mut plain);
-        if std::arch::is_x86_feature_detected!("avx512vbmi2") {
-            far_hits_avx512_vbmi2(class, w, far, free, hits);
-            // Both AVX-512 variants must agree on the free bits (the only ones promised).
-            for ((h, p), f) in hits.iter().zip(&plain).zip(free) {
-                assert_eq!(h & f, p & f, "vbmi2 and plain avx512 differ");
+        if Isa::Avx512.supported() {
+            out.push(("avx512", avx512_entry(v.clone())));
+            if std::arch::is_x86_feature_detected!("avx512vbmi2") {
+                out.push(("avx512-vbmi2", avx512_vbmi2_entry(v)));
             }
-        } else {
-            hits.copy_from_slice(&plain);
         }
     }
 }
