@@ -33,7 +33,7 @@ pub mod plot;
 pub mod row;
 pub mod study;
 
-pub use crate::base::provenance::{cpu_model, git_rev};
+pub use crate::base::provenance::{cpu_model, git_rev, Provenance};
 pub use crate::base::stats::median;
 pub use fit::{
     fit_loglog, fit_points, fit_rows, geometric_grid, predict_seconds, Fit, DEFAULT_EXPONENT,

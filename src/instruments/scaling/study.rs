@@ -29,7 +29,7 @@ use super::log::{CsvLog, Settings};
 use super::row::Row;
 use crate::base::error::Result;
 use crate::base::moves::Moves;
-use crate::base::provenance::{cpu_model, git_rev};
+use crate::base::provenance::Provenance;
 use crate::base::stats::median;
 use crate::instruments::check::{self, Checker};
 use crate::instruments::roofline::{self, primitives, RateBook};
@@ -132,7 +132,7 @@ impl Study {
         if already > 0 {
             on(Event::Resumed { rows: already });
         }
-        let host = (git_rev(), cpu_model());
+        let host = Provenance::here(&self.moves, self.settings.threads);
         let mut skipped: Vec<&'static str> = Vec::new();
         // The first table measured at each N judges the others there (the one checker).
         let mut checker: Option<Checker> = None;
@@ -192,12 +192,7 @@ impl Study {
 
     /// Builds the table of `name` at `n` `repeats` times (after one untimed warm-up build
     /// below [`WARM_UP_BELOW_STEPS`]): the row (its bound not yet filled) and the last table.
-    fn measure_point(
-        &self,
-        name: &str,
-        n: u64,
-        (git_rev, cpu): &(String, String),
-    ) -> Result<(Row, table::Table)> {
+    fn measure_point(&self, name: &str, n: u64, host: &Provenance) -> Result<(Row, table::Table)> {
         let limit = n as usize; // on the grid, a valid limit
         let builder = (table::find(name)?.make)();
         let steps = self.moves.option_steps(limit);
@@ -229,10 +224,7 @@ impl Study {
                 0.0
             },
             max_value: table.max_value(),
-            threads: self.settings.threads,
-            moves: self.settings.moves.clone(),
-            git_rev: git_rev.clone(),
-            cpu: cpu.clone(),
+            provenance: host.clone(),
             isa: crate::base::isa::active().name().to_string(),
             // Filled by `fill_bound` once the table is built.
             bound_ns_per_step: f64::NAN,
