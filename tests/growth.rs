@@ -109,9 +109,9 @@ fn cold_counts_match_published_counts_and_resume_adds_points() {
     assert_eq!(counts, vec![(99, 21), (100_000, 2_781), (102_517, 2_821)]);
     assert!(rows
         .iter()
-        .all(|r| r.backend == "sieve" && r.moves == "squares"));
-    assert_eq!(rows[0].built_to, 100_000);
-    assert_eq!(rows[2].built_to, 102_517);
+        .all(|r| r.build.backend == "sieve" && r.provenance.moves == "squares"));
+    assert_eq!(rows[0].build.built_to, 100_000);
+    assert_eq!(rows[2].build.built_to, 102_517);
     let text = std::fs::read_to_string(&csv).unwrap();
     assert_eq!(text.matches(COLD_HEADER).count(), 1);
 

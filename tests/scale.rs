@@ -76,7 +76,8 @@ fn assert_row_is_consistent(r: &Row) {
     );
     let ns = r.seconds_median * 1e9 / r.option_steps as f64;
     assert!((r.ns_per_step - ns).abs() <= 1e-3 * ns.max(1.0), "{r:?}");
-    assert!(r.threads >= 1 && !r.git_rev.is_empty() && !r.cpu.is_empty());
+    let p = &r.provenance;
+    assert!(p.threads >= 1 && !p.git_rev.is_empty() && !p.cpu.is_empty());
 }
 
 #[test]
@@ -344,7 +345,8 @@ fn threads_flag_is_recorded_in_every_row() {
     let rows = read_rows(&csv).unwrap();
     assert_eq!(rows.len(), 2);
     assert!(
-        rows.iter().all(|r| r.threads == 1 && r.repeats == 2),
+        rows.iter()
+            .all(|r| r.provenance.threads == 1 && r.repeats == 2),
         "{rows:?}"
     );
     std::fs::remove_dir_all(&dir).unwrap();
@@ -394,7 +396,9 @@ fn resume_refuses_a_study_measured_with_other_settings() {
     let csv = dir.join("s.csv");
     assert!(small_study(&csv, &[]).status.success());
     let rows = read_rows(&csv).unwrap();
-    assert!(rows.iter().all(|r| r.moves == "squares" && r.threads == 2));
+    assert!(rows
+        .iter()
+        .all(|r| r.provenance.moves == "squares" && r.provenance.threads == 2));
     let before = std::fs::read_to_string(&csv).unwrap();
     for (args, needle) in [
         (
@@ -430,7 +434,10 @@ fn the_moves_column_records_the_set_and_reads_back_with_commas() {
     assert!(small_study(&csv, &["--moves", "4,1,3"]).status.success());
     let rows = read_rows(&csv).unwrap();
     assert_eq!(rows.len(), 2);
-    assert!(rows.iter().all(|r| r.moves == "1,3,4"), "{rows:?}");
+    assert!(
+        rows.iter().all(|r| r.provenance.moves == "1,3,4"),
+        "{rows:?}"
+    );
     // S(N) for {1,3,4} counted independently: moves <= n, summed over n <= N.
     let steps = |n: u64| {
         (1..=n)

@@ -9,9 +9,11 @@ use super::{parse_limit, CliResult};
 use nimsquare::base::error::{Error, Result};
 use nimsquare::base::limit::Limit;
 use nimsquare::base::moves::Moves;
+use nimsquare::base::provenance::Provenance;
 use nimsquare::cold;
 use nimsquare::instruments::scaling::growth::{
-    cold_prefix_counts, max_prefix_stats, ColdRow, GrowthSettings, MaxRow, COLD_HEADER, MAX_HEADER,
+    cold_prefix_counts, max_prefix_stats, Build, ColdRow, GrowthSettings, MaxRow, COLD_HEADER,
+    MAX_HEADER,
 };
 use nimsquare::instruments::scaling::{self, Chart, CsvLog, Series, StudyRow, Style};
 use nimsquare::table;
@@ -229,7 +231,7 @@ fn measure_cold(plan: &Study, log: &mut CsvLog<ColdRow>) -> Result<()> {
     };
     // The revision is read before the build, so that edits made while a long run is going
     // do not mark its rows with a revision they were not built from.
-    let (git_rev, cpu) = (scaling::git_rev(), scaling::cpu_model());
+    let provenance = Provenance::here(&plan.moves, rayon::current_num_threads());
     let limit = top as usize; // on the grid, at most the checked --to
     let finder = (cold::reference().make)();
     let bar = spinner(format!("sieve cold set to N = {top}"));
@@ -242,13 +244,12 @@ fn measure_cold(plan: &Study, log: &mut CsvLog<ColdRow>) -> Result<()> {
             n,
             cold,
             cold_share: share(cold, n),
-            built_to: top,
-            seconds,
-            backend: cold::reference().name.into(),
-            threads: rayon::current_num_threads(),
-            moves: plan.settings.moves.clone(),
-            git_rev: git_rev.clone(),
-            cpu: cpu.clone(),
+            build: Build {
+                built_to: top,
+                seconds,
+                backend: cold::reference().name.into(),
+            },
+            provenance: provenance.clone(),
         };
         println!(
             "row quantity=cold n={n} cold={cold} cold_share={:.6} built_to={top} seconds={seconds:.3}",
@@ -266,8 +267,8 @@ fn measure_max(plan: &Study, log: &mut CsvLog<MaxRow>) -> Result<()> {
         return Ok(());
     };
     // Read before the build (see `measure_cold`).
-    let (git_rev, cpu) = (scaling::git_rev(), scaling::cpu_model());
     let threads = rayon::current_num_threads();
+    let provenance = Provenance::here(&plan.moves, threads);
     let name = nimsquare::instruments::planner::choose_table(
         &plan.moves,
         top as usize, // on the grid, at most the checked --to
@@ -292,13 +293,12 @@ fn measure_max(plan: &Study, log: &mut CsvLog<MaxRow>) -> Result<()> {
             mode,
             mode_count,
             counts: stats.counts_field(),
-            built_to: top,
-            seconds,
-            backend: name.into(),
-            threads,
-            moves: plan.settings.moves.clone(),
-            git_rev: git_rev.clone(),
-            cpu: cpu.clone(),
+            build: Build {
+                built_to: top,
+                seconds,
+                backend: name.into(),
+            },
+            provenance: provenance.clone(),
         };
         println!(
             "row quantity=max n={n} max_value={} max_first_at={} cold={cold} mode={mode} \

@@ -11,14 +11,17 @@
 //! instead of one per point.
 
 use super::log::StudyRow;
+use crate::base::provenance::Provenance;
 use crate::cold::ColdSet;
 use serde::{Deserialize, Serialize};
 
-/// The header of a `growth --quantity cold` CSV (the field order of [`ColdRow`]).
+/// The header of a `growth --quantity cold` CSV (the field order of [`ColdRow`], its
+/// [`Build`] and [`Provenance`] in place).
 pub const COLD_HEADER: &str =
     "n,cold,cold_share,built_to,seconds,backend,threads,moves,git_rev,cpu";
 
-/// The header of a `growth --quantity max` CSV (the field order of [`MaxRow`]).
+/// The header of a `growth --quantity max` CSV (the field order of [`MaxRow`], its
+/// [`Build`] and [`Provenance`] in place).
 pub const MAX_HEADER: &str = "n,max_value,max_first_at,cold,cold_share,mode,mode_count,counts,built_to,seconds,backend,threads,moves,git_rev,cpu";
 
 /// The settings every row of one growth CSV shares: the subtraction set. The thread count
@@ -36,6 +39,18 @@ fn moves_difference(
     (moves != settings.moves).then(|| ("--moves", moves.to_string(), settings.moves.clone()))
 }
 
+/// The one build every row of a growth study is read from, as a prefix: the columns
+/// `built_to`, `seconds`, `backend`, written in place (like [`Provenance`], never flattened).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Build {
+    /// The N the cold set or table was built to (each row is its prefix up to n).
+    pub built_to: u64,
+    /// Seconds of that one build (shared by every row read from it).
+    pub seconds: f64,
+    /// The cold-set or table back-end.
+    pub backend: String,
+}
+
 /// One grid point of c(N).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ColdRow {
@@ -44,17 +59,9 @@ pub struct ColdRow {
     pub cold: u64,
     /// c(n) / (n + 1).
     pub cold_share: f64,
-    /// The N the cold set was built to (this row is its prefix up to n).
-    pub built_to: u64,
-    /// Seconds of that one build (shared by every row read from it).
-    pub seconds: f64,
-    /// The cold-set back-end.
-    pub backend: String,
-    pub threads: usize,
-    /// The subtraction set, as `--moves` takes it.
-    pub moves: String,
-    pub git_rev: String,
-    pub cpu: String,
+    /// The sieve cold set this row counts from.
+    pub build: Build,
+    pub provenance: Provenance,
 }
 
 impl StudyRow for ColdRow {
@@ -67,7 +74,7 @@ impl StudyRow for ColdRow {
     }
 
     fn difference(s: &GrowthSettings, row: &ColdRow) -> Option<(&'static str, String, String)> {
-        moves_difference(s, &row.moves)
+        moves_difference(s, &row.provenance.moves)
     }
 }
 
@@ -89,17 +96,9 @@ pub struct MaxRow {
     pub mode_count: u64,
     /// The counts of the values 0..=max_value, `;`-separated.
     pub counts: String,
-    /// The N the table was built to (this row is its prefix up to n).
-    pub built_to: u64,
-    /// Seconds of that one build (shared by every row read from it).
-    pub seconds: f64,
-    /// The table back-end.
-    pub backend: String,
-    pub threads: usize,
-    /// The subtraction set, as `--moves` takes it.
-    pub moves: String,
-    pub git_rev: String,
-    pub cpu: String,
+    /// The table this row reads.
+    pub build: Build,
+    pub provenance: Provenance,
 }
 
 impl StudyRow for MaxRow {
@@ -112,7 +111,7 @@ impl StudyRow for MaxRow {
     }
 
     fn difference(s: &GrowthSettings, row: &MaxRow) -> Option<(&'static str, String, String)> {
-        moves_difference(s, &row.moves)
+        moves_difference(s, &row.provenance.moves)
     }
 }
 
@@ -215,6 +214,68 @@ mod tests {
         // Independent fact: 0, 2, 5, 7, 10, 12, 15, 17, 20, 22, 34, 39, 44, 52, 57, 62, 65,
         // 67, 72, 85, 95 are the cold positions below 100 (the facts tests/facts.rs asserts).
         assert_eq!(counts[3], 21);
+    }
+
+    #[test]
+    fn rows_keep_the_flat_format_and_read_back() {
+        let dir = std::env::temp_dir().join(format!("nimsquare-growth-row-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("g.csv");
+        let provenance = Provenance {
+            threads: 2,
+            moves: "1,3,4".into(),
+            git_rev: "abc1234".into(),
+            cpu: "cpu, model".into(),
+        };
+        let build = Build {
+            built_to: 1000,
+            seconds: 0.5,
+            backend: "sieve".into(),
+        };
+        let row = ColdRow {
+            n: 100,
+            cold: 21,
+            cold_share: 0.25,
+            build: build.clone(),
+            provenance: provenance.clone(),
+        };
+        let mut log: super::super::CsvLog<ColdRow> = super::super::CsvLog::create(&path).unwrap();
+        log.append(row.clone()).unwrap();
+        drop(log);
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            format!(
+                "{COLD_HEADER}\n100,21,0.25,1000,0.5,sieve,2,\"1,3,4\",abc1234,\"cpu, model\"\n"
+            )
+        );
+        assert_eq!(
+            super::super::read_study_rows::<ColdRow>(&path).unwrap(),
+            vec![row]
+        );
+        let max = MaxRow {
+            n: 10,
+            max_value: 2,
+            max_first_at: 4,
+            cold: 5,
+            cold_share: 0.5,
+            mode: 0,
+            mode_count: 5,
+            counts: "5;4;2".into(),
+            build,
+            provenance,
+        };
+        let mut log: super::super::CsvLog<MaxRow> = super::super::CsvLog::create(&path).unwrap();
+        log.append(max.clone()).unwrap();
+        drop(log);
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            format!("{MAX_HEADER}\n10,2,4,5,0.5,0,5,5;4;2,1000,0.5,sieve,2,\"1,3,4\",abc1234,\"cpu, model\"\n")
+        );
+        assert_eq!(
+            super::super::read_study_rows::<MaxRow>(&path).unwrap(),
+            vec![max]
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

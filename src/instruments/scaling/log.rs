@@ -60,12 +60,13 @@ impl Settings {
     /// The first setting in which `row` differs from these, as (flag, the file's value, this
     /// run's value).
     fn difference(&self, row: &Row) -> Option<(&'static str, String, String)> {
-        if row.moves != self.moves {
-            return Some(("--moves", row.moves.clone(), self.moves.clone()));
+        let p = &row.provenance;
+        if p.moves != self.moves {
+            return Some(("--moves", p.moves.clone(), self.moves.clone()));
         }
-        if row.threads != self.threads {
+        if p.threads != self.threads {
             let t = |v: usize| v.to_string();
-            return Some(("--threads", t(row.threads), t(self.threads)));
+            return Some(("--threads", t(p.threads), t(self.threads)));
         }
         if row.repeats != self.repeats {
             let t = |v: usize| v.to_string();
@@ -171,13 +172,19 @@ pub fn read_study_rows<R: StudyRow>(path: &Path) -> Result<Vec<R>> {
     parse_study_rows::<R>(&text, path)
 }
 
-/// Parses a whole study CSV, refusing a file whose header is not `R::HEADER`.
+/// Parses a whole study CSV, refusing a file whose header is not `R::HEADER`. Once the
+/// header is checked, rows are read by position, not by column name: a row's nested structs
+/// (its [`crate::base::provenance::Provenance`]) take their columns in place, which reading
+/// by name cannot do.
 fn parse_study_rows<R: StudyRow>(text: &str, path: &Path) -> Result<Vec<R>> {
-    let mut reader = csv::Reader::from_reader(text.as_bytes());
-    let found: Vec<String> = reader
-        .headers()
-        .map(|h| h.iter().map(str::to_string).collect())
-        .unwrap_or_default();
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .from_reader(text.as_bytes());
+    let mut header = csv::StringRecord::new();
+    let found: Vec<String> = match reader.read_record(&mut header) {
+        Ok(true) => header.iter().map(str::to_string).collect(),
+        _ => Vec::new(),
+    };
     if !found.iter().map(String::as_str).eq(R::HEADER.split(',')) {
         return Err(Error::Invalid(header_refusal::<R>(&found, path)));
     }

@@ -6,6 +6,9 @@
 //! - [`log`]: the CSV file itself (create, resume, and the settings a resumed study must
 //!   share), flushed row by row so an interrupted run keeps every finished point;
 //! - [`plot`]: log-log SVG charts of named series;
+//! - [`study`]: the study itself, what `nimsquare scale` runs: the points that remain, the
+//!   timed builds, the check of every table against the first at its N, the roofline bound
+//!   and the skips, reported as events;
 //! - [`growth`]: the rows and prefix readers of the growth study (`nimsquare growth`), which
 //!   reuses the grid, the CSV log, the fit and the plot.
 //!
@@ -28,8 +31,9 @@ pub mod growth;
 pub mod log;
 pub mod plot;
 pub mod row;
+pub mod study;
 
-pub use crate::base::provenance::{cpu_model, git_rev};
+pub use crate::base::provenance::{cpu_model, git_rev, Provenance};
 pub use crate::base::stats::median;
 pub use fit::{
     fit_loglog, fit_points, fit_rows, geometric_grid, predict_seconds, Fit, DEFAULT_EXPONENT,
