@@ -17,6 +17,11 @@
 //! Each step is `rayon::join(phase 2 of super-block k, phase 1a of super-block k + 1)`: the
 //! thread done first steals phase-1a chunks, so no thread waits for the ordered part.
 //!
+//! Cost: phase 2 does about sqrt(2B) - sqrt(L) + #{s < L} option steps per position in
+//! order; every other step runs in phase 1a, split over the threads and overlapping phase 2.
+//! One synchronisation (the join) per super-block; memory two mask buffers of B·`words`
+//! words, kept from run to run.
+//!
 //! Invariant: phase 1a of super-block k + 1 gets only `g[..n0_k]` (n0_k the start of k) and
 //! phase 2 of k gets `g[..n0_k]` shared and super-block k mutable (split borrows, so the
 //! compiler checks that no phase-1a read touches what phase 2 writes). Every mask has
@@ -169,10 +174,10 @@ pub fn fill(
 /// The two mask buffers of the last run, kept for the next one ([`first_pending`] takes
 /// them, [`recycle`] puts them back). Fresh buffers each run were allocated and freed on
 /// every build, and glibc handed their pages back to the kernel each time (trimming the
-/// arena top with `brk` or `madvise`), so each build page-faulted them in again, which
-/// cost small builds a quarter of their time (results/big-n.md, target 4). What is kept is the two
-/// buffers of the last run (at most what its `scratch_bytes` counted for them, a few MB at
-/// N = 10^9).
+/// arena top with `brk` or `madvise`), so each build page-faulted them in again, a cost
+/// that weighs most on small builds (measured in results/big-n.md, target 4). What is kept
+/// is the two buffers of the last run (at most what its `scratch_bytes` counted for them, a
+/// few MB at N = 10^9).
 static SPARE_MASKS: std::sync::Mutex<Option<[Vec<u64>; 2]>> = std::sync::Mutex::new(None);
 
 /// Gives the buffers of a finished run back for the next one.

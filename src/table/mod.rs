@@ -4,6 +4,11 @@
 //! [`BACKENDS`] lists them. The naive control `naive-mex` ([`NaiveMex`]) computes the mex
 //! straight from the definition; the checker ([`crate::instruments::check`]) compares every back-end with
 //! it where it affords N, and with the reference back-end (`stamped`) beyond.
+//!
+//! Each back-end is a leaf file: it imports this module (the stage: [`TableBuilder`],
+//! [`Table`], the shared cost-model pieces), the kernels ([`crate::kernels`]), [`crate::base`],
+//! [`crate::cost`] and [`crate::registry`], never another back-end, and declares its own
+//! registry entry (`ENTRY`), which [`BACKENDS`] lists.
 
 mod bitset;
 mod bitset_parallel;

@@ -23,9 +23,13 @@
 //! result; a [`SeenLanes`] takes the path's kernels as a type parameter. The path is chosen
 //! in one place, [`dispatch`], which runs a [`WithLanes`] visitor with the path's kernels,
 //! on the AVX paths inside a `#[target_feature]` function, so the back-end's block loop is
-//! compiled for the path and the per-position mex scan inlines into it. The AVX kernels are
-//! the only `unsafe` here; the byte stores of [`SeenLanes::stamp_moves`] have no vector
-//! path.
+//! compiled for the path and the per-position mex scan inlines into it. Besides the span
+//! prefetch ([`prefetch_span`], a hint that cannot fault), the AVX kernels are the only
+//! `unsafe` here; the byte stores of [`SeenLanes::stamp_moves`] have no vector path.
+//!
+//! Stride: `G` is a const generic, so the stamp index mask is a constant; `with_stride!`
+//! turns the runtime stride (a power of two from 64 to 131 072) into it, once per stride
+//! change, outside the block loop.
 
 use crate::base::isa::Isa;
 use std::marker::PhantomData;
