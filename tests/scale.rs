@@ -156,7 +156,7 @@ fn fit_is_printed_over_points_from_ten_thousand() {
             .unwrap()
     };
     // The value of the slope is timing (the fit itself is unit-tested on synthetic data in
-    // src/scaling.rs); here: it is a finite number and R^2 lies in [0, 1].
+    // src/instruments/scaling/fit.rs); here: it is a finite number and R^2 lies in [0, 1].
     assert!(field("slope").is_finite(), "{line}");
     let r2 = field("r2");
     assert!((0.0..=1.0).contains(&r2), "{line}");

@@ -1,31 +1,26 @@
 //! Where a row was measured, recorded in every row so that rows from different machines or
 //! builds are never mistaken for one study.
 
-/// The short git revision of the working directory (`git rev-parse --short HEAD`), with
-/// `-dirty` appended when tracked files have uncommitted changes; "unknown" outside a
-/// repository or without git.
+/// The git revision of the source this binary was built from (`build.rs`): the short hash,
+/// with `-dirty` when tracked files had uncommitted changes, or `unknown` when built outside a
+/// git checkout. It is fixed at compile time, so a record names the code that made it
+/// wherever the binary runs, never the revision of the folder it runs in.
 pub fn git_rev() -> String {
-    let run = |args: &[&str]| {
-        std::process::Command::new("git")
-            .args(args)
-            .stderr(std::process::Stdio::null())
-            .output()
-            .ok()
-            .filter(|o| o.status.success())
-            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-    };
-    match run(&["rev-parse", "--short", "HEAD"]) {
-        Some(rev) if !rev.is_empty() => {
-            let dirty = run(&["status", "--porcelain", "--untracked-files=no"])
-                .is_some_and(|s| !s.is_empty());
-            if dirty {
-                format!("{rev}-dirty")
-            } else {
-                rev
-            }
-        }
-        _ => "unknown".into(),
-    }
+    BUILD_REV.to_string()
+}
+
+/// [`git_rev`] as a constant.
+pub const BUILD_REV: &str = env!("NIMSQUARE_BUILD_REV");
+
+/// The load average over the last minute (`/proc/loadavg`), if the system reports one: what
+/// a measurement records at its start and end, so a reader can tell a busy machine.
+pub fn load_average() -> Option<f64> {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
 }
 
 /// The CPU's "model name" from /proc/cpuinfo, or "unknown".
@@ -61,14 +56,13 @@ pub struct Provenance {
 }
 
 impl Provenance {
-    /// The provenance of a study run here and now under `moves` and `threads`: reads the git
-    /// revision and the CPU model once (call it before the first build, so that edits made
-    /// while a long run is going do not mark its rows with a revision they were not built
-    /// from), then every row clones it.
-    pub fn here(moves: &crate::base::moves::Moves, threads: usize) -> Provenance {
+    /// The provenance of a study run here under the subtraction set `moves` (its label, as
+    /// `--moves` takes it) and `threads`: the binary's build revision and the CPU model, read
+    /// once; every row clones it.
+    pub fn here(moves: String, threads: usize) -> Provenance {
         Provenance {
             threads,
-            moves: moves.label(),
+            moves,
             git_rev: git_rev(),
             cpu: cpu_model(),
         }

@@ -229,9 +229,7 @@ fn measure_cold(plan: &Study, log: &mut CsvLog<ColdRow>) -> Result<()> {
     let Some(&top) = pending.last() else {
         return Ok(());
     };
-    // The revision is read before the build, so that edits made while a long run is going
-    // do not mark its rows with a revision they were not built from.
-    let provenance = Provenance::here(&plan.moves, rayon::current_num_threads());
+    let provenance = Provenance::here(plan.moves.label(), rayon::current_num_threads());
     let limit = top as usize; // on the grid, at most the checked --to
     let finder = (cold::reference().make)();
     let bar = spinner(format!("sieve cold set to N = {top}"));
@@ -266,9 +264,8 @@ fn measure_max(plan: &Study, log: &mut CsvLog<MaxRow>) -> Result<()> {
     let Some(&top) = pending.last() else {
         return Ok(());
     };
-    // Read before the build (see `measure_cold`).
     let threads = rayon::current_num_threads();
-    let provenance = Provenance::here(&plan.moves, threads);
+    let provenance = Provenance::here(plan.moves.label(), threads);
     let name = nimsquare::instruments::planner::choose_table(
         &plan.moves,
         top as usize, // on the grid, at most the checked --to

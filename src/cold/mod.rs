@@ -13,8 +13,8 @@
 //! Type limits: positions are below 2^32 (N <= 2^32 - 1, as for [`crate::table::MAX_LIMIT`]),
 //! so a cold position fits `u32`; counts are `u64`.
 
-mod naive;
-mod sieve;
+pub mod naive;
+pub mod sieve;
 
 pub use naive::Naive;
 pub use sieve::{Sieve, DEFAULT_WINDOW};

@@ -9,12 +9,12 @@
 //! Other numbers of heaps are computed exactly in big integers and refused with
 //! [`crate::base::error::Error::Overflow`] when the answer does not fit `u128`.
 
-mod brute;
-mod burnside;
+pub mod brute;
+pub mod burnside;
 pub mod cycle_index;
-mod rayon_sweep;
-mod sweep;
-mod wht;
+pub mod rayon_sweep;
+pub mod sweep;
+pub mod wht;
 
 pub use brute::{affordable as brute_multisets_affordable, Brute};
 pub use burnside::{burnside_count_big, Burnside};

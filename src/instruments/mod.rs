@@ -4,6 +4,7 @@
 //! - [`longrun`]: checkpointed, resumable table runs and the saved-table format;
 //! - [`check`]: every back-end against its control or reference (and [`check::control`],
 //!   the game-tree and brute-force controls written from the rules alone);
+//! - [`matrix`]: the bench matrix's grid, ids and selection (`benches/matrix.rs`);
 //! - [`planner`]: a request resolved once into a plan, `auto` made concrete;
 //! - [`roofline`]: each back-end's time held against what the machine's primitives allow;
 //! - [`scaling`]: the scaling and growth studies, their CSV, fits and plots;
@@ -12,6 +13,7 @@
 
 pub mod check;
 pub mod longrun;
+pub mod matrix;
 pub mod planner;
 pub mod roofline;
 pub mod scaling;

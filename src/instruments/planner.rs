@@ -75,15 +75,15 @@ pub fn choose_table_on(
 ) -> &'static Entry<dyn TableBuilder> {
     let avx512 = isa == Isa::Avx512 && limit <= TABLE_BITSET_UNTIL;
     if limit < TABLE_LANES_FROM {
-        table::find("stamped").expect("registered")
+        &table::stamped::ENTRY
     } else if avx512 && threads >= 2 && limit >= TABLE_BITSET_PARALLEL_FROM {
-        table::find("bitset-parallel").expect("registered")
+        &table::bitset_parallel::ENTRY
     } else if avx512 && limit >= TABLE_BITSET_FROM {
-        table::find("bitset").expect("registered")
+        &table::bitset::ENTRY
     } else if threads >= 2 && limit >= TABLE_PARALLEL_FROM {
-        table::find("stamped-parallel").expect("registered")
+        &table::stamped_parallel::ENTRY
     } else {
-        table::find("stamped-lanes").expect("registered")
+        &table::stamped_lanes::ENTRY
     }
 }
 
@@ -129,7 +129,7 @@ pub const CALIBRATION_LIMIT: usize = 1_000_000;
 /// fastest count back-end at every N measured (results/planner.md, "Count"), so there is
 /// no crossover to encode.
 pub fn choose_count(_limit: usize, _heaps: usize, _threads: usize) -> &'static Entry<dyn Counter> {
-    count::find("wht").expect("registered")
+    &count::wht::ENTRY
 }
 
 /// What the user asked for, before anything is checked.

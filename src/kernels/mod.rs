@@ -3,6 +3,28 @@
 //! Each family has a scalar twin that its vector paths are tested against, and its dispatch
 //! on the instruction-set path ([`crate::base::isa`]) is written once, in the family's
 //! `mod.rs`, and taken once per build, outside the hot loops.
+//!
+//! Layout (as memchr's `arch/` and hashbrown's group selection): one folder per family with
+//! vector paths, the x86-64 code in the folder's `x86.rs`:
+//!
+//! - [`masks`]: multi-word bit masks of option values, the far-move OR and the
+//!   lowest-zero-bit mex (dispatch: [`masks::dispatch`] on a [`masks::WithMasks`] visitor);
+//! - [`lanes`]: byte-stamp lanes, 32 positions at a time, their mex scan and their packing
+//!   into bits (dispatch: [`lanes::dispatch`] on a [`lanes::WithLanes`] visitor), the span
+//!   prefetch and the const lane stride ([`lanes::with_stride`]);
+//! - [`pipeline`]: the pipelined super-blocks the parallel back-ends share, and their
+//!   [`pipeline::Schedule`];
+//! - [`huge_pages`]: big tables on 2 MiB pages.
+//!
+//! Every vector path is tested against its family's scalar twin with
+//! [`for_each_path_against_scalar`].
+
+use crate::base::isa::Isa;
+
+pub mod huge_pages;
+pub mod lanes;
+pub mod masks;
+pub mod pipeline;
 
 pub mod hadamard;
 pub mod sumset;
@@ -27,4 +49,49 @@ pub enum Family {
     Hadamard,
     /// The win/lose sieve's windowed marking.
     Sieve,
+}
+
+/// Splits ascending `moves` into the moves below `block` (whose options may lie inside a
+/// block of that many positions, so they are applied in position order) and the rest
+/// (whose options all lie in finished blocks, so they may be applied in any order).
+pub fn split_moves(moves: &[usize], block: usize) -> (&[usize], &[usize]) {
+    moves.split_at(moves.partition_point(|&s| s < block))
+}
+
+/// Runs `run` on the scalar twin ([`Isa::Scalar`]) and then on every other path this CPU
+/// supports, asserts that each path's result equals the twin's (naming `what` and the path
+/// when one differs), and returns the twin's result. The one helper every "every path
+/// matches the scalar twin" test calls; `run` chooses the path for its kernel (a family's
+/// `*_on` function or `dispatch`, or [`crate::base::isa::with`] under
+/// [`crate::base::isa::TEST_LOCK`] for a whole back-end).
+pub fn for_each_path_against_scalar<T: PartialEq + std::fmt::Debug>(
+    what: &str,
+    mut run: impl FnMut(Isa) -> T,
+) -> T {
+    let want = run(Isa::Scalar);
+    for isa in Isa::supported_all()
+        .into_iter()
+        .filter(|&i| i != Isa::Scalar)
+    {
+        assert_eq!(run(isa), want, "{what}: {isa} differs from the scalar twin");
+    }
+    want
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn split_moves_at_the_block_length() {
+        assert_eq!(split_moves(&[1, 4, 9, 16], 9), (&[1, 4][..], &[9, 16][..]));
+        assert_eq!(split_moves(&[], 9), (&[][..], &[][..]));
+    }
+
+    #[test]
+    #[should_panic(expected = "differs from the scalar twin")]
+    fn a_path_that_differs_from_the_twin_fails() {
+        // Portable is supported everywhere, so this always has a second path to fail on.
+        for_each_path_against_scalar("the test", |isa| isa == Isa::Scalar);
+    }
 }

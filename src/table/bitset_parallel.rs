@@ -2,16 +2,16 @@
 //! super-blocks, so the dominant work runs on every thread straight into the bit masks (no
 //! stamps, no packing).
 //!
-//! Algorithm ([`super::pipeline`]): super-blocks [n0, n0 + B) ([`Schedule`]), cut into lane
+//! Algorithm ([`crate::kernels::pipeline`]): super-blocks [n0, n0 + B) ([`Schedule`]), cut into lane
 //! blocks of L = 64 positions, `bitset`'s block. With d the length of the super-block before:
 //! 1a. in parallel over the lane blocks, the block at j0 clears its masks and ORs in, with
-//!    the path's far-move kernel ([`Kernel::far_or`]), every move s >= d + j0 + 64. The
+//!    the path's far-move kernel ([`MaskKernel::far_or`]), every move s >= d + j0 + 64. The
 //!    kernel's group loads of up to 64 lanes at base - s then end at or before n0 - d, so
 //!    it is handed exactly the finished prefix g[..n0 - d], finished before the previous
 //!    super-block began, and runs beside phase 2 of that super-block;
 //! 2. in order, the moves 64 <= s < d + j0 + 64 (those with s >= j0 + 64, reading only
 //!    the previous super-blocks, with the far-move kernel too) and then s < 64 position by
-//!    position, the mex by the path's kernel ([`Kernel::mex`]).
+//!    position, the mex by the path's kernel ([`MaskKernel::mex`]).
 //!
 //! Cost: S(N) option steps, one vector-lane OR each, as `bitset`; phase 2 does about
 //! sqrt(2B) - 8 + #{s < 64} of them per position (about 31 for B = 512), the rest is split
@@ -26,16 +26,35 @@
 //! a word boundary, a few times a run) makes the pipeline redo that super-block one word
 //! wider.
 //!
-//! Paths (`--isa`, read once per `fill`): as `bitset`, the whole fill is monomorphised per
-//! path ([`fill_with`]) and entered through the path's `#[target_feature]` wrapper.
+//! Paths (`--isa`, read once per `fill`): as `bitset`, the whole fill is handed to
+//! [`masks::dispatch`] as a visitor ([`Fill`]), so it is monomorphised per path and entered
+//! through the path's `#[target_feature]` entry.
 
-use super::bitset::{Kernel, Portable, Scalar, LANES};
-use super::pipeline::{self, FarPhase, Schedule};
-use super::TableBuilder;
-use crate::base::isa::{self, Isa};
+use super::{mask_mex_demand, TableBuilder};
+use crate::base::isa;
 use crate::base::moves::Moves;
+use crate::cost::Model;
+use crate::kernels::masks::{self, MaskKernel, WithMasks, LANES};
+use crate::kernels::pipeline::{self, FarPhase, Schedule};
+use crate::kernels::Family;
+use crate::registry::{Entry, Role};
 use rayon::prelude::*;
 use std::marker::PhantomData;
+
+/// The registry entry of `bitset-parallel`.
+pub const ENTRY: Entry<dyn TableBuilder> = Entry {
+    name: "bitset-parallel",
+    description: "bitset's far-move OR in stamped-parallel's pipelined super-blocks: options before the previous super-block ORed into the masks in parallel (rayon), the rest in order",
+    cost: "O(S(N) * ceil(G/64) / threads + N * sqrt(B)) word ops, B = super-block",
+    role: Role::Fast,
+    model: Model {
+        summary: "on all threads: per option step 1 shift-and-OR into a mask word and 1/32 span load; per position ceil(G/64) words cleared and g(n)/64+1 words scanned for the mex",
+        parallel: true,
+        demand: mask_mex_demand,
+    },
+    kernels: &[Family::Masks, Family::SuperBlocks],
+    make: || Box::new(BitsetParallel::default()),
+};
 
 /// Parallel lane-blocked bitset mex. See the module documentation.
 #[derive(Debug, Clone, Copy, Default)]
@@ -47,8 +66,14 @@ pub struct BitsetParallel {
 impl TableBuilder for BitsetParallel {
     fn fill(&self, moves: &Moves, g: &mut [u16], from: usize, max_before: u16) {
         let moves = moves.up_to(g.len().saturating_sub(1));
-        let (sched, max) = (&self.schedule, max_before as usize);
-        fill_on(isa::active(), sched, &moves, g, from, max);
+        let fill = Fill {
+            sched: &self.schedule,
+            moves: &moves,
+            g,
+            from,
+            max: max_before as usize,
+        };
+        masks::dispatch(isa::active(), fill);
     }
 
     fn scratch_bytes(&self, moves: &Moves, limit: usize, _threads: usize) -> u64 {
@@ -65,41 +90,31 @@ impl TableBuilder for BitsetParallel {
     }
 }
 
-/// `fill` on the path `isa` with the moves up to N (`moves`, ascending). `isa` must be
-/// supported by this CPU ([`isa::force`] guarantees it for [`isa::active`]).
-fn fill_on(isa: Isa, sched: &Schedule, moves: &[usize], g: &mut [u16], from: usize, max: usize) {
-    match isa {
-        Isa::Scalar => fill_with::<Scalar>(sched, moves, g, from, max),
-        // SAFETY: `isa` is supported by this CPU (the caller's contract, upheld by
-        // `isa::force`), so the target features of these functions are present.
-        #[cfg(target_arch = "x86_64")]
-        Isa::Avx2 => unsafe { super::bitset_simd::par_fill_avx2(sched, moves, g, from, max) },
-        #[cfg(target_arch = "x86_64")]
-        Isa::Avx512 => unsafe { super::bitset_simd::par_fill_avx512(sched, moves, g, from, max) },
-        _ => fill_with::<Portable>(sched, moves, g, from, max),
-    }
-}
-
-/// The pipeline with the path's kernels `K`; inlined into each path's wrapper.
-#[inline(always)]
-pub(super) fn fill_with<K: Kernel>(
-    sched: &Schedule,
-    moves: &[usize],
-    g: &mut [u16],
+/// The pipelined fill of g[from..] (values before it final, largest `max`) as a visitor of
+/// [`masks::dispatch`]: the pipeline ([`pipeline::fill`]) with phase 1a [`FarOr`] and the
+/// path's mask kernels.
+struct Fill<'a> {
+    sched: &'a Schedule,
+    moves: &'a [usize],
+    g: &'a mut [u16],
     from: usize,
     max: usize,
-) {
-    let far = FarOr::<K> {
-        moves,
-        kernel: PhantomData,
-    };
-    // On a pool thread, so the phase-1a splits are pushes to its own deque (as in
-    // `stamped-parallel`).
-    rayon::scope(|_| {
-        let mut p = pipeline::first_pending(g, from, max, sched, &far);
-        pipeline::run::<_, K>(g, &mut p, moves, sched, &far, |_| true);
-        pipeline::recycle(p);
-    });
+}
+
+impl WithMasks for Fill<'_> {
+    type Out = ();
+
+    #[inline(always)]
+    fn run<K: MaskKernel>(self) {
+        let far = FarOr::<K> {
+            moves: self.moves,
+            kernel: PhantomData,
+        };
+        let step = |run: &mut pipeline::Run<'_>, g: &mut [u16]| {
+            run.blocks::<_, K>(g, &far, |_| true);
+        };
+        pipeline::fill(self.sched, self.moves, self.g, self.from, self.max, step);
+    }
 }
 
 /// Phase 1a with the far-move OR of the path `K`.
@@ -108,7 +123,7 @@ struct FarOr<'a, K> {
     kernel: PhantomData<fn() -> K>,
 }
 
-impl<K: Kernel> FarPhase for FarOr<'_, K> {
+impl<K: MaskKernel> FarPhase for FarOr<'_, K> {
     const LANES: usize = LANES;
 
     /// The values read in phase 1a (at most `max`) and no more: the far OR costs a pass per
@@ -137,6 +152,7 @@ impl<K: Kernel> FarPhase for FarOr<'_, K> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::base::isa::Isa;
     use crate::base::rng::SplitMix64;
     use crate::table::{NaiveMex, Stamped};
 

@@ -4,31 +4,25 @@
 //! [`BACKENDS`] lists them. The naive control `naive-mex` ([`NaiveMex`]) computes the mex
 //! straight from the definition; the checker ([`crate::instruments::check`]) compares every back-end with
 //! it where it affords N, and with the reference back-end (`stamped`) beyond.
+//!
+//! Each back-end is a leaf file: it imports this module (the stage: [`TableBuilder`],
+//! [`Table`], the shared cost-model pieces), the kernels ([`crate::kernels`]), [`crate::base`],
+//! [`crate::cost`] and [`crate::registry`], never another back-end, and declares its own
+//! registry entry (`ENTRY`), which [`BACKENDS`] lists.
 
-mod bits;
-mod bitset;
-mod bitset_parallel;
-#[cfg(target_arch = "x86_64")]
-mod bitset_simd;
-mod huge_pages;
-mod lanes;
-mod naive_mex;
-mod pipeline;
-mod stamped;
-mod stamped_lanes;
-mod stamped_parallel;
-mod value_bounded;
+pub mod bitset;
+pub mod bitset_parallel;
+pub mod naive_mex;
+pub mod stamped;
+pub mod stamped_lanes;
+pub mod stamped_parallel;
+pub mod value_bounded;
 
-/// `bitset`'s block kernels on a chosen path, for the roofline's primitives.
-pub(crate) use bits::lowest_zero_bit_on;
+/// The parallel back-ends' super-block sizes ([`crate::kernels::pipeline`]).
+pub use crate::kernels::pipeline::Schedule;
 pub use bitset::Bitset;
-pub(crate) use bitset::{far_or_on as bitset_far_or_on, LANES as BITSET_LANES};
 pub use bitset_parallel::BitsetParallel;
-pub use huge_pages::{advise as advise_huge_pages, zeroed as zeroed_table, HUGE_PAGES_FROM_BYTES};
-/// The lane kernels' span prefetch, which the roofline's `span_load` primitive uses too.
-pub(crate) use lanes::{prefetch_span, PREFETCH_AHEAD};
 pub use naive_mex::NaiveMex;
-pub use pipeline::Schedule;
 pub use stamped::Stamped;
 pub use stamped_lanes::StampedLanes;
 pub use stamped_parallel::StampedParallel;
@@ -36,9 +30,8 @@ pub use value_bounded::ValueBounded;
 
 use crate::base::error::Result;
 use crate::base::moves::Moves;
-use crate::cost::{Demand, Model, Primitive, Workload};
-use crate::kernels::Family;
-use crate::registry::{Entry, Role, Stage};
+use crate::cost::{Demand, Primitive, Workload};
+use crate::registry::{Entry, Stage};
 
 /// The table stage: its name in messages and its back-ends, [`BACKENDS`].
 pub static STAGE: Stage<dyn TableBuilder> = Stage::new("table", BACKENDS);
@@ -48,7 +41,7 @@ pub fn find(name: &str) -> Result<&'static Entry<dyn TableBuilder>> {
     STAGE.find(name)
 }
 
-/// The reference table back-end (the one with [`Role::Reference`]).
+/// The reference table back-end (the one with [`crate::registry::Role::Reference`]).
 pub fn reference() -> &'static Entry<dyn TableBuilder> {
     STAGE.reference()
 }
@@ -179,7 +172,7 @@ pub trait TableBuilder: Send + Sync {
 
     /// g(0..=limit) from scratch. `limit` comes from a [`Limit`].
     fn build(&self, moves: &Moves, limit: usize) -> Table {
-        let mut g = zeroed_table(limit + 1);
+        let mut g = crate::kernels::huge_pages::zeroed(limit + 1);
         self.fill(moves, &mut g, 0, 0);
         Table::from_values(g)
     }
@@ -187,122 +180,41 @@ pub trait TableBuilder: Send + Sync {
 
 /// Every table back-end, in the order `list`, `verify` and the benches show them.
 pub static BACKENDS: &[Entry<dyn TableBuilder>] = &[
-    Entry {
-        name: "naive-mex",
-        description: "control: the mex straight from the definition, a fresh set of option values per position",
-        cost: "O(S(N)) with a set per position; affords N <= 10^5",
-        role: Role::Control,
-        model: Model {
-            summary: "per option step 1 set insertion (counted as 1 scattered store, a lower bound) and 1/32 span load; per position g(n)+1 word ops for the mex",
-            parallel: false,
-            demand: one_store_a_step_and_a_mex_walk,
-        },
-        kernels: &[],
-        make: || Box::new(NaiveMex),
-    },
-    Entry {
-        name: "stamped",
-        description: "stamp n into seen[g(n-s)] for every move s, walk up from 0 (the reference)",
-        cost: "O(S(N)), S(N) = option steps ~ (2/3) N^1.5",
-        role: Role::Reference,
-        model: Model {
-            summary: "per option step 1 stamp store into seen[g(n-s)] and 1/32 span load (a move's options of 32 consecutive n share one 64-byte line); per position g(n)+1 compares for the mex walk",
-            parallel: false,
-            demand: one_store_a_step_and_a_mex_walk,
-        },
-        kernels: &[],
-        make: || Box::new(Stamped),
-    },
-    Entry {
-        name: "bitset",
-        description: "OR option values into a bit mask per position, 64 positions per block; mex = lowest zero bit",
-        cost: "O(S(N) * ceil(G/64)) word ops",
-        role: Role::Fast,
-        model: Model {
-            summary: "per option step 1 shift-and-OR into a mask word and 1/32 span load; per position ceil(G/64) words cleared and g(n)/64+1 words scanned for the mex",
-            parallel: false,
-            demand: |w| {
-                let words = w.alphabet.div_ceil(64) as f64;
-                table_io(w)
-                    .with(Primitive::OrScan, w.steps)
-                    .with(Primitive::Span, w.steps / 32.0)
-                    .with(Primitive::OrScan, w.positions() * (words + w.mean_value / 64.0 + 1.0))
-            },
-        },
-        kernels: &[Family::Masks],
-        make: || Box::new(Bitset),
-    },
-    Entry {
-        name: "stamped-lanes",
-        description: "stamped mex 32 positions at a time, one byte array each: a load and a byte store per option",
-        cost: "O(S(N)) byte stores, 32*G bytes of scratch",
-        role: Role::Fast,
-        model: Model {
-            summary: "per option step 1 byte store into a lane's stamp array and 1/32 span load; per position g(n)/8+1 word compares for the mex",
-            parallel: false,
-            demand: |w| {
-                table_io(w)
-                    .with(Primitive::Scatter, w.steps)
-                    .with(Primitive::Span, w.steps / 32.0)
-                    .with(Primitive::OrScan, w.positions() * (w.mean_value / 8.0 + 1.0))
-            },
-        },
-        kernels: &[Family::Lanes],
-        make: || Box::new(StampedLanes),
-    },
-    Entry {
-        name: "stamped-parallel",
-        description: "stamped-lanes in pipelined super-blocks: options before the previous super-block in parallel (rayon), the rest in order",
-        cost: "O(S(N) / threads + N * sqrt(B)), B = super-block",
-        role: Role::Fast,
-        model: Model {
-            summary: "on all threads: per option step 1 byte store and 1/32 span load; per position G'/16 16-byte compares packing the stamps to bits (G' the lane stride) and g(n)/64+1 words scanned",
-            parallel: true,
-            demand: |w| {
-                let stride = (w.alphabet + 32).next_power_of_two().max(64) as f64;
-                table_io(w)
-                    .with(Primitive::Scatter, w.steps)
-                    .with(Primitive::Span, w.steps / 32.0)
-                    .with(Primitive::OrScan, w.positions() * (stride / 16.0 + w.mean_value / 64.0 + 1.0))
-            },
-        },
-        kernels: &[Family::Lanes, Family::Masks, Family::SuperBlocks],
-        make: || Box::new(StampedParallel::default()),
-    },
-    Entry {
-        name: "bitset-parallel",
-        description: "bitset's far-move OR in stamped-parallel's pipelined super-blocks: options before the previous super-block ORed into the masks in parallel (rayon), the rest in order",
-        cost: "O(S(N) * ceil(G/64) / threads + N * sqrt(B)) word ops, B = super-block",
-        role: Role::Fast,
-        model: Model {
-            summary: "on all threads: per option step 1 shift-and-OR into a mask word and 1/32 span load; per position ceil(G/64) words cleared and g(n)/64+1 words scanned for the mex",
-            parallel: true,
-            demand: |w| {
-                let words = w.alphabet.div_ceil(64) as f64;
-                table_io(w)
-                    .with(Primitive::OrScan, w.steps)
-                    .with(Primitive::Span, w.steps / 32.0)
-                    .with(Primitive::OrScan, w.positions() * (words + w.mean_value / 64.0 + 1.0))
-            },
-        },
-        kernels: &[Family::Masks, Family::SuperBlocks],
-        make: || Box::new(BitsetParallel::default()),
-    },
+    naive_mex::ENTRY,
+    stamped::ENTRY,
+    bitset::ENTRY,
+    stamped_lanes::ENTRY,
+    stamped_parallel::ENTRY,
+    bitset_parallel::ENTRY,
     value_bounded::ENTRY,
 ];
 
 /// The model of the per-position mex (`stamped`, and `naive-mex` counted as generously): per
 /// option step one store and 1/32 span load, per position g(n) + 1 word ops for the mex walk.
-fn one_store_a_step_and_a_mex_walk(w: &Workload) -> Demand {
+pub(crate) fn one_store_a_step_and_a_mex_walk(w: &Workload) -> Demand {
     table_io(w)
         .with(Primitive::Scatter, w.steps)
         .with(Primitive::Span, w.steps / 32.0)
         .with(Primitive::OrScan, w.positions() * (w.mean_value + 1.0))
 }
 
-/// The table traffic every back-end has, in [`crate::instruments::roofline`] terms: g(0..=N) written once
-/// and read at least once, 4 bytes a position of sequential bandwidth.
-fn table_io(w: &Workload) -> Demand {
+/// The model of the mask mex (`bitset`, `bitset-parallel`): per option step one
+/// shift-and-OR into a mask word and 1/32 span load; per position ceil(G/64) words cleared
+/// and g(n)/64 + 1 words scanned for the mex.
+pub(crate) fn mask_mex_demand(w: &Workload) -> Demand {
+    let words = w.alphabet.div_ceil(64) as f64;
+    table_io(w)
+        .with(Primitive::OrScan, w.steps)
+        .with(Primitive::Span, w.steps / 32.0)
+        .with(
+            Primitive::OrScan,
+            w.positions() * (words + w.mean_value / 64.0 + 1.0),
+        )
+}
+
+/// The table traffic every back-end has, in roofline terms (the cost model's primitives):
+/// g(0..=N) written once and read at least once, 4 bytes a position of sequential bandwidth.
+pub(crate) fn table_io(w: &Workload) -> Demand {
     Demand::default().with(Primitive::Stream, 4.0 * w.positions())
 }
 

@@ -11,9 +11,26 @@
 //! Invariant: when n is decided, g(0..n) are final, so the set holds exactly the option
 //! values of n.
 
-use super::TableBuilder;
+use super::{one_store_a_step_and_a_mex_walk, TableBuilder};
 use crate::base::moves::Moves;
+use crate::cost::Model;
+use crate::registry::{Entry, Role};
 use std::collections::BTreeSet;
+
+/// The registry entry of `naive-mex`.
+pub const ENTRY: Entry<dyn TableBuilder> = Entry {
+    name: "naive-mex",
+    description: "control: the mex straight from the definition, a fresh set of option values per position",
+    cost: "O(S(N)) with a set per position; affords N <= 10^5",
+    role: Role::Control,
+    model: Model {
+        summary: "per option step 1 set insertion (counted as 1 scattered store, a lower bound) and 1/32 span load; per position g(n)+1 word ops for the mex",
+        parallel: false,
+        demand: one_store_a_step_and_a_mex_walk,
+    },
+    kernels: &[],
+    make: || Box::new(NaiveMex),
+};
 
 /// The largest N the checker runs the control at (a set per position makes it many times
 /// slower than `stamped`).

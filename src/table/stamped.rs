@@ -1,8 +1,7 @@
-//! `stamped`: the stamped mex of the Nim Square write-up, kept as the baseline every faster
-//! back-end is measured against and as the stage's reference beyond the naive control.
+//! `stamped`: the plain stamped mex, kept as the baseline every faster back-end is measured
+//! against and as the stage's reference beyond the naive control.
 //!
-//! Algorithm (the source write-up's "How the Code Works"): for each n in increasing
-//! order, write n into `seen[g(n - s)]` for every move s <= n, then walk v up from 0 while
+//! Algorithm: for each n in increasing order, write n into `seen[g(n - s)]` for every move s <= n, then walk v up from 0 while
 //! `seen[v] == n`; the first v not stamped with n is the mex, g(n).
 //!
 //! Cost: one stamp per option, S(N) = sum over n of #{s <= n} steps (for the squares
@@ -12,8 +11,25 @@
 //! instead of clearing flags means no pass is spent resetting `seen` between positions.
 //! `seen` has one slot more than the number of moves, the largest possible mex.
 
-use super::TableBuilder;
+use super::{one_store_a_step_and_a_mex_walk, TableBuilder};
 use crate::base::moves::Moves;
+use crate::cost::Model;
+use crate::registry::{Entry, Role};
+
+/// The registry entry of `stamped`, the stage's reference.
+pub const ENTRY: Entry<dyn TableBuilder> = Entry {
+    name: "stamped",
+    description: "stamp n into seen[g(n-s)] for every move s, walk up from 0 (the reference)",
+    cost: "O(S(N)), S(N) = option steps ~ (2/3) N^1.5",
+    role: Role::Reference,
+    model: Model {
+        summary: "per option step 1 stamp store into seen[g(n-s)] and 1/32 span load (a move's options of 32 consecutive n share one 64-byte line); per position g(n)+1 compares for the mex walk",
+        parallel: false,
+        demand: one_store_a_step_and_a_mex_walk,
+    },
+    kernels: &[],
+    make: || Box::new(Stamped),
+};
 
 /// The stamped mex. See the module documentation.
 pub struct Stamped;

@@ -2,14 +2,14 @@
 //! byte array per position, so every option step is one load and one byte store.
 //!
 //! Algorithm: positions are processed in lane blocks of L consecutive n (see
-//! [`super::lanes`]). Each position of the block owns a `seen` array of G bytes (G a power of
+//! [`crate::kernels::lanes`]). Each position of the block owns a `seen` array of G bytes (G a power of
 //! two); recording an option of value v writes the block's stamp into `seen[v]`. For every
 //! move s >= L, the options n - s of the whole block lie in finished blocks, so the move is
 //! one contiguous read `g[n0 - s .. n0 - s + L]` scattered into the L arrays (the dominant
 //! work, no order dependence, no read-modify-write, no shifts), with the span of the move
 //! 16 moves ahead prefetched. The moves s < L are then applied position by position in
 //! increasing n, and g(n) is the first unstamped byte of n's array (found 8, 32 or 64 bytes
-//! a step on the portable, AVX2 or AVX-512 path, see [`super::lanes`]). While every value is
+//! a step on the portable, AVX2 or AVX-512 path, see [`crate::kernels::lanes`]). While every value is
 //! below [`SCALAR_BELOW_MAX`] the loop runs on the scalar path whatever `--isa` says: the mex
 //! is then a few bytes in, and the byte walk is cheaper than a wide compare (and than the
 //! AVX-compiled loop around it).
@@ -17,18 +17,42 @@
 //! Cost: S(N) option steps of one 2-byte load and one 1-byte store each, plus about
 //! g(n)/8 word compares per position for the mex; memory O(N) for the table and L·G bytes
 //! of scratch (16 KiB at N = 10^7, where G = 512, so it stays in L1 beside the streamed
-//! table reads; 64 lanes, 32 KiB, measured slower there).
+//! table reads; 64 lanes, 32 KiB, would not).
 //!
 //! Invariant: every value written is below G. All options of a block have values at most the
 //! running max m, and a mex is at most one more than its largest option, so the L new values
 //! are at most m + L; the stride is the smallest power of two above m + L, and is doubled
 //! (the block loop re-dispatched) as soon as the running max makes that false.
 
-use super::bits::split_moves;
-use super::lanes::{lane_scratch_bytes, stride_for, with_stride, SeenLanes, LANES};
-use super::TableBuilder;
+use super::{table_io, TableBuilder};
 use crate::base::isa::{self, Isa};
 use crate::base::moves::Moves;
+use crate::cost::{Model, Primitive};
+use crate::kernels::lanes::{
+    self, lane_scratch_bytes, stride_for, with_stride, LaneKernel, SeenLanes, WithLanes, LANES,
+};
+use crate::kernels::{split_moves, Family};
+use crate::registry::{Entry, Role};
+
+/// The registry entry of `stamped-lanes`.
+pub const ENTRY: Entry<dyn TableBuilder> = Entry {
+    name: "stamped-lanes",
+    description: "stamped mex 32 positions at a time, one byte array each: a load and a byte store per option",
+    cost: "O(S(N)) byte stores, 32*G bytes of scratch",
+    role: Role::Fast,
+    model: Model {
+        summary: "per option step 1 byte store into a lane's stamp array and 1/32 span load; per position g(n)/8+1 word compares for the mex",
+        parallel: false,
+        demand: |w| {
+            table_io(w)
+                .with(Primitive::Scatter, w.steps)
+                .with(Primitive::Span, w.steps / 32.0)
+                .with(Primitive::OrScan, w.positions() * (w.mean_value / 8.0 + 1.0))
+        },
+    },
+    kernels: &[Family::Lanes],
+    make: || Box::new(StampedLanes),
+};
 
 /// Lane-blocked stamped mex. See the module documentation.
 pub struct StampedLanes;
@@ -50,7 +74,7 @@ impl TableBuilder for StampedLanes {
         8 * moves.up_to(limit).len() as u64 + lane_scratch_bytes(moves, limit)
     }
 
-    /// The mex scan and (stamped-parallel) the bit packing follow `--isa` ([`super::lanes`]).
+    /// The mex scan and (stamped-parallel) the bit packing follow `--isa` ([`crate::kernels::lanes`]).
     fn vector_kernels(&self) -> bool {
         true
     }
@@ -81,80 +105,39 @@ fn fill_on(
         } else {
             (path, usize::MAX)
         };
-        (n0, max) = with_stride!(stride, G => run_on::<G>(path, g, n0, max, until, near, far));
+        (n0, max) = with_stride!(stride, G => {
+            let blocks = Blocks::<G> { g: &mut *g, n0, max, until, near, far };
+            lanes::dispatch(path, blocks)
+        });
     }
 }
 
-/// [`run`] compiled for the vector path `path` (read once per fill): on the AVX paths the
-/// whole block loop is compiled with those features, so the per-position mex scan inlines
-/// into it instead of being a call through the dispatch (a call per position measured a few
-/// per cent of the run at N = 10^5).
-fn run_on<const G: usize>(
-    path: Isa,
-    g: &mut [u16],
+/// The block loop with stride `G` as a visitor of [`lanes::dispatch`] (the path read once
+/// per fill): on the AVX paths the whole block loop is compiled with those features, so the
+/// per-position mex scan inlines into it instead of being a call.
+struct Blocks<'a, const G: usize> {
+    g: &'a mut [u16],
     n0: usize,
     max: usize,
     until: usize,
-    near: &[usize],
-    far: &[usize],
-) -> (usize, usize) {
-    match path {
-        // SAFETY: `path` is `isa::active()`, which `isa::force` only sets to a path the CPU
-        // has, so it has AVX2 and BMI1 ...
-        #[cfg(target_arch = "x86_64")]
-        Isa::Avx2 => unsafe { x86::run_avx2::<G>(g, n0, max, until, near, far) },
-        // ... or AVX-512 F/BW with AVX2 and BMI1.
-        #[cfg(target_arch = "x86_64")]
-        Isa::Avx512 => unsafe { x86::run_avx512::<G>(g, n0, max, until, near, far) },
-        _ => run::<G>(path, g, n0, max, until, near, far),
+    near: &'a [usize],
+    far: &'a [usize],
+}
+
+impl<const G: usize> WithLanes for Blocks<'_, G> {
+    type Out = (usize, usize);
+
+    #[inline(always)]
+    fn run<K: LaneKernel>(self) -> (usize, usize) {
+        run::<G, K>(self.g, self.n0, self.max, self.until, self.near, self.far)
     }
 }
 
-/// The block loop compiled with the AVX features, one function per path.
-#[cfg(target_arch = "x86_64")]
-mod x86 {
-    use super::run;
-    use crate::base::isa::Isa;
-
-    /// [`run`] with AVX2 and BMI1 enabled.
-    ///
-    /// # Safety
-    /// The CPU must have AVX2 and BMI1.
-    #[target_feature(enable = "avx2,bmi1")]
-    pub(super) unsafe fn run_avx2<const G: usize>(
-        g: &mut [u16],
-        n0: usize,
-        max: usize,
-        until: usize,
-        near: &[usize],
-        far: &[usize],
-    ) -> (usize, usize) {
-        run::<G>(Isa::Avx2, g, n0, max, until, near, far)
-    }
-
-    /// [`run`] with AVX-512 F/BW, AVX2 and BMI1 enabled.
-    ///
-    /// # Safety
-    /// The CPU must have AVX-512 F and BW, AVX2 and BMI1.
-    #[target_feature(enable = "avx512f,avx512bw,avx2,bmi1")]
-    pub(super) unsafe fn run_avx512<const G: usize>(
-        g: &mut [u16],
-        n0: usize,
-        max: usize,
-        until: usize,
-        near: &[usize],
-        far: &[usize],
-    ) -> (usize, usize) {
-        run::<G>(Isa::Avx512, g, n0, max, until, near, far)
-    }
-}
-
-/// Fills lane blocks from `n0` with the mex scan of `path`, while the stride `G` still holds
+/// Fills lane blocks from `n0` with the lane kernels `K`, while the stride `G` still holds
 /// every value a block can produce and the running max is below `until`; returns the next
 /// block start and the running max.
 #[inline(always)]
-fn run<const G: usize>(
-    path: Isa,
+fn run<const G: usize, K: LaneKernel>(
     g: &mut [u16],
     mut n0: usize,
     mut max: usize,
@@ -163,7 +146,7 @@ fn run<const G: usize>(
     far: &[usize],
 ) -> (usize, usize) {
     let limit = g.len() - 1;
-    let mut seen = SeenLanes::<G>::on(path);
+    let mut seen = SeenLanes::<G, K>::new();
     while n0 <= limit && max + LANES < G && max < until {
         let len = LANES.min(limit + 1 - n0);
         seen.next_block();

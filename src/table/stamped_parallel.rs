@@ -2,8 +2,8 @@
 //! part of every super-block split across the rayon pool (`--threads T`) and pipelined with
 //! the ordered part of the super-block before it.
 //!
-//! Algorithm: positions are processed in super-blocks [n0, n0 + B) of B positions ([`Schedule`]: 512 doubling to 4096 by default)
-//! positions, cut into lane blocks of L = 32 (see [`super::lanes`]). Let d be the length of
+//! Algorithm: positions are processed in super-blocks [n0, n0 + B) of B positions
+//! ([`Schedule`]: 512 doubling to 4096 by default), cut into lane blocks of L = 32 (see [`crate::kernels::lanes`]). Let d be the length of
 //! the super-block before (d = 0 for the first), which starts at n0 - d.
 //! 1a. In parallel over the lane blocks: the lane block at offset j0 applies every move
 //!    s >= d + j0 + L. Each such option n - s (n < n0 + j0 + L) lies before n0 - d, in
@@ -11,19 +11,23 @@
 //!    this phase runs while the previous super-block is still being finished. Each records
 //!    the values in stamped byte arrays (one load and one byte store a step) and packs them
 //!    into a bit mask per position (16, 32 or 64 bytes a compare on the portable, AVX2 or
-//!    AVX-512 path, see [`super::lanes`]).
+//!    AVX-512 path, see [`crate::kernels::lanes`]).
 //! 2. In order over the lane blocks, once the previous super-block is done: the lane block at
 //!    j0 applies the moves L <= s < d + j0 + L (contiguous reads of finished positions: in
 //!    the previous super-block or earlier in this one; those with s >= j0 + L read only the
-//!    former, through `bitset`'s portable far-move OR), then the moves s < L position by
+//!    former, through the portable far-move OR of [`crate::kernels::masks`]), then the
+//!    moves s < L position by
 //!    position, and each g(n) is the lowest zero bit of n's mask.
 //!
 //! Pipeline: each step is `rayon::join(phase 2 of super-block k, phase 1a of super-block
 //! k + 1)`; the thread done first steals phase-1a chunks, so no thread waits for the ordered
-//! part and none falls asleep between super-blocks (the earlier design, a barrier after
-//! each phase, spent a large share of a 2-thread run in the scheduler). The masks are double-buffered.
-//! The schedule, the pipeline and phase 2 are shared with `bitset-parallel`
-//! ([`super::pipeline`]); this file supplies phase 1a.
+//! part and none falls asleep between super-blocks (a barrier after each phase instead
+//! keeps threads idle in the scheduler). The masks are double-buffered. The schedule, the
+//! pipeline's frame and phase 2 are shared with `bitset-parallel`
+//! ([`crate::kernels::pipeline`]); this file supplies phase 1a.
+//!
+//! Paths (`--isa`, read once per `fill`): the lane kernels (the bit packing of phase 1a) are
+//! chosen by handing the whole fill to [`lanes::dispatch`] as a visitor ([`Fill`]).
 //!
 //! Cost: S(N) option steps in total. Phase 2 does about sqrt(2B) - sqrt(L) + #{s < L} of
 //! them per position (about 27 for B = 512), against sqrt(n) in all, so for N >= 10^6 over
@@ -40,14 +44,40 @@
 //! at most m + B_k + B_{k+1} (a mex exceeds its largest option by at most one), which the W
 //! mask words of super-block k + 1 cover.
 
-use super::bitset::Portable;
-use super::lanes::{lane_scratch_bytes, stride_for, with_stride, SeenLanes, LANES};
-use super::pipeline::Schedule;
-use super::pipeline::{self, FarPhase, Pending};
-use super::TableBuilder;
+use super::{table_io, TableBuilder};
+use crate::base::isa;
 use crate::base::moves::Moves;
+use crate::cost::{Model, Primitive};
+use crate::kernels::lanes::{
+    self, lane_scratch_bytes, stride_for, with_stride, LaneKernel, SeenLanes, WithLanes, LANES,
+};
+use crate::kernels::masks::Portable;
+use crate::kernels::pipeline::{self, FarPhase, Schedule};
+use crate::kernels::Family;
+use crate::registry::{Entry, Role};
 use rayon::prelude::*;
 use std::sync::Mutex;
+
+/// The registry entry of `stamped-parallel`.
+pub const ENTRY: Entry<dyn TableBuilder> = Entry {
+    name: "stamped-parallel",
+    description: "stamped-lanes in pipelined super-blocks: options before the previous super-block in parallel (rayon), the rest in order",
+    cost: "O(S(N) / threads + N * sqrt(B)), B = super-block",
+    role: Role::Fast,
+    model: Model {
+        summary: "on all threads: per option step 1 byte store and 1/32 span load; per position G'/16 16-byte compares packing the stamps to bits (G' the lane stride) and g(n)/64+1 words scanned",
+        parallel: true,
+        demand: |w| {
+            let stride = (w.alphabet + 32).next_power_of_two().max(64) as f64;
+            table_io(w)
+                .with(Primitive::Scatter, w.steps)
+                .with(Primitive::Span, w.steps / 32.0)
+                .with(Primitive::OrScan, w.positions() * (stride / 16.0 + w.mean_value / 64.0 + 1.0))
+        },
+    },
+    kernels: &[Family::Lanes, Family::Masks, Family::SuperBlocks],
+    make: || Box::new(StampedParallel::default()),
+};
 
 /// Parallel lane-blocked stamped mex. See the module documentation.
 #[derive(Debug, Clone, Copy, Default)]
@@ -59,38 +89,14 @@ pub struct StampedParallel {
 impl TableBuilder for StampedParallel {
     fn fill(&self, moves: &Moves, g: &mut [u16], from: usize, max_before: u16) {
         let moves = moves.up_to(g.len().saturating_sub(1));
-        let sched = &self.schedule;
-        // The whole loop runs on a pool thread: the phase-1a splits are then cheap pushes to
-        // its own deque, where from outside the pool every super-block would be a cold
-        // hand-over to the pool and back.
-        rayon::scope(|_| {
-            let mut pending: Option<Pending> = None;
-            loop {
-                let max = pending.as_ref().map_or(max_before as usize, |p| p.max);
-                with_stride!(stride_for(max), G => {
-                    // Each rayon thread keeps one scratch of stamps for the whole run
-                    // (allocating it per task cost more than the task's work at N = 10^6).
-                    let scratch: Vec<Mutex<SeenLanes<G>>> = (0..rayon::current_num_threads())
-                        .map(|_| Mutex::new(SeenLanes::new()))
-                        .collect();
-                    let far = Stamps { moves: &moves, scratch: &scratch };
-                    let p = pending.get_or_insert_with(|| {
-                        pipeline::first_pending(g, from, max, sched, &far)
-                    });
-                    // Phase 1a reads values below the pending super-block: re-dispatch when
-                    // their stride changes.
-                    pipeline::run::<_, Portable>(g, p, &moves, sched, &far, |p| {
-                        stride_for(p.max) == G
-                    });
-                });
-                if pending.as_ref().is_some_and(|p| p.n0 >= g.len()) {
-                    break;
-                }
-            }
-            if let Some(p) = pending {
-                pipeline::recycle(p);
-            }
-        });
+        let fill = Fill {
+            sched: &self.schedule,
+            moves: &moves,
+            g,
+            from,
+            max: max_before as usize,
+        };
+        lanes::dispatch(isa::active(), fill);
     }
 
     fn scratch_bytes(&self, moves: &Moves, limit: usize, threads: usize) -> u64 {
@@ -103,20 +109,55 @@ impl TableBuilder for StampedParallel {
         masks + (threads as u64 + 1) * lane_scratch_bytes(moves, limit) + 8 * values as u64
     }
 
-    /// The mex scan and (stamped-parallel) the bit packing follow `--isa` ([`super::lanes`]).
+    /// The mex scan and (stamped-parallel) the bit packing follow `--isa` ([`crate::kernels::lanes`]).
     fn vector_kernels(&self) -> bool {
         true
     }
 }
 
-/// Phase 1a with stamps of stride `G` (every value read is below `G`): one scratch of stamps
-/// per rayon thread.
-struct Stamps<'a, const G: usize> {
+/// The pipelined fill of g[from..] (values before it final, largest `max`) as a visitor of
+/// [`lanes::dispatch`]: the pipeline ([`pipeline::fill`]) with phase 1a [`Stamps`] on the
+/// path's lane kernels, re-dispatched on the stride as the max grows; phase 2 takes the
+/// portable mask kernels.
+struct Fill<'a> {
+    sched: &'a Schedule,
     moves: &'a [usize],
-    scratch: &'a [Mutex<SeenLanes<G>>],
+    g: &'a mut [u16],
+    from: usize,
+    max: usize,
 }
 
-impl<const G: usize> FarPhase for Stamps<'_, G> {
+impl WithLanes for Fill<'_> {
+    type Out = ();
+
+    #[inline(always)]
+    fn run<K: LaneKernel>(self) {
+        let moves = self.moves;
+        let step = |run: &mut pipeline::Run<'_>, g: &mut [u16]| {
+            with_stride!(stride_for(run.max()), G => {
+                // Each rayon thread keeps one scratch of stamps for the whole run
+                // (allocating it per task cost more than the task's work at N = 10^6).
+                let scratch: Vec<Mutex<SeenLanes<G, K>>> = (0..rayon::current_num_threads())
+                    .map(|_| Mutex::new(SeenLanes::new()))
+                    .collect();
+                let far = Stamps { moves, scratch: &scratch };
+                // Phase 1a reads values below the pending super-block: re-dispatch when
+                // their stride changes.
+                run.blocks::<_, Portable>(g, &far, |max| stride_for(max) == G);
+            });
+        };
+        pipeline::fill(self.sched, moves, self.g, self.from, self.max, step);
+    }
+}
+
+/// Phase 1a with stamps of stride `G` (every value read is below `G`) on the lane kernels
+/// `K`: one scratch of stamps per rayon thread.
+struct Stamps<'a, const G: usize, K> {
+    moves: &'a [usize],
+    scratch: &'a [Mutex<SeenLanes<G, K>>],
+}
+
+impl<const G: usize, K: LaneKernel> FarPhase for Stamps<'_, G, K> {
     const LANES: usize = LANES;
 
     /// Enough for every value the super-block can reach, so phase 2 never widens (and

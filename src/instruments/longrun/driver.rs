@@ -196,7 +196,7 @@ fn fill_at_once(end: usize, done: usize, fill: Fill<'_>, opts: &LongRun) -> Resu
             "this table back-end cannot resume from a checkpoint or a partial table; choose a resumable one".into(),
         ));
     }
-    let mut g = crate::table::zeroed_table(end);
+    let mut g = crate::kernels::huge_pages::zeroed(end);
     fill(&mut g, 0, 0);
     Ok(Outcome::Finished(g))
 }
@@ -213,7 +213,7 @@ impl Filling {
     fn new(mut g: Vec<u16>, done: usize, end: usize) -> Filling {
         // The positions still to fill are first touched here, after the huge-page advice.
         g.reserve_exact(end.saturating_sub(g.len()));
-        crate::table::advise_huge_pages(&mut g);
+        crate::kernels::huge_pages::advise(&mut g);
         g.resize(end, 0);
         let max = g[..done].iter().copied().max().unwrap_or(0);
         Filling { g, done, max }

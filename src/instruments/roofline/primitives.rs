@@ -31,7 +31,7 @@
 
 use super::{Primitive, Rates};
 use crate::base::rng::SplitMix64;
-use crate::table::{prefetch_span, PREFETCH_AHEAD};
+use crate::kernels::lanes::{prefetch_span, PREFETCH_AHEAD};
 use std::hint::black_box;
 use std::sync::Barrier;
 use std::time::{Duration, Instant};
@@ -271,7 +271,7 @@ fn scatter_g<const G: usize>(src: &[u16], reps: u64) -> u64 {
 fn span_table(limit: usize) -> Vec<u16> {
     // On the same pages as the back-ends' tables (huge pages when big), so the loads see
     // the same TLB.
-    let mut table = crate::table::zeroed_table((limit + 1).max(4096));
+    let mut table = crate::kernels::huge_pages::zeroed((limit + 1).max(4096));
     for (i, v) in table.iter_mut().enumerate() {
         *v = (i % 509) as u16;
     }
@@ -352,7 +352,9 @@ const MOVE_REPEATS: usize = 16;
 /// Returns the word ops, counted as the scalar code does them (clears + ORs + words
 /// scanned), so a vector path shows as fewer nanoseconds per op.
 fn or_scan(words: usize, src: &[u16], reps: u64) -> u64 {
-    use crate::table::{bitset_far_or_on, lowest_zero_bit_on, BITSET_LANES};
+    use crate::kernels::masks::{
+        far_or_on as bitset_far_or_on, lowest_zero_bit_on, LANES as BITSET_LANES,
+    };
     debug_assert_eq!(src.len(), SOURCE);
     let isa = crate::base::isa::active();
     // Lane j of the block at n0 = SOURCE reads src[SOURCE + j - s]: every move's span lies

@@ -132,7 +132,7 @@ impl Study {
         if already > 0 {
             on(Event::Resumed { rows: already });
         }
-        let host = Provenance::here(&self.moves, self.settings.threads);
+        let host = Provenance::here(self.moves.label(), self.settings.threads);
         let mut skipped: Vec<&'static str> = Vec::new();
         // The first table measured at each N judges the others there (the one checker).
         let mut checker: Option<Checker> = None;

@@ -1,4 +1,6 @@
-//! The x86-64 vector paths of `bitset` (the algorithm is in `bitset.rs`).
+//! The x86-64 paths of the mask kernels (the algorithm is in `mod.rs`): AVX2 and AVX-512
+//! versions of the far-move OR and of the lowest-zero-bit mex, and the two
+//! `#[target_feature]` entries [`super::dispatch`] runs a visitor through.
 //!
 //! Far-move OR: lanes are taken in groups of L consecutive positions (up to 64), V vectors
 //! of 8 (AVX-512) or 4 (AVX2) u64 lanes. For one group and a chunk of C mask words, C·V
@@ -10,29 +12,28 @@
 //! 0 for counts above 63, and a negative difference is a huge unsigned count). Cost per
 //! move and vector: one load and about 3 + 2C ops, against 8 (or 4) scalar
 //! read-shift-OR-store steps. Taking the whole block (V = 8) per move, not 8 lanes at a
-//! time, reads each move's 128 bytes of g once per block rather than once per 8 lanes (about
-//! 12% faster measured at N = 10^6); C·V is kept within the register file. Each move also
-//! prefetches the lines it will read in the next block (about 25% at 10^7, where g no
-//! longer fits L2 and the block loop otherwise waits on memory; `results/isa-bits.md`).
+//! time, reads each move's 128 bytes of g once per block rather than once per 8 lanes; C·V
+//! is kept within the register file. Each move also prefetches the lines it will read in
+//! the next block (past N ~ 10^6 g no longer fits L2 and the block loop otherwise waits on
+//! memory). What each of the two gains is measured in `results/isa-bits.md`.
 //!
 //! Invariant: a move s takes the vector step for a group only when s <= n0 + jg (every lane
 //! of the group has its option), so the loads g[n0 + jg - s ..][..L] lie in finished blocks
 //! (s >= 64, jg + L <= 64); the few moves that reach into the group's lanes are done lane by
 //! lane.
 
-use super::bits::{lowest_zero_bit_avx2, lowest_zero_bit_avx512, set_bit};
-use super::bitset::{fill_with, Kernel};
+use super::{lowest_zero_bit, set_bit, MaskKernel, WithMasks};
 use std::arch::x86_64::*;
 
-/// The AVX-512 kernels; only instantiated inside [`fill_avx512`].
+/// The AVX-512 kernels; only instantiated inside [`avx512_entry`].
 struct Avx512;
 
-impl Kernel for Avx512 {
+impl MaskKernel for Avx512 {
     #[inline(always)]
     fn far_or(g: &[u16], masks: &mut [u64], n0: usize, len: usize, words: usize, far: &[usize]) {
-        // SAFETY: this type is private and only used by `fill_avx512`, `par_fill_avx512`
-        // and the test entry, all of which run on a CPU with AVX-512 F (their own contract;
-        // the pool threads `par_fill_avx512` hands work to run on the same CPU).
+        // SAFETY: this type is private to this file and only handed to a visitor by
+        // `avx512_entry`, whose contract is a CPU with AVX-512 F (the pool threads the
+        // visitor hands work to run on the same CPU).
         unsafe { far_or_avx512(g, masks, n0, len, words, far) }
     }
 
@@ -43,15 +44,16 @@ impl Kernel for Avx512 {
     }
 }
 
-/// The AVX2 kernels; only instantiated inside [`fill_avx2`].
+/// The AVX2 kernels; only instantiated inside [`avx2_entry`] (and [`avx512_entry`], whose
+/// features include AVX2's).
 struct Avx2;
 
-impl Kernel for Avx2 {
+impl MaskKernel for Avx2 {
     #[inline(always)]
     fn far_or(g: &[u16], masks: &mut [u64], n0: usize, len: usize, words: usize, far: &[usize]) {
-        // SAFETY: this type is private and only used by `fill_avx2`, `par_fill_avx2` and
-        // the test entry, all of which run on a CPU with AVX2 (their own contract; the pool
-        // threads `par_fill_avx2` hands work to run on the same CPU).
+        // SAFETY: this type is private to this file and only handed to a visitor by
+        // `avx2_entry`, whose contract is a CPU with AVX2 (the pool threads the visitor
+        // hands work to run on the same CPU).
         unsafe { far_or_avx2(g, masks, n0, len, words, far) }
     }
 
@@ -62,66 +64,24 @@ impl Kernel for Avx2 {
     }
 }
 
-/// `bitset`'s block loop compiled for AVX-512.
+/// Runs `v` with the AVX-512 kernels, compiled for AVX-512 (the visitor's `run` is
+/// `#[inline(always)]`, so the back-end's loop is monomorphised and inlined here).
 ///
 /// # Safety
-/// The CPU must have AVX-512 F/BW/VL and AVX2 ([`crate::base::isa::Isa::Avx512`] supported).
+/// The CPU must have AVX-512 F/BW/VL, AVX2, BMI1 and BMI2 ([`crate::base::isa::Isa::Avx512`]
+/// supported).
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2,bmi1,bmi2")]
-pub(super) unsafe fn fill_avx512(
-    moves: &[usize],
-    g: &mut [u16],
-    from: usize,
-    max_before: usize,
-    until: usize,
-) -> (usize, usize) {
-    fill_with::<Avx512>(moves, g, from, max_before, until)
+pub(super) unsafe fn avx512_entry<V: WithMasks>(v: V) -> V::Out {
+    v.run::<Avx512>()
 }
 
-/// `bitset`'s block loop compiled for AVX2.
+/// Runs `v` with the AVX2 kernels, compiled for AVX2.
 ///
 /// # Safety
 /// The CPU must have AVX2, BMI1 and BMI2 ([`crate::base::isa::Isa::Avx2`] supported).
 #[target_feature(enable = "avx2,bmi1,bmi2")]
-pub(super) unsafe fn fill_avx2(
-    moves: &[usize],
-    g: &mut [u16],
-    from: usize,
-    max_before: usize,
-    until: usize,
-) -> (usize, usize) {
-    fill_with::<Avx2>(moves, g, from, max_before, until)
-}
-
-/// The AVX-512 far-move OR alone (the tests, the roofline primitive).
-///
-/// # Safety
-/// The CPU must have AVX-512 F.
-#[target_feature(enable = "avx512f")]
-pub(super) unsafe fn far_or_avx512_entry(
-    g: &[u16],
-    masks: &mut [u64],
-    n0: usize,
-    len: usize,
-    words: usize,
-    far: &[usize],
-) {
-    Avx512::far_or(g, masks, n0, len, words, far)
-}
-
-/// The AVX2 far-move OR alone (the tests, the roofline primitive).
-///
-/// # Safety
-/// The CPU must have AVX2.
-#[target_feature(enable = "avx2")]
-pub(super) unsafe fn far_or_avx2_entry(
-    g: &[u16],
-    masks: &mut [u64],
-    n0: usize,
-    len: usize,
-    words: usize,
-    far: &[usize],
-) {
-    Avx2::far_or(g, masks, n0, len, words, far)
+pub(super) unsafe fn avx2_entry<V: WithMasks>(v: V) -> V::Out {
+    v.run::<Avx2>()
 }
 
 /// Dispatches the AVX-512 far-move OR on the chunk width C (up to 8 words) and the group
@@ -341,32 +301,51 @@ fn group_avx2<const C: usize, const V: usize, const L: usize>(
     out
 }
 
-/// `bitset-parallel`'s pipeline compiled for AVX-512.
+/// [`super::lowest_zero_bit`] four words a step with AVX2: compare against all-ones, take the first
+/// word that differs; the tail (fewer than 4 words) word by word.
 ///
 /// # Safety
-/// The CPU must have AVX-512 F/BW/VL and AVX2 ([`crate::base::isa::Isa::Avx512`] supported).
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2,bmi1,bmi2")]
-pub(super) unsafe fn par_fill_avx512(
-    sched: &super::Schedule,
-    moves: &[usize],
-    g: &mut [u16],
-    from: usize,
-    max: usize,
-) {
-    super::bitset_parallel::fill_with::<Avx512>(sched, moves, g, from, max)
+/// The CPU must have AVX2.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn lowest_zero_bit_avx2(mask: &[u64]) -> Option<usize> {
+    let ones = _mm256_set1_epi64x(-1);
+    let mut i = 0;
+    while i + 4 <= mask.len() {
+        // SAFETY: i + 4 <= mask.len(), so the 32-byte unaligned load stays inside `mask`.
+        let v = unsafe { _mm256_loadu_si256(mask.as_ptr().add(i) as *const __m256i) };
+        let full = _mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(v, ones))) as u32;
+        if full != 0b1111 {
+            let w = i + (!full).trailing_zeros() as usize;
+            return Some(w * 64 + mask[w].trailing_ones() as usize);
+        }
+        i += 4;
+    }
+    lowest_zero_bit(&mask[i..]).map(|v| v + i * 64)
 }
 
-/// `bitset-parallel`'s pipeline compiled for AVX2.
+/// [`super::lowest_zero_bit`] eight words a step with AVX-512: `vpcmpneqq` against all-ones gives
+/// one mask bit per word that is not full; the tail is a masked load of the last words.
 ///
 /// # Safety
-/// The CPU must have AVX2, BMI1 and BMI2 ([`crate::base::isa::Isa::Avx2`] supported).
-#[target_feature(enable = "avx2,bmi1,bmi2")]
-pub(super) unsafe fn par_fill_avx2(
-    sched: &super::Schedule,
-    moves: &[usize],
-    g: &mut [u16],
-    from: usize,
-    max: usize,
-) {
-    super::bitset_parallel::fill_with::<Avx2>(sched, moves, g, from, max)
+/// The CPU must have AVX-512 F.
+#[target_feature(enable = "avx512f")]
+#[inline]
+unsafe fn lowest_zero_bit_avx512(mask: &[u64]) -> Option<usize> {
+    let ones = _mm512_set1_epi64(-1);
+    let mut i = 0;
+    while i < mask.len() {
+        let rest = mask.len() - i;
+        let lanes: __mmask8 = if rest >= 8 { 0xff } else { (1u8 << rest) - 1 };
+        // SAFETY: the masked load touches only the `rest.min(8)` words from i, all inside
+        // `mask` (masked-off lanes are not accessed and fault-suppressed).
+        let v = unsafe { _mm512_maskz_loadu_epi64(lanes, mask.as_ptr().add(i) as *const i64) };
+        let not_full = _mm512_mask_cmpneq_epi64_mask(lanes, v, ones);
+        if not_full != 0 {
+            let w = i + not_full.trailing_zeros() as usize;
+            return Some(w * 64 + mask[w].trailing_ones() as usize);
+        }
+        i += 8;
+    }
+    None
 }

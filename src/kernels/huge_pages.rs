@@ -5,8 +5,12 @@
 //! thousand entries cover some 16 MiB). Transparent huge pages are in `madvise` mode on the machines this
 //! runs on, so the table asks for them: `madvise(MADV_HUGEPAGE)` on its buffer before its
 //! pages are first touched. The advice is a hint: where the kernel has no huge pages, or on
-//! systems other than Linux, nothing changes, and the values never depend on it. What it
-//! gains is measured in results/big-n.md.
+//! systems other than Linux, nothing changes, and the values never depend on it. Cost: one
+//! `madvise` call per table, before its first touch. What it gains is measured in
+//! results/big-n.md.
+//!
+//! Invariant: the advice only ever covers whole pages inside the table's own buffer, so it
+//! cannot change a value.
 
 /// Tables of at least this many bytes are advised onto huge pages (N >= 4 194 304): below
 /// it the TLB covers most of the table, and a table is only a few huge pages.

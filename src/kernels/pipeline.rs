@@ -1,7 +1,9 @@
 //! The pipelined super-blocks the parallel table back-ends share (`stamped-parallel`,
 //! `bitset-parallel`): each back-end supplies phase 1a ([`FarPhase`], the moves that reach
-//! only super-blocks finished before the previous one, run in parallel) and the mex kernel;
-//! this module runs phase 2 (the remaining moves, in order) and the pipeline between them.
+//! only super-blocks finished before the previous one, run in parallel) and the mask
+//! kernels ([`MaskKernel`]); this module runs the frame ([`fill`]: on a pool thread, the
+//! mask buffers kept from run to run), phase 2 (the remaining moves, in order) and the
+//! pipeline between them.
 //!
 //! Positions are processed in super-blocks [n0, n0 + B) ([`Schedule`]), cut into lane blocks
 //! of L positions (`FarPhase::LANES`). With d the length of the super-block before:
@@ -15,6 +17,11 @@
 //! Each step is `rayon::join(phase 2 of super-block k, phase 1a of super-block k + 1)`: the
 //! thread done first steals phase-1a chunks, so no thread waits for the ordered part.
 //!
+//! Cost: phase 2 does about sqrt(2B) - sqrt(L) + #{s < L} option steps per position in
+//! order; every other step runs in phase 1a, split over the threads and overlapping phase 2.
+//! One synchronisation (the join) per super-block; memory two mask buffers of B·`words`
+//! words, kept from run to run.
+//!
 //! Invariant: phase 1a of super-block k + 1 gets only `g[..n0_k]` (n0_k the start of k) and
 //! phase 2 of k gets `g[..n0_k]` shared and super-block k mutable (split borrows, so the
 //! compiler checks that no phase-1a read touches what phase 2 writes). Every mask has
@@ -22,8 +29,7 @@
 //! again, phase 1a included, one word wider (a back-end that sizes `words` for the worst
 //! case never takes that path).
 
-use super::bits::set_bit;
-use super::bitset::Kernel;
+use super::masks::{set_bit, MaskKernel};
 
 /// Smallest super-block size in positions (a multiple of both lane-block lengths). Phase 2,
 /// the ordered part, costs about sqrt(2B) steps per position; smaller blocks make phase 2
@@ -66,7 +72,7 @@ impl Schedule {
 }
 
 /// Phase 1a of a parallel back-end.
-pub(super) trait FarPhase: Sync {
+pub trait FarPhase: Sync {
     /// Positions per lane block.
     const LANES: usize;
 
@@ -83,26 +89,99 @@ pub(super) trait FarPhase: Sync {
 /// The pipeline state between super-blocks: the pending super-block at `n0`, whose phase 1a
 /// (moves s >= `d` + j0 + L, with `d` the length of the super-block before it) is in `cur`
 /// (`words` words a position); `max` is the largest value below `n0`.
-pub(super) struct Pending {
-    pub(super) n0: usize,
-    pub(super) d: usize,
-    pub(super) max: usize,
-    pub(super) words: usize,
-    pub(super) cur: Vec<u64>,
-    pub(super) next: Vec<u64>,
+struct Pending {
+    n0: usize,
+    d: usize,
+    max: usize,
+    words: usize,
+    cur: Vec<u64>,
+    next: Vec<u64>,
+}
+
+/// A run of the pipeline over one table, what [`fill`] hands its back-end's step: the
+/// pending super-block, once the first step has started it.
+pub struct Run<'a> {
+    sched: &'a Schedule,
+    moves: &'a [usize],
+    from: usize,
+    max_before: usize,
+    pending: Option<Pending>,
+}
+
+impl Run<'_> {
+    /// The largest value before the pending super-block (before `from` until the first
+    /// step): what a back-end sizes its phase 1a by.
+    pub fn max(&self) -> usize {
+        self.pending.as_ref().map_or(self.max_before, |p| p.max)
+    }
+
+    /// True once every position of `g` is done.
+    fn finished(&self, g: &[u16]) -> bool {
+        self.pending.as_ref().is_some_and(|p| p.n0 >= g.len())
+    }
+
+    /// Runs super-blocks with phase 1a `far` and the mask kernels `K` while `stay(max)`
+    /// holds for the running max before the pending super-block (a back-end whose phase 1a
+    /// is monomorphised on the values' range stops here to re-dispatch) and the table is not
+    /// done. The first call starts the pipeline at `from`.
+    #[inline(always)]
+    pub fn blocks<F: FarPhase, K: MaskKernel>(
+        &mut self,
+        g: &mut [u16],
+        far: &F,
+        stay: impl Fn(usize) -> bool,
+    ) {
+        let (from, max, sched) = (self.from, self.max_before, self.sched);
+        let p = self
+            .pending
+            .get_or_insert_with(|| first_pending(g, from, max, sched, far));
+        run::<F, K>(g, p, self.moves, sched, far, stay);
+    }
+}
+
+/// The frame of a pipelined fill of g[from..] (values before `from` final, largest
+/// `max_before`) with the moves up to N (`moves`, ascending): calls `step` until the table
+/// is done; each step runs super-blocks with [`Run::blocks`]. The whole loop runs on a pool
+/// thread, so the phase-1a splits are cheap pushes to its own deque (from outside the pool
+/// every super-block would be a cold hand-over to the pool and back); the mask buffers are
+/// kept for the next run ([`SPARE_MASKS`]).
+#[inline(always)]
+pub fn fill(
+    sched: &Schedule,
+    moves: &[usize],
+    g: &mut [u16],
+    from: usize,
+    max_before: usize,
+    mut step: impl FnMut(&mut Run<'_>, &mut [u16]) + Send,
+) {
+    rayon::scope(|_| {
+        let mut run = Run {
+            sched,
+            moves,
+            from,
+            max_before,
+            pending: None,
+        };
+        while !run.finished(g) {
+            step(&mut run, g);
+        }
+        if let Some(p) = run.pending {
+            recycle(p);
+        }
+    });
 }
 
 /// The two mask buffers of the last run, kept for the next one ([`first_pending`] takes
 /// them, [`recycle`] puts them back). Fresh buffers each run were allocated and freed on
 /// every build, and glibc handed their pages back to the kernel each time (trimming the
-/// arena top with `brk` or `madvise`), so each build page-faulted them in again, which
-/// cost small builds a quarter of their time (results/big-n.md, target 4). What is kept is the two
-/// buffers of the last run (at most what its `scratch_bytes` counted for them, a few MB at
-/// N = 10^9).
+/// arena top with `brk` or `madvise`), so each build page-faulted them in again, a cost
+/// that weighs most on small builds (measured in results/big-n.md, target 4). What is kept
+/// is the two buffers of the last run (at most what its `scratch_bytes` counted for them, a
+/// few MB at N = 10^9).
 static SPARE_MASKS: std::sync::Mutex<Option<[Vec<u64>; 2]>> = std::sync::Mutex::new(None);
 
 /// Gives the buffers of a finished run back for the next one.
-pub(super) fn recycle(p: Pending) {
+fn recycle(p: Pending) {
     let mut spare = SPARE_MASKS.lock().unwrap_or_else(|e| e.into_inner());
     *spare = Some([p.cur, p.next]);
 }
@@ -111,7 +190,7 @@ pub(super) fn recycle(p: Pending) {
 /// `max`): phase 1a of the first super-block, which has no super-block before it (d = 0),
 /// runs here, since there is nothing to overlap it with. Its buffers are the last run's
 /// when there is one ([`SPARE_MASKS`]).
-pub(super) fn first_pending<F: FarPhase>(
+fn first_pending<F: FarPhase>(
     g: &[u16],
     from: usize,
     max: usize,
@@ -142,22 +221,22 @@ pub(super) fn first_pending<F: FarPhase>(
     }
 }
 
-/// Runs the pipeline from `p` while `stay(p)` holds (a back-end whose phase 1a is
+/// Runs the pipeline from `p` while `stay(p.max)` holds (a back-end whose phase 1a is
 /// monomorphised on the values' range stops here to re-dispatch). Each step finishes the
 /// pending super-block k (phase 2, on the calling thread) while phase 1a of super-block
 /// k + 1 runs in parallel beside it.
-pub(super) fn run<F: FarPhase, K: Kernel>(
+fn run<F: FarPhase, K: MaskKernel>(
     g: &mut [u16],
     p: &mut Pending,
     moves: &[usize],
     sched: &Schedule,
     far: &F,
-    stay: impl Fn(&Pending) -> bool,
+    stay: impl Fn(usize) -> bool,
 ) {
     let Some(limit) = g.len().checked_sub(1) else {
         return;
     };
-    while p.n0 <= limit && stay(p) {
+    while p.n0 <= limit && stay(p.max) {
         let n0 = p.n0;
         let end = (n0 + sched.super_block(n0)).min(limit + 1);
         let (done, rest) = g.split_at_mut(n0);
@@ -191,7 +270,7 @@ pub(super) fn run<F: FarPhase, K: Kernel>(
 /// phase 1a in `masks`), widening the masks and redoing phase 1a while a value does not fit
 /// them. Returns the running max after the super-block.
 #[allow(clippy::too_many_arguments)]
-fn finish<F: FarPhase, K: Kernel>(
+fn finish<F: FarPhase, K: MaskKernel>(
     done: &[u16],
     block: &mut [u16],
     moves: &[usize],
@@ -223,7 +302,7 @@ fn finish<F: FarPhase, K: Kernel>(
 /// the max before it), or `None` when an option or a mex does not fit `words` words.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-fn near_phase<K: Kernel>(
+fn near_phase<K: MaskKernel>(
     lanes: usize,
     done: &[u16],
     block: &mut [u16],

@@ -1,0 +1,374 @@
+//! The bench matrix's grid, ids and selection, shared by `benches/matrix.rs` and the tests,
+//! so that what the tests check is the bench's own list, not a copy of it.
+//!
+//! The matrix times every fast back-end of the registries: `table/<name>/<N>` at each table
+//! N, `count/<name>/<N>` on the table of each count N, and `solve/<table>+<count>/<N>` end to
+//! end. A back-end with vector kernels is timed on every path the CPU supports: on the
+//! active path (`--isa`, by default the widest) under its plain name, on each other path as
+//! `<name>@<path>` (so `table/stamped-lanes/100000` is the path a user runs by default, and
+//! `table/stamped-lanes@scalar/100000` its scalar twin).
+//!
+//! The bench reads its own command line ([`BenchArgs`]) the way criterion 0.5 does (which
+//! exposes no filter), so it can gate exactly the benchmarks it will time ([`select`]) and
+//! nothing for `--help` or `--list`.
+
+use crate::base::isa::{self, Isa};
+use crate::count::{self, Counter};
+use crate::registry::{self, Entry};
+use crate::table::{self, TableBuilder};
+use std::time::Duration;
+
+/// A table back-end's registry entry.
+pub type TableEntry = &'static Entry<dyn TableBuilder>;
+/// A count back-end's registry entry.
+pub type CountEntry = &'static Entry<dyn Counter>;
+
+/// The limits of each group and the default measurement budget of one benchmark.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Grid {
+    pub table: Vec<usize>,
+    pub count: Vec<usize>,
+    pub solve: Vec<usize>,
+    /// Measurement time of a benchmark whose single run is short.
+    pub measure: Duration,
+    pub warm_up: Duration,
+}
+
+impl Grid {
+    /// The full matrix: tables at 10^4, 10^5 and 10^6, counts at 10^5 and 10^6, solves at
+    /// 10^5.
+    pub fn full() -> Grid {
+        Grid {
+            table: vec![10_000, 100_000, 1_000_000],
+            count: vec![100_000, 1_000_000],
+            solve: vec![100_000],
+            measure: Duration::from_secs(3),
+            warm_up: Duration::from_secs(1),
+        }
+    }
+
+    /// The smoke grid of the scripts (`NIMSQUARE_QUICK=1`): N = 10^3 and 10^4, short runs.
+    pub fn quick() -> Grid {
+        Grid {
+            table: vec![1_000, 10_000],
+            count: vec![10_000],
+            solve: vec![10_000],
+            measure: Duration::from_millis(300),
+            warm_up: Duration::from_millis(100),
+        }
+    }
+
+    /// [`Grid::quick`] when `NIMSQUARE_QUICK` is set to anything but `0`, else [`Grid::full`].
+    pub fn from_env() -> Grid {
+        match std::env::var("NIMSQUARE_QUICK") {
+            Ok(v) if !v.is_empty() && v != "0" => Grid::quick(),
+            _ => Grid::full(),
+        }
+    }
+}
+
+/// The group a benchmark belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Group {
+    Table,
+    Count,
+    Solve,
+}
+
+impl Group {
+    /// The group's name, the first part of an id.
+    pub fn name(self) -> &'static str {
+        match self {
+            Group::Table => "table",
+            Group::Count => "count",
+            Group::Solve => "solve",
+        }
+    }
+}
+
+/// One benchmark of the matrix.
+#[derive(Clone)]
+pub struct Bench {
+    pub group: Group,
+    /// The table back-end (table and solve benchmarks).
+    pub table: Option<TableEntry>,
+    /// The count back-end (count and solve benchmarks).
+    pub count: Option<CountEntry>,
+    /// The vector path forced while it runs; `None` runs on the active path.
+    pub path: Option<Isa>,
+    pub n: usize,
+}
+
+impl Bench {
+    /// The middle part of the id: `name`, `name@path` or `table+count`.
+    pub fn name(&self) -> String {
+        let base = match (self.group, self.table, self.count) {
+            (Group::Solve, Some(t), Some(c)) => format!("{}+{}", t.name, c.name),
+            (_, Some(t), None) => t.name.to_string(),
+            (_, None, Some(c)) => c.name.to_string(),
+            _ => unreachable!("every benchmark names its back-ends"),
+        };
+        match self.path {
+            Some(p) => format!("{base}@{p}"),
+            None => base,
+        }
+    }
+
+    /// The whole id criterion shows and filters on: `group/name/N`.
+    pub fn id(&self) -> String {
+        format!("{}/{}/{}", self.group.name(), self.name(), self.n)
+    }
+}
+
+/// The paths a back-end is timed on: the active one (`None`), then every other supported
+/// one when it has vector kernels.
+fn paths(vector_kernels: bool) -> Vec<Option<Isa>> {
+    let mut out = vec![None];
+    if vector_kernels {
+        let active = isa::active();
+        out.extend(
+            Isa::supported_all()
+                .into_iter()
+                .filter(|&p| p != active)
+                .map(Some),
+        );
+    }
+    out
+}
+
+/// Every benchmark of the matrix on `grid`, in the order they run: the fast back-ends of
+/// the registries (controls are checked, never timed).
+pub fn benches(grid: &Grid) -> Vec<Bench> {
+    let tables: Vec<TableEntry> = registry::fast(table::BACKENDS).collect();
+    let counts: Vec<CountEntry> = registry::fast(count::BACKENDS).collect();
+    let mut out = Vec::new();
+    for &n in &grid.table {
+        for &t in &tables {
+            for path in paths((t.make)().vector_kernels()) {
+                out.push(Bench {
+                    group: Group::Table,
+                    table: Some(t),
+                    count: None,
+                    path,
+                    n,
+                });
+            }
+        }
+    }
+    for &n in &grid.count {
+        for &c in &counts {
+            for path in paths((c.make)().vector_kernels()) {
+                out.push(Bench {
+                    group: Group::Count,
+                    table: None,
+                    count: Some(c),
+                    path,
+                    n,
+                });
+            }
+        }
+    }
+    for &n in &grid.solve {
+        for &t in &tables {
+            for &c in &counts {
+                out.push(Bench {
+                    group: Group::Solve,
+                    table: Some(t),
+                    count: Some(c),
+                    path: None,
+                    n,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// What the bench's command line asks, read the way criterion 0.5 reads it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct BenchArgs {
+    /// The FILTER: a regular expression an id must match (or, with `--exact`, equal).
+    pub filter: Option<String>,
+    pub exact: bool,
+    /// `--list`: criterion lists the ids and times nothing.
+    pub list: bool,
+    /// `--help` or `--version`: criterion prints and exits.
+    pub help: bool,
+    /// `--ignored`: criterion runs nothing.
+    pub ignored: bool,
+    /// `--test`: every benchmark runs once.
+    pub test: bool,
+    /// Times given on the command line, which win over the grid's own.
+    pub warm_up_time: bool,
+    pub measurement_time: bool,
+    pub sample_size: bool,
+}
+
+/// Criterion 0.5's options that take a value (the next argument is not a filter).
+const TAKES_VALUE: &[&str] = &[
+    "--color",
+    "-c",
+    "--save-baseline",
+    "-s",
+    "--baseline",
+    "-b",
+    "--baseline-lenient",
+    "--format",
+    "--profile-time",
+    "--load-baseline",
+    "--sample-size",
+    "--warm-up-time",
+    "--measurement-time",
+    "--nresamples",
+    "--noise-threshold",
+    "--confidence-level",
+    "--significance-level",
+    "--plotting-backend",
+    "--output-format",
+];
+
+impl BenchArgs {
+    /// Reads the arguments after the program name.
+    pub fn parse(args: impl IntoIterator<Item = String>) -> BenchArgs {
+        let mut out = BenchArgs::default();
+        let mut args = args.into_iter();
+        while let Some(a) = args.next() {
+            let (flag, inline_value) = match a.split_once('=') {
+                Some((f, _)) if f.starts_with("--") => (f.to_string(), true),
+                _ => (a.clone(), false),
+            };
+            match flag.as_str() {
+                "--list" => out.list = true,
+                "--help" | "-h" | "--version" | "-V" => out.help = true,
+                "--exact" => out.exact = true,
+                "--ignored" => out.ignored = true,
+                "--test" => out.test = true,
+                "--warm-up-time" => out.warm_up_time = true,
+                "--measurement-time" => out.measurement_time = true,
+                "--sample-size" => out.sample_size = true,
+                _ => {}
+            }
+            if TAKES_VALUE.contains(&flag.as_str()) && !inline_value {
+                args.next();
+            } else if !a.starts_with('-') && out.filter.is_none() {
+                out.filter = Some(a);
+            }
+        }
+        out
+    }
+
+    /// True when criterion will time (or, with `--test`, run) benchmarks: what needs the
+    /// agreement gate first.
+    pub fn runs_benchmarks(&self) -> bool {
+        !(self.help || self.list || self.ignored)
+    }
+
+    /// True when `id` passes the filter as criterion applies it; an invalid regular
+    /// expression is reported as an error (criterion would panic on it).
+    pub fn matches(&self, id: &str) -> Result<bool, String> {
+        match &self.filter {
+            None => Ok(true),
+            Some(f) if self.exact => Ok(id == f),
+            Some(f) => regex::Regex::new(f)
+                .map(|r| r.is_match(id))
+                .map_err(|e| format!("the filter '{f}' is not a regular expression: {e}")),
+        }
+    }
+}
+
+/// The benchmarks of `all` that `args` will run: none for `--ignored`, the filter's matches
+/// otherwise (also for `--list`, which lists exactly those).
+pub fn select(all: &[Bench], args: &BenchArgs) -> Result<Vec<Bench>, String> {
+    if args.ignored {
+        return Ok(Vec::new());
+    }
+    let mut out = Vec::new();
+    for b in all {
+        if args.matches(&b.id())? {
+            out.push(b.clone());
+        }
+    }
+    Ok(out)
+}
+
+/// What the agreement gate checks for a selection: at each N, on each path (`None`: the
+/// active one), the table and count back-ends to run against the judges. Solve benchmarks
+/// add their table and count on the active path; a count alone adds nothing to the tables
+/// (the judge's table is counted).
+#[derive(Debug, Clone, PartialEq)]
+pub struct GateCase {
+    pub n: usize,
+    pub path: Option<Isa>,
+    pub tables: Vec<&'static str>,
+    pub counts: Vec<&'static str>,
+}
+
+/// The gate of `selected`, one case per (N, path), in ascending N with the active path
+/// first: exactly the back-ends, paths and N that will be timed.
+pub fn gate_cases(selected: &[Bench]) -> Vec<GateCase> {
+    let mut cases: Vec<GateCase> = Vec::new();
+    for b in selected {
+        let i = match cases.iter().position(|c| c.n == b.n && c.path == b.path) {
+            Some(i) => i,
+            None => {
+                cases.push(GateCase {
+                    n: b.n,
+                    path: b.path,
+                    tables: Vec::new(),
+                    counts: Vec::new(),
+                });
+                cases.len() - 1
+            }
+        };
+        let case = &mut cases[i];
+        if let Some(t) = b.table {
+            if !case.tables.contains(&t.name) {
+                case.tables.push(t.name);
+            }
+        }
+        if let Some(c) = b.count {
+            if !case.counts.contains(&c.name) {
+                case.counts.push(c.name);
+            }
+        }
+    }
+    let rank = |p: Option<Isa>| p.map_or(0, |p| 1 + p as usize);
+    cases.sort_by_key(|c| (c.n, rank(c.path)));
+    cases
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(a: &[&str]) -> BenchArgs {
+        BenchArgs::parse(a.iter().map(|s| s.to_string()))
+    }
+
+    #[test]
+    fn the_filter_is_the_first_free_argument_not_an_options_value() {
+        let a = args(&[
+            "--bench",
+            "--warm-up-time",
+            "1",
+            "table/stamped",
+            "--measurement-time=2",
+        ]);
+        assert_eq!(a.filter.as_deref(), Some("table/stamped"));
+        assert!(a.warm_up_time && a.measurement_time && !a.sample_size);
+        assert!(a.runs_benchmarks());
+        assert!(!args(&["--list"]).runs_benchmarks());
+        assert!(!args(&["--help"]).runs_benchmarks());
+        assert_eq!(args(&["--save-baseline", "x"]).filter, None);
+    }
+
+    #[test]
+    fn exact_and_regex_filters_match_like_criterion() {
+        let a = args(&["table/stamped-lanes/100000"]);
+        assert!(a.matches("table/stamped-lanes/100000").unwrap());
+        assert!(!a.matches("table/stamped-lanes@scalar/100000").unwrap());
+        let e = args(&["--exact", "table/stamped"]);
+        assert!(!e.matches("table/stamped-lanes/100000").unwrap());
+        assert!(args(&["("]).matches("x").is_err());
+    }
+}

@@ -1,0 +1,137 @@
+//! The bench matrix's own grid and selection (`nimsquare::instruments::matrix`, which
+//! `benches/matrix.rs` calls): every fast back-end is in it, `--help` and `--list` gate
+//! nothing, and a filter gates exactly the back-ends, paths and N it will time.
+
+use nimsquare::base::isa::Isa;
+use nimsquare::instruments::matrix::{self, BenchArgs, GateCase, Grid};
+use nimsquare::{count, registry, table};
+
+fn args(a: &[&str]) -> BenchArgs {
+    BenchArgs::parse(a.iter().map(|s| s.to_string()))
+}
+
+fn cases(filter: &[&str]) -> Vec<GateCase> {
+    let all = matrix::benches(&Grid::full());
+    matrix::gate_cases(&matrix::select(&all, &args(filter)).unwrap())
+}
+
+#[test]
+fn every_fast_back_end_is_timed_on_every_path_it_has() {
+    let all = matrix::benches(&Grid::full());
+    let ids: Vec<String> = all.iter().map(|b| b.id()).collect();
+    for e in registry::fast(table::BACKENDS) {
+        assert!(
+            ids.contains(&format!("table/{}/100000", e.name)),
+            "{}",
+            e.name
+        );
+        if (e.make)().vector_kernels() {
+            for p in Isa::supported_all()
+                .into_iter()
+                .filter(|&p| p != nimsquare::base::isa::active())
+            {
+                assert!(
+                    ids.contains(&format!("table/{}@{p}/100000", e.name)),
+                    "{} {p}",
+                    e.name
+                );
+            }
+        }
+    }
+    for e in registry::fast(count::BACKENDS) {
+        assert!(
+            ids.contains(&format!("count/{}/1000000", e.name)),
+            "{}",
+            e.name
+        );
+    }
+    // Controls are checked, never timed.
+    assert!(!ids
+        .iter()
+        .any(|i| i.contains("naive-mex") || i.contains("brute")));
+    // The ids are unique.
+    let mut sorted = ids.clone();
+    sorted.sort();
+    sorted.dedup();
+    assert_eq!(sorted.len(), ids.len());
+}
+
+#[test]
+fn help_and_list_run_no_gate() {
+    for a in [
+        &["--help"][..],
+        &["--list"],
+        &["--list", "table/"],
+        &["--bench", "--list"],
+    ] {
+        assert!(!args(a).runs_benchmarks(), "{a:?}");
+    }
+    assert!(args(&["--bench"]).runs_benchmarks());
+    assert!(args(&["--test"]).runs_benchmarks());
+}
+
+#[test]
+fn a_filter_gates_exactly_what_it_times() {
+    // A filter is a regular expression, as in criterion: 100000 also matches 1000000.
+    let both = cases(&["table/stamped-lanes/100000"]);
+    assert_eq!(
+        both.iter().map(|c| c.n).collect::<Vec<_>>(),
+        [100_000, 1_000_000]
+    );
+    assert_eq!(
+        cases(&["table/stamped-lanes/100000$"]),
+        [GateCase {
+            n: 100_000,
+            path: None,
+            tables: vec!["stamped-lanes"],
+            counts: vec![]
+        }]
+    );
+    assert_eq!(
+        cases(&["--exact", "count/wht/1000000"]),
+        [GateCase {
+            n: 1_000_000,
+            path: None,
+            tables: vec![],
+            counts: vec!["wht"]
+        }]
+    );
+    // The scalar twin of a vector back-end is gated on that path only.
+    assert_eq!(
+        cases(&["table/stamped-lanes@scalar/10000$"]),
+        [GateCase {
+            n: 10_000,
+            path: Some(Isa::Scalar),
+            tables: vec!["stamped-lanes"],
+            counts: vec![]
+        }]
+    );
+    // A solve gates its table with its count.
+    assert_eq!(
+        cases(&["solve/stamped\\+wht/"]),
+        [GateCase {
+            n: 100_000,
+            path: None,
+            tables: vec!["stamped"],
+            counts: vec!["wht"]
+        }]
+    );
+    assert!(cases(&["no-such-benchmark"]).is_empty());
+    assert!(cases(&["--ignored"]).is_empty());
+}
+
+#[test]
+fn command_line_times_are_seen_so_the_grid_leaves_them_alone() {
+    let a = args(&[
+        "--warm-up-time",
+        "1",
+        "--measurement-time",
+        "2",
+        "--sample-size",
+        "10",
+    ]);
+    assert!(a.warm_up_time && a.measurement_time && a.sample_size);
+    assert_eq!(a.filter, None);
+    let b = args(&["table/bitset"]);
+    assert!(!b.warm_up_time && !b.measurement_time && !b.sample_size);
+}
