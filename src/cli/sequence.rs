@@ -92,17 +92,7 @@ pub fn run(args: Args) -> CliResult {
 fn table_for(args: &Args) -> Result<Table> {
     let moves = &args.moves.moves;
     if let Some(path) = &args.load_table {
-        let flag = |e: Error| Error::Invalid(format!("--load-table: {e}"));
-        let file = tablefile::read(path).map_err(flag)?;
-        file.check_matches(moves, path).map_err(flag)?;
-        if !file.is_complete() {
-            return Err(Error::Invalid(format!(
-                "--load-table {}: a checkpoint of {} of {} positions; finish it with `solve --checkpoint` first",
-                path.display(),
-                file.done,
-                file.limit + 1
-            )));
-        }
+        let file = tablefile::read_complete(path, moves, "--load-table")?;
         let limit = args.limit.map_or(file.limit, Limit::as_u64);
         if limit > file.limit {
             return Err(Error::Invalid(format!(

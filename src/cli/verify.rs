@@ -159,17 +159,8 @@ pub fn verify_saved(
     moves: &nimsquare::base::moves::Moves,
     values: Values,
 ) -> nimsquare::base::error::Result<Report> {
-    let flag = |e: Error| Error::Invalid(format!("--load-table: {e}"));
-    let file = nimsquare::instruments::longrun::tablefile::read(path).map_err(flag)?;
-    file.check_matches(moves, path).map_err(flag)?;
-    if !file.is_complete() {
-        return Err(Error::Invalid(format!(
-            "--load-table {}: a checkpoint of {} of {} positions; finish it with `solve --checkpoint` first",
-            path.display(),
-            file.done,
-            file.limit + 1
-        )));
-    }
+    let file =
+        nimsquare::instruments::longrun::tablefile::read_complete(path, moves, "--load-table")?;
     // The file's own limit: checked here, where it enters.
     let limit = nimsquare::base::limit::Limit::new(file.limit)?.get();
     let judge = if limit <= SAVED_REFERENCE_MAX {

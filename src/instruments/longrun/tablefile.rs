@@ -526,6 +526,24 @@ pub fn check_overwritable(path: &Path, moves: &Moves, limit: usize) -> Result<()
     Ok(())
 }
 
+/// Reads the complete table in `path` made for `moves`, for a command's `flag` (such as
+/// `--load-table`): refuses, naming the flag, a damaged file, one made for other moves, and a
+/// checkpoint that is not finished.
+pub fn read_complete(path: &Path, moves: &Moves, flag: &str) -> Result<TableFile> {
+    let named = |e: Error| Error::Invalid(format!("{flag}: {e}"));
+    let file = read(path).map_err(named)?;
+    file.check_matches(moves, path).map_err(named)?;
+    if !file.is_complete() {
+        return Err(Error::Invalid(format!(
+            "{flag} {}: a checkpoint of {} of {} positions; finish it with `solve --checkpoint` first",
+            path.display(),
+            file.done,
+            file.limit + 1
+        )));
+    }
+    Ok(file)
+}
+
 /// Refuses if `path` exists: a finished table is never written over an existing file.
 pub fn check_absent(path: &Path, flag: &str) -> Result<()> {
     if path.is_dir() {
