@@ -326,11 +326,8 @@ fn a_csv_with_no_row_does_not_block_a_plain_rerun() {
     let dir = scratch("header-only");
     let csv = dir.join("cold.csv");
     // What a study killed before its first row leaves: the header line alone.
-    std::fs::write(
-        &csv,
-        "n,cold,cold_share,built_to,seconds,backend,threads,moves,git_rev,cpu\n",
-    )
-    .unwrap();
+    let header = nimsquare::instruments::scaling::growth::COLD_HEADER;
+    std::fs::write(&csv, format!("{header}\n")).unwrap();
     let out = growth(
         &["--quantity", "cold", "--to", "1e4", "--points", "2"],
         &csv,

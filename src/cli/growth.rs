@@ -233,9 +233,11 @@ fn measure_cold(plan: &Study, log: &mut CsvLog<ColdRow>) -> Result<()> {
     let limit = top as usize; // on the grid, at most the checked --to
     let finder = (cold::reference().make)();
     let bar = spinner(format!("sieve cold set to N = {top}"));
+    let load_start = load();
     let start = Instant::now();
     let set = finder.cold(&plan.moves, limit);
     let seconds = start.elapsed().as_secs_f64();
+    let load_end = load();
     bar.finish_and_clear();
     for (&n, cold) in pending.iter().zip(cold_prefix_counts(&set, &pending)) {
         let row = ColdRow {
@@ -246,6 +248,8 @@ fn measure_cold(plan: &Study, log: &mut CsvLog<ColdRow>) -> Result<()> {
                 built_to: top,
                 seconds,
                 backend: cold::reference().name.into(),
+                load_start,
+                load_end,
             },
             provenance: provenance.clone(),
         };
@@ -256,6 +260,11 @@ fn measure_cold(plan: &Study, log: &mut CsvLog<ColdRow>) -> Result<()> {
         log.append(row)?;
     }
     Ok(())
+}
+
+/// The one-minute load average, NaN where the system reports none.
+fn load() -> f64 {
+    nimsquare::base::provenance::load_average().unwrap_or(f64::NAN)
 }
 
 /// Builds the table once at the largest pending N and appends one row per point.
@@ -273,9 +282,11 @@ fn measure_max(plan: &Study, log: &mut CsvLog<MaxRow>) -> Result<()> {
     )
     .name;
     let bar = spinner(format!("'{name}' table to N = {top}"));
+    let load_start = load();
     let start = Instant::now();
     let table = table::build(name, &plan.moves, top)?;
     let seconds = start.elapsed().as_secs_f64();
+    let load_end = load();
     bar.finish_and_clear();
     for stats in max_prefix_stats(table.values(), &pending) {
         let (mode, mode_count) = stats.mode();
@@ -294,6 +305,8 @@ fn measure_max(plan: &Study, log: &mut CsvLog<MaxRow>) -> Result<()> {
                 built_to: top,
                 seconds,
                 backend: name.into(),
+                load_start,
+                load_end,
             },
             provenance: provenance.clone(),
         };

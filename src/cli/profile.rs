@@ -34,7 +34,7 @@ const DEFAULT_COUNT: &str = nimsquare::instruments::planner::AUTO;
     The solve is repeated until --samples samples are taken (at least one solve, at most 30 s), \
     so the graph has enough samples to read. Prints one line: where it wrote the file, how many samples it \
     took, and the answer (`wrote FILE samples=S frequency_hz=F seconds=T repeats=R limit=N \
-    table=NAME count=NAME answer=A cpu_seconds=C samples_per_cpu_second=R stopped_by=samples|time`). \
+    table=NAME count=NAME answer=A cpu_seconds=C samples_per_cpu_second=R stopped_by=samples|time load_start=L load_end=L build=REV`). \
     The timer counts CPU time and may fire less often than asked (a shared VM drops many \
     samples): when the time bound ends the sampling, a note on stderr gives the rate it \
     really sampled at. On a terminal a line on stderr says what it is sampling. A run too short to take a single sample writes no file, \
@@ -97,6 +97,8 @@ struct Sampled {
     cpu_seconds: f64,
     /// True when the time bound, not the sample target, ended the sampling.
     stopped_by_time: bool,
+    /// The one-minute load average before and after sampling.
+    loads: (Option<f64>, Option<f64>),
     repeats: usize,
     answer: u128,
 }
@@ -176,6 +178,7 @@ fn sample(plan: &Job) -> Result<Sampled> {
             MAX_SAMPLING_SECONDS
         );
     }
+    let load_start = nimsquare::base::provenance::load_average();
     let (start, cpu_start) = (Instant::now(), cpu_seconds());
     let target = plan.args.samples as isize;
     let over_time = || start.elapsed().as_secs_f64() >= MAX_SAMPLING_SECONDS;
@@ -218,6 +221,7 @@ fn sample(plan: &Job) -> Result<Sampled> {
     Ok(Sampled {
         report,
         stopped_by_time: samples < target && over_time(),
+        loads: (load_start, nimsquare::base::provenance::load_average()),
         samples,
         seconds,
         cpu_seconds,
@@ -280,7 +284,7 @@ fn write(plan: &Job, s: &Sampled) -> CliResult {
         );
     }
     println!(
-        "wrote {} samples={} frequency_hz={} seconds={:.3} repeats={} limit={} table={} count={} answer={} cpu_seconds={:.3} samples_per_cpu_second={:.1} stopped_by={}",
+        "wrote {} samples={} frequency_hz={} seconds={:.3} repeats={} limit={} table={} count={} answer={} cpu_seconds={:.3} samples_per_cpu_second={:.1} stopped_by={} load_start={} load_end={} build={}",
         out.display(),
         s.samples,
         plan.args.frequency,
@@ -292,7 +296,10 @@ fn write(plan: &Job, s: &Sampled) -> CliResult {
         s.answer,
         s.cpu_seconds,
         per_cpu_second,
-        if s.stopped_by_time { "time" } else { "samples" }
+        if s.stopped_by_time { "time" } else { "samples" },
+        s.loads.0.map_or_else(|| "unknown".into(), |l| format!("{l:.2}")),
+        s.loads.1.map_or_else(|| "unknown".into(), |l| format!("{l:.2}")),
+        nimsquare::base::provenance::BUILD_REV
     );
     Ok(0)
 }

@@ -6,6 +6,7 @@ use super::args::{JsonArg, LimitArg, MovesArg, RepeatArg};
 use super::CliResult;
 use nimsquare::base::error::{Error, Result};
 use nimsquare::base::moves::Moves;
+use nimsquare::base::provenance::load_average;
 use nimsquare::count;
 use nimsquare::instruments::check::Checker;
 use nimsquare::instruments::roofline::{self, primitives, Bound, Model, RateBook, Rates};
@@ -71,8 +72,9 @@ struct Line {
 
 pub fn run(args: Args) -> CliResult {
     let plan = parse(args)?;
+    let load_start = load_average();
     let (lines, rates) = measure(&plan)?;
-    render(&plan, &lines, &rates);
+    render(&plan, &lines, &rates, (load_start, load_average()));
     Ok(0)
 }
 
@@ -261,11 +263,20 @@ fn bound_for(plan: &Plan, model: &Model, table: &Table, book: &mut RateBook) -> 
     (threads, bound)
 }
 
+/// A load average as printed (`unknown` where the system reports none).
+fn fmt_load(load: Option<f64>) -> String {
+    load.map_or_else(|| "unknown".into(), |l| format!("{l:.2}"))
+}
+
 /// The text table or the one JSON object.
-fn render(plan: &Plan, lines: &[Line], rates: &[Rates]) {
+fn render(plan: &Plan, lines: &[Line], rates: &[Rates], loads: (Option<f64>, Option<f64>)) {
     let isa = nimsquare::base::isa::active().name();
     if plan.json {
         let json = json!({
+            "version": env!("CARGO_PKG_VERSION"),
+            "build": nimsquare::base::provenance::BUILD_REV,
+            "load_average_start": loads.0,
+            "load_average_end": loads.1,
             "limit": plan.limit,
             "moves": plan.moves.label(),
             "threads": plan.threads,
@@ -278,11 +289,14 @@ fn render(plan: &Plan, lines: &[Line], rates: &[Rates]) {
         return;
     }
     println!(
-        "roofline N = {}, moves {}, {} threads, isa {isa}, median of {}",
+        "roofline N = {}, moves {}, {} threads, isa {isa}, median of {}, build {}, load average {} at start and {} at end",
         plan.limit,
         plan.moves.label(),
         plan.threads,
-        plan.repeats
+        plan.repeats,
+        nimsquare::base::provenance::BUILD_REV,
+        fmt_load(loads.0),
+        fmt_load(loads.1)
     );
     for r in rates {
         let parts: Vec<String> = roofline::Primitive::ALL

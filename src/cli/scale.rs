@@ -249,6 +249,8 @@ mod tests {
             bound_ns_per_step: 0.5,
             bound_resource: "store".into(),
             efficiency: 0.5,
+            load_start: 0.0,
+            load_end: 0.0,
         }
     }
 

@@ -8,6 +8,7 @@ use super::args::{HeapsArg, JsonArg, LimitArg, LongRunArgs, MovesArg};
 use super::CliResult;
 use nimsquare::base::error::{Error, Result};
 use nimsquare::base::memory;
+use nimsquare::base::provenance::load_average;
 use nimsquare::cold::ColdFinder;
 use nimsquare::instruments::longrun::{self, tablefile, LongRun, Outcome, Start};
 use nimsquare::instruments::planner::{self, Plan, Request};
@@ -50,6 +51,7 @@ fn same_command() -> String {
 }
 
 pub fn run(args: Args) -> CliResult {
+    let load_start = load_average();
     let plan = Plan::new(&Request {
         moves: args.moves.moves.clone(),
         limit: args.limit.limit,
@@ -58,7 +60,7 @@ pub fn run(args: Args) -> CliResult {
         count: args.count.clone(),
     })?;
     if let Some(cold) = plan.cold {
-        return solve_cold(&plan, cold, &args);
+        return solve_cold(&plan, cold, &args, load_start);
     }
     let start = check_files(&plan, &args.longrun)?;
     let seeded = match &start {
@@ -124,7 +126,7 @@ pub fn run(args: Args) -> CliResult {
             },
             "count_seconds": count_seconds,
         });
-        print_json(&plan, facts);
+        print_json(&plan, facts, load_start);
     } else {
         println!("{answer}");
     }
@@ -134,7 +136,12 @@ pub fn run(args: Args) -> CliResult {
 /// One heap through the win/lose sieve: the answer is the cold count. Fields a sieve cannot
 /// know (the max value and where it occurs, option steps) are null in `--json`, and the work
 /// is given in the sieve's own unit, marks.
-fn solve_cold(plan: &Plan, cold: &'static Entry<dyn ColdFinder>, args: &Args) -> CliResult {
+fn solve_cold(
+    plan: &Plan,
+    cold: &'static Entry<dyn ColdFinder>,
+    args: &Args,
+    load_start: Option<f64>,
+) -> CliResult {
     let lr = &args.longrun;
     if lr.checkpoint.is_some() || lr.save_table.is_some() || lr.load_table.is_some() {
         return Err(Error::Invalid(
@@ -160,7 +167,7 @@ fn solve_cold(plan: &Plan, cold: &'static Entry<dyn ColdFinder>, args: &Args) ->
             "table_seconds": null,
             "count_seconds": null,
         });
-        print_json(plan, facts);
+        print_json(plan, facts, load_start);
     } else {
         println!("{}", set.count());
     }
@@ -169,10 +176,12 @@ fn solve_cold(plan: &Plan, cold: &'static Entry<dyn ColdFinder>, args: &Args) ->
 
 /// Prints one JSON object: the plan's fields, the run's `facts`, the vector path the
 /// kernels took (`isa`) and the peak memory.
-fn print_json(plan: &Plan, facts: serde_json::Value) {
+fn print_json(plan: &Plan, facts: serde_json::Value, load_start: Option<f64>) {
     let mut out = plan.to_json();
     if let (Some(out), serde_json::Value::Object(facts)) = (out.as_object_mut(), facts) {
         out.extend(facts);
+        out.insert("load_average_start".into(), load_start.into());
+        out.insert("load_average_end".into(), load_average().into());
         out.insert("isa".into(), nimsquare::base::isa::active().name().into());
         out.insert("peak_rss_bytes".into(), memory::peak_rss_bytes().into());
     }

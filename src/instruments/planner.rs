@@ -253,6 +253,8 @@ impl Plan {
             None => (Some(self.table.name), Some(self.count.name)),
         };
         json!({
+            "version": env!("CARGO_PKG_VERSION"),
+            "build": crate::base::provenance::BUILD_REV,
             "limit": self.limit,
             "moves": self.moves.label(),
             "heaps": self.heaps,

@@ -18,11 +18,11 @@ use serde::{Deserialize, Serialize};
 /// The header of a `growth --quantity cold` CSV (the field order of [`ColdRow`], its
 /// [`Build`] and [`Provenance`] in place).
 pub const COLD_HEADER: &str =
-    "n,cold,cold_share,built_to,seconds,backend,threads,moves,git_rev,cpu";
+    "n,cold,cold_share,built_to,seconds,backend,load_start,load_end,threads,moves,git_rev,cpu";
 
 /// The header of a `growth --quantity max` CSV (the field order of [`MaxRow`], its
 /// [`Build`] and [`Provenance`] in place).
-pub const MAX_HEADER: &str = "n,max_value,max_first_at,cold,cold_share,mode,mode_count,counts,built_to,seconds,backend,threads,moves,git_rev,cpu";
+pub const MAX_HEADER: &str = "n,max_value,max_first_at,cold,cold_share,mode,mode_count,counts,built_to,seconds,backend,load_start,load_end,threads,moves,git_rev,cpu";
 
 /// The settings every row of one growth CSV shares: the subtraction set. The thread count
 /// only changes `seconds`, not the quantity, so it is recorded but not enforced.
@@ -49,6 +49,9 @@ pub struct Build {
     pub seconds: f64,
     /// The cold-set or table back-end.
     pub backend: String,
+    /// The one-minute load average before and after the build (NaN where unknown).
+    pub load_start: f64,
+    pub load_end: f64,
 }
 
 /// One grid point of c(N).
@@ -231,6 +234,8 @@ mod tests {
             built_to: 1000,
             seconds: 0.5,
             backend: "sieve".into(),
+            load_start: 0.5,
+            load_end: 0.75,
         };
         let row = ColdRow {
             n: 100,
@@ -245,7 +250,7 @@ mod tests {
         assert_eq!(
             std::fs::read_to_string(&path).unwrap(),
             format!(
-                "{COLD_HEADER}\n100,21,0.25,1000,0.5,sieve,2,\"1,3,4\",abc1234,\"cpu, model\"\n"
+                "{COLD_HEADER}\n100,21,0.25,1000,0.5,sieve,0.5,0.75,2,\"1,3,4\",abc1234,\"cpu, model\"\n"
             )
         );
         assert_eq!(
@@ -269,7 +274,7 @@ mod tests {
         drop(log);
         assert_eq!(
             std::fs::read_to_string(&path).unwrap(),
-            format!("{MAX_HEADER}\n10,2,4,5,0.5,0,5,5;4;2,1000,0.5,sieve,2,\"1,3,4\",abc1234,\"cpu, model\"\n")
+            format!("{MAX_HEADER}\n10,2,4,5,0.5,0,5,5;4;2,1000,0.5,sieve,0.5,0.75,2,\"1,3,4\",abc1234,\"cpu, model\"\n")
         );
         assert_eq!(
             super::super::read_study_rows::<MaxRow>(&path).unwrap(),

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 /// The CSV header, in the column order of every row (the field order of [`Row`], with the
 /// fields of its [`Provenance`] in place).
-pub const CSV_HEADER: &str = "backend,n,seconds_median,seconds_min,repeats,option_steps,ns_per_step,max_value,threads,moves,git_rev,cpu,isa,bound_ns_per_step,bound_resource,efficiency";
+pub const CSV_HEADER: &str = "backend,n,seconds_median,seconds_min,repeats,option_steps,ns_per_step,max_value,threads,moves,git_rev,cpu,isa,bound_ns_per_step,bound_resource,efficiency,load_start,load_end";
 
 /// One measured point: a table back-end at one N, with the settings it was measured under.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -32,6 +32,10 @@ pub struct Row {
     pub bound_resource: String,
     /// bound_ns_per_step / ns_per_step: 1 at the bound, smaller the further from it.
     pub efficiency: f64,
+    /// The machine's one-minute load average before the point's first build and after its
+    /// last (NaN where the system reports none): a busy machine shows here.
+    pub load_start: f64,
+    pub load_end: f64,
 }
 
 impl Row {
@@ -96,6 +100,8 @@ pub(super) mod tests {
             bound_ns_per_step: 0.5,
             bound_resource: "store".into(),
             efficiency: 0.4,
+            load_start: 1.5,
+            load_end: 2.25,
         }
     }
 
@@ -117,17 +123,19 @@ pub(super) mod tests {
         assert!(Row::parse("a,x,1,1,1,1,1,1,1,m,r,c,i,1,s,1").is_err());
         // A row of the version before the roofline columns is refused, not misread.
         assert!(Row::parse("a,1,1,1,1,1,1,1,1,m,r,c").is_err());
-        assert!(line.ends_with(",avx2,0.5,store,0.4"), "{line}");
+        assert!(line.ends_with(",avx2,0.5,store,0.4,1.5,2.25"), "{line}");
+        // The load columns: a row of the version before them is refused, not misread.
+        assert!(Row::parse(line.trim_end_matches(",1.5,2.25")).is_err());
     }
 
     #[test]
     fn the_nested_provenance_keeps_the_flat_format() {
-        // The line of the flat rows before `Provenance`, byte for byte: its four columns
-        // in place, between max_value and isa.
+        // The flat row, byte for byte: the provenance's four columns in place, between
+        // max_value and isa, and the load averages last.
         let line = row("a", 1, 1.0).to_csv();
         assert_eq!(
             line,
-            "a,1,1.0,0.9,3,12345,1.25,74,2,squares,abc1234,\"AMD EPYC 7B13, \"\"quoted\"\" model\",avx2,0.5,store,0.4"
+            "a,1,1.0,0.9,3,12345,1.25,74,2,squares,abc1234,\"AMD EPYC 7B13, \"\"quoted\"\" model\",avx2,0.5,store,0.4,1.5,2.25"
         );
         assert_eq!(
             csv::ReaderBuilder::new()

@@ -29,6 +29,7 @@ use super::log::{CsvLog, Settings};
 use super::row::Row;
 use crate::base::error::Result;
 use crate::base::moves::Moves;
+use crate::base::provenance::load_average;
 use crate::base::provenance::Provenance;
 use crate::base::stats::median;
 use crate::instruments::check::{self, Checker};
@@ -194,6 +195,7 @@ impl Study {
     /// below [`WARM_UP_BELOW_STEPS`]): the row (its bound not yet filled) and the last table.
     fn measure_point(&self, name: &str, n: u64, host: &Provenance) -> Result<(Row, table::Table)> {
         let limit = n as usize; // on the grid, a valid limit
+        let load_start = load_average().unwrap_or(f64::NAN);
         let builder = (table::find(name)?.make)();
         let steps = self.moves.option_steps(limit);
         if steps < WARM_UP_BELOW_STEPS {
@@ -230,6 +232,8 @@ impl Study {
             bound_ns_per_step: f64::NAN,
             bound_resource: String::new(),
             efficiency: f64::NAN,
+            load_start,
+            load_end: load_average().unwrap_or(f64::NAN),
         };
         Ok((row, table))
     }
