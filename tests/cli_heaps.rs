@@ -238,3 +238,69 @@ fn a_run_forecast_to_take_long_says_so_before_it_starts() {
         .unwrap();
     assert!(out.stderr.is_empty());
 }
+
+/// The first line `args` prints on stderr, the process killed right after (the runs here
+/// would take hours).
+fn first_stderr_line(args: &[&str], dir: &std::path::Path) -> String {
+    use std::io::{BufRead, BufReader};
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("nimsquare"))
+        .args(args)
+        .current_dir(dir)
+        .env(nimsquare::base::memory::AVAILABLE_OVERRIDE, "100000000000")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stderr.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    line
+}
+
+#[test]
+fn studies_forecast_to_take_long_say_so_before_they_start() {
+    let dir = std::env::temp_dir().join(format!("nimsquare-forecast-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let line = first_stderr_line(
+        &[
+            "scale",
+            "--table",
+            "stamped",
+            "--from",
+            "1e9",
+            "--to",
+            "4294967295",
+            "--points",
+            "2",
+            "--repeat",
+            "1",
+        ],
+        &dir,
+    );
+    assert!(line.starts_with("note: this study builds "), "{line}");
+    assert!(
+        line.contains("needs at least") && line.contains("h "),
+        "{line}"
+    );
+    let line = first_stderr_line(
+        &[
+            "growth",
+            "--quantity",
+            "max",
+            "--to",
+            "4e9",
+            "--points",
+            "2",
+        ],
+        &dir,
+    );
+    assert!(
+        line.starts_with("note: N = 4000000000 needs about"),
+        "{line}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

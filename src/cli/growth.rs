@@ -103,6 +103,19 @@ pub fn run(args: Args) -> CliResult {
         }
         Quantity::Max => {
             let mut log = open_log::<MaxRow>(&plan)?;
+            if let Some(&top) = todo(&plan, &log).last() {
+                // The one build at the largest pending N, as `solve` forecasts it.
+                let planned = nimsquare::instruments::planner::Plan::new(
+                    &nimsquare::instruments::planner::Request {
+                        moves: plan.moves.clone(),
+                        limit: nimsquare::base::limit::Limit::new(top)?,
+                        heaps: 3,
+                        table: nimsquare::instruments::planner::AUTO.into(),
+                        count: nimsquare::instruments::planner::AUTO.into(),
+                    },
+                )?;
+                super::forecast(&planned);
+            }
             measure_max(&plan, &mut log)?;
             render(&plan, log.rows(), |r| (r.n, r.max_value as f64))
         }

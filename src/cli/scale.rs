@@ -8,7 +8,7 @@
 use super::args::{GridArgs, MovesArg, RepeatArg, StudyFileArgs};
 use super::CliResult;
 use nimsquare::base::error::{Error, Result};
-use nimsquare::instruments::scaling::study::{Event, Skip, Study};
+use nimsquare::instruments::scaling::study::{Event, Skip, Study, WARM_UP_BELOW_STEPS};
 use nimsquare::instruments::scaling::{self, CsvLog, Row, Settings, FIT_MIN_N};
 use nimsquare::table;
 use std::io::IsTerminal;
@@ -71,6 +71,17 @@ pub fn run(args: Args) -> CliResult {
     } else {
         CsvLog::create(&plan.out)?
     };
+    let builds: Vec<_> = plan
+        .study
+        .todo(&log)
+        .into_iter()
+        .map(|(name, n)| {
+            let warm_up = plan.study.moves.option_steps(n as usize) < WARM_UP_BELOW_STEPS;
+            let times = plan.study.settings.repeats as u64 + u64::from(warm_up);
+            (table::find(name).expect("checked"), n as usize, times)
+        })
+        .collect();
+    super::forecast_builds(&plan.study.moves, &builds);
     measure(&plan, &mut log)?;
     render(&plan, &log)
 }
