@@ -132,23 +132,29 @@ pub fn plot_loglog(path: &Path, chart: &Chart) -> Result<()> {
     if measured.is_empty() {
         return Err(err("no measured points".into()));
     }
-    let bounds = bounds(&measured);
+    // The bounds are part of what the chart shows, so the axes hold them too (a reference
+    // line is only drawn inside the measured range and does not widen it).
+    let bound_series = merge_equal_bounds(series.iter().filter(|s| s.style == Style::Bound));
+    let shown: Vec<Series> = measured.iter().chain(&bound_series).cloned().collect();
+    let bounds = bounds(&shown);
     let root = SVGBackend::new(path, (900, 600)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| err(e.to_string()))?;
     let mut ctx = axes(&root, chart, bounds).map_err(|e| err(e.to_string()))?;
-    for (i, s) in measured.iter().enumerate() {
-        draw_measured(&mut ctx, s, PALETTE[i % PALETTE.len()]).map_err(|e| err(e.to_string()))?;
-    }
+    // References and bounds first, so the measured points are drawn on top of them.
     for s in series.iter().filter(|s| s.style == Style::Reference) {
         draw_reference(&mut ctx, s, bounds, GRAY).map_err(|e| err(e.to_string()))?;
     }
-    for s in series.iter().filter(|s| s.style == Style::Bound) {
-        let of = s.name.strip_suffix(BOUND_SUFFIX).unwrap_or(&s.name);
+    for s in &bound_series {
+        let of = s.name.split(", ").next().unwrap_or(&s.name);
+        let of = of.strip_suffix(BOUND_SUFFIX).unwrap_or(of);
         let color = measured
             .iter()
             .position(|m| m.name == of)
             .map_or(GRAY, |i| PALETTE[i % PALETTE.len()]);
         draw_reference(&mut ctx, s, bounds, color).map_err(|e| err(e.to_string()))?;
+    }
+    for (i, s) in measured.iter().enumerate() {
+        draw_measured(&mut ctx, s, PALETTE[i % PALETTE.len()]).map_err(|e| err(e.to_string()))?;
     }
     ctx.configure_series_labels()
         .position(SeriesLabelPosition::UpperLeft)
@@ -157,6 +163,36 @@ pub fn plot_loglog(path: &Path, chart: &Chart) -> Result<()> {
         .draw()
         .map_err(|e| err(e.to_string()))?;
     root.present().map_err(|e| err(e.to_string()))
+}
+
+/// Bound series with the same points (two back-ends with one cost model, such as `stamped`
+/// and `stamped-lanes` at small N) drawn once, labelled for all of them
+/// (`stamped, stamped-lanes bound`), so none hides under another.
+fn merge_equal_bounds<'a>(bounds: impl Iterator<Item = &'a Series>) -> Vec<Series> {
+    let same = |a: &[(f64, f64)], b: &[(f64, f64)]| {
+        a.len() == b.len()
+            && a.iter()
+                .zip(b)
+                .all(|(p, q)| p.0 == q.0 && (p.1 - q.1).abs() <= 1e-9 * p.1.abs())
+    };
+    let mut out: Vec<(Vec<String>, Series)> = Vec::new();
+    for s in bounds {
+        let name = s
+            .name
+            .strip_suffix(BOUND_SUFFIX)
+            .unwrap_or(&s.name)
+            .to_string();
+        match out.iter_mut().find(|(_, o)| same(&o.points, &s.points)) {
+            Some((names, _)) => names.push(name),
+            None => out.push((vec![name], s.clone())),
+        }
+    }
+    out.into_iter()
+        .map(|(names, s)| Series {
+            name: format!("{}{BOUND_SUFFIX}", names.join(", ")),
+            ..s
+        })
+        .collect()
 }
 
 /// The points of each back-end in `backends` that has any (seconds > 0, as log axes need).
@@ -257,7 +293,12 @@ fn draw_reference<'a>(
     if inside.len() >= 2 {
         ctx.draw_series(DashedLineSeries::new(inside, 6, 4, color.stroke_width(1)))?
             .label(s.name.clone())
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
+            // Dashed in the legend as on the plot: two dashes and a gap.
+            .legend(move |(x, y)| {
+                EmptyElement::at((x, y))
+                    + PathElement::new(vec![(0, 0), (7, 0)], color)
+                    + PathElement::new(vec![(12, 0), (19, 0)], color)
+            });
     }
     Ok(())
 }
@@ -274,8 +315,14 @@ mod tests {
         let path = dir.join("p.svg");
         let mut rows = Vec::new();
         for n in [1_000u64, 10_000, 100_000] {
-            rows.push(row("a", n, 1e-9 * (n as f64).powf(1.5)));
-            rows.push(row("b", n, 3e-9 * (n as f64).powf(1.5)));
+            for (b, c) in [("a", 1e-9), ("b", 3e-9)] {
+                // No roofline columns: measured lines and the reference only.
+                let r = row(b, n, c * (n as f64).powf(1.5));
+                rows.push(Row {
+                    bound_ns_per_step: f64::NAN,
+                    ..r
+                });
+            }
         }
         plot_svg(&path, &rows, &["a".into(), "b".into()]).unwrap();
         let svg = std::fs::read_to_string(&path).unwrap();
@@ -290,6 +337,35 @@ mod tests {
         // The data lines and the legend samples: two polylines per back-end colour.
         assert_eq!(svg.matches("stroke=\"#1F77B4\"").count(), 2);
         assert_eq!(svg.matches("stroke=\"#FF7F0E\"").count(), 2);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn equal_bounds_are_drawn_once_for_both_and_a_low_bound_widens_the_axis() {
+        let dir = std::env::temp_dir().join(format!("nimsquare-plot-equal-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("p.svg");
+        let mut rows = Vec::new();
+        for n in [1_000u64, 10_000, 100_000] {
+            for (b, c) in [("a", 1e-9), ("b", 3e-9)] {
+                let r = row(b, n, c * (n as f64).powf(1.5));
+                // The same bound for both, 1000 times below a's time: under its points.
+                let bound = 1e-3 * 1e-9 * (n as f64).powf(1.5) * 1e9 / r.option_steps as f64;
+                rows.push(Row {
+                    bound_ns_per_step: bound,
+                    ..r
+                });
+            }
+        }
+        plot_svg(&path, &rows, &["a".into(), "b".into()]).unwrap();
+        let svg = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            svg.contains(">\na, b bound\n</text>"),
+            "one legend entry for both"
+        );
+        assert!(!svg.contains(">\nb bound\n</text>"));
+        // Drawn (dashes in a's colour beyond its line and legend sample), so inside the axes.
+        assert!(svg.matches("stroke=\"#1F77B4\"").count() > 4);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
