@@ -25,7 +25,7 @@ pub use wht::{wht_count_big, Wht};
 
 use crate::base::error::{Error, Result};
 use crate::cost::{Demand, Primitive, Workload};
-use crate::kernels::xor_dot::{xor_dot_scalar, XorSweep};
+use crate::kernels::xor_dot::{self, xor_dot_scalar, DotKernel, WithXorDot, XorSweep};
 use crate::registry::{self, Entry, Stage};
 use crate::table::Table;
 use std::ops::RangeInclusive;
@@ -126,20 +126,40 @@ pub fn check_supports(entry: &Entry<dyn Counter>, heaps: usize) -> Result<()> {
 /// (b+1)(N-b+1) < 2^63 for N < 2^32, so it is summed in `u64` and the total in `u128`.
 ///
 /// The inner sum runs four or eight values at a time ([`XorSweep`], the xor-dot kernel, on the
-/// vector path of `--isa`) whenever every
-/// count fits `u32` (always, unless N + 1 = 2^32 positions share one value); otherwise the
-/// scalar loop below, which is also the vector path's reference.
+/// vector path of `--isa`, chosen once around the loop) whenever every count fits `u32`
+/// (always, unless N + 1 = 2^32 positions share one value); otherwise the scalar loop below,
+/// which is also the vector path's reference.
 pub(crate) fn sweep_range(values: &[u16], prefix: &mut [u64], suffix: &mut [u64]) -> u128 {
     debug_assert!(suffix.len().is_power_of_two() && suffix.len() >= prefix.len());
     if XorSweep::fits(prefix, suffix, values.len()) {
-        let mut tables = XorSweep::new(prefix, suffix);
-        let mut total = 0u128;
-        for &gb in values {
-            let gb = gb as usize;
-            tables.add_prefix(gb);
-            total += tables.dot(gb) as u128;
-            tables.remove_suffix(gb);
+        /// The sweep's loop, run by the kernel's dispatch on one path.
+        struct Loop<'a> {
+            tables: &'a mut XorSweep,
+            values: &'a [u16],
         }
+        impl WithXorDot for Loop<'_> {
+            type Out = u128;
+            #[inline(always)]
+            fn run<K: DotKernel>(self) -> u128 {
+                let mut total = 0u128;
+                for &gb in self.values {
+                    let gb = gb as usize;
+                    self.tables.add_prefix(gb);
+                    total += self.tables.dot_with::<K>(gb) as u128;
+                    self.tables.remove_suffix(gb);
+                }
+                total
+            }
+        }
+        let mut tables = XorSweep::new(prefix, suffix);
+        let path = tables.path();
+        let total = xor_dot::dispatch(
+            path,
+            Loop {
+                tables: &mut tables,
+                values,
+            },
+        );
         tables.store(prefix, suffix);
         return total;
     }

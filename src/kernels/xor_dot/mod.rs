@@ -85,27 +85,36 @@ impl XorSweep {
         self.suffix[v] -= 1;
     }
 
-    /// Sum over x of P(x)·S(x xor g), on the path read when the tables were made. Every
-    /// path sums the same products, y over one permuted copy P_c: P_c[y]·S[y xor h].
-    #[inline]
-    pub fn dot(&self, g: usize) -> u64 {
+    /// The path the tables were made on ([`crate::base::isa::active`] then): what a caller
+    /// hands to [`dispatch`] once, around its whole loop.
+    pub fn path(&self) -> Isa {
+        self.path
+    }
+
+    /// Sum over x of P(x)·S(x xor g) with the kernel `K` (inside [`dispatch`]'s
+    /// [`WithXorDot::run`]). Every path sums the same products, y over one permuted copy
+    /// P_c: P_c[y]·S[y xor h].
+    #[inline(always)]
+    pub fn dot_with<K: DotKernel>(&self, g: usize) -> u64 {
         let (h, c) = (g & !3, g & 3);
         let p = &self.prefix[c * self.len..(c + 1) * self.len];
         // `new` padded S to a power of two >= len, so y xor h < suffix.len() for every y.
         debug_assert!(h < self.suffix.len() && self.suffix.len() >= self.len);
-        match self.path {
-            Isa::Scalar => dot_scalar(p, &self.suffix, h),
-            Isa::Portable => dot_portable(p, &self.suffix, h),
-            // SAFETY: the path was `isa::active()`, which `isa::force` only sets to a path the
-            // CPU has; `p.len()` is a multiple of 4 and S covers every y xor h (above).
-            #[cfg(target_arch = "x86_64")]
-            Isa::Avx2 => unsafe { x86::dot_avx2(p, &self.suffix, h) },
-            // SAFETY: as above, with AVX-512 F.
-            #[cfg(target_arch = "x86_64")]
-            Isa::Avx512 => unsafe { x86::dot_avx512(p, &self.suffix, h) },
-            #[cfg(not(target_arch = "x86_64"))]
-            Isa::Avx2 | Isa::Avx512 => dot_portable(p, &self.suffix, h),
+        K::dot(p, &self.suffix, h)
+    }
+
+    /// One [`XorSweep::dot_with`] on the tables' path, chosen for this call alone (the
+    /// roofline's primitive and the tests; a sweep chooses once around its loop).
+    pub fn dot(&self, g: usize) -> u64 {
+        struct One<'a>(&'a XorSweep, usize);
+        impl WithXorDot for One<'_> {
+            type Out = u64;
+            #[inline(always)]
+            fn run<K: DotKernel>(self) -> u64 {
+                self.0.dot_with::<K>(self.1)
+            }
         }
+        dispatch(self.path, One(self, g))
     }
 
     /// Writes the tables back as `u64` (P unpermuted).
@@ -116,6 +125,62 @@ impl XorSweep {
         for (y, s) in suffix.iter_mut().enumerate() {
             *s = self.suffix[y] as u64;
         }
+    }
+}
+
+/// One path's block sum: sum over y of `p[y]·suffix[y xor h]`, `p.len()` a multiple of 4 and
+/// `suffix` covering every y xor h.
+pub trait DotKernel {
+    fn dot(p: &[u32], suffix: &[u32], h: usize) -> u64;
+}
+
+/// Code generic over the path's block sum, which [`dispatch`] runs with one path's kernel.
+pub trait WithXorDot {
+    /// What the code returns.
+    type Out;
+    /// Runs the code with the kernel `K`. Mark it `#[inline(always)]`: it is then compiled
+    /// inside the path's `#[target_feature]` entry, with the path's instructions.
+    fn run<K: DotKernel>(self) -> Self::Out;
+}
+
+/// Runs `v` with the block sum of the path `isa`: the one place the xor-dot family chooses
+/// a path, once around a caller's whole loop. Panics when this CPU lacks `isa`
+/// ([`crate::base::isa::force`] only ever activates a supported one). Off x86-64 the AVX
+/// paths run the portable kernel.
+#[inline]
+pub fn dispatch<V: WithXorDot>(isa: Isa, v: V) -> V::Out {
+    assert!(isa.supported(), "{isa} is not supported here");
+    match isa {
+        Isa::Scalar => v.run::<Scalar>(),
+        Isa::Portable => v.run::<Portable>(),
+        // SAFETY: `isa.supported()` was asserted, so the CPU has AVX2 ...
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx2 => unsafe { x86::avx2_entry(v) },
+        // ... or AVX-512 F with AVX2.
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx512 => unsafe { x86::avx512_entry(v) },
+        #[cfg(not(target_arch = "x86_64"))]
+        Isa::Avx2 | Isa::Avx512 => v.run::<Portable>(),
+    }
+}
+
+/// The scalar path and twin.
+pub struct Scalar;
+
+impl DotKernel for Scalar {
+    #[inline]
+    fn dot(p: &[u32], suffix: &[u32], h: usize) -> u64 {
+        dot_scalar(p, suffix, h)
+    }
+}
+
+/// The portable path (`wide`).
+pub struct Portable;
+
+impl DotKernel for Portable {
+    #[inline]
+    fn dot(p: &[u32], suffix: &[u32], h: usize) -> u64 {
+        dot_portable(p, suffix, h)
     }
 }
 

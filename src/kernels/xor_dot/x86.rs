@@ -11,7 +11,50 @@
 //! for instructions the baseline target lacks; the slices are indexed with bounds checks,
 //! so a wrong length panics rather than reads out of bounds.
 
+use super::{DotKernel, WithXorDot};
 use std::arch::x86_64::*;
+
+/// The AVX2 block sum. Private: generic code gets it only through [`avx2_entry`], whose
+/// contract is a CPU with AVX2.
+struct Avx2;
+
+impl DotKernel for Avx2 {
+    #[inline(always)]
+    fn dot(p: &[u32], suffix: &[u32], h: usize) -> u64 {
+        // SAFETY: only reachable inside `avx2_entry`, which runs on a CPU with AVX2.
+        unsafe { dot_avx2(p, suffix, h) }
+    }
+}
+
+/// The AVX-512 block sum. Private: only through [`avx512_entry`] (AVX-512 F and AVX2).
+struct Avx512;
+
+impl DotKernel for Avx512 {
+    #[inline(always)]
+    fn dot(p: &[u32], suffix: &[u32], h: usize) -> u64 {
+        // SAFETY: only reachable inside `avx512_entry`, which runs on a CPU with AVX-512 F
+        // and AVX2.
+        unsafe { dot_avx512(p, suffix, h) }
+    }
+}
+
+/// `v` on the AVX2 kernel, compiled for AVX2.
+///
+/// # Safety
+/// The CPU must have AVX2.
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn avx2_entry<V: WithXorDot>(v: V) -> V::Out {
+    v.run::<Avx2>()
+}
+
+/// `v` on the AVX-512 kernel, compiled for AVX-512 F and AVX2.
+///
+/// # Safety
+/// The CPU must have AVX-512 F and AVX2.
+#[target_feature(enable = "avx512f,avx2")]
+pub(super) unsafe fn avx512_entry<V: WithXorDot>(v: V) -> V::Out {
+    v.run::<Avx512>()
+}
 
 /// The four counts `s[at .. at + 4]` (bounds-checked), zero-extended to four u64 lanes.
 ///
@@ -42,7 +85,8 @@ unsafe fn block4(p: &[u32], suffix: &[u32], x: usize, h: usize) -> __m256i {
 /// # Safety
 /// The CPU must have AVX2; `p.len()` is a multiple of 4.
 #[target_feature(enable = "avx2")]
-pub(super) unsafe fn dot_avx2(p: &[u32], suffix: &[u32], h: usize) -> u64 {
+#[inline]
+unsafe fn dot_avx2(p: &[u32], suffix: &[u32], h: usize) -> u64 {
     let mut acc = _mm256_setzero_si256();
     for x in (0..p.len()).step_by(4) {
         // SAFETY: the caller guarantees AVX2.
@@ -61,7 +105,8 @@ pub(super) unsafe fn dot_avx2(p: &[u32], suffix: &[u32], h: usize) -> u64 {
 /// # Safety
 /// The CPU must have AVX-512 F and AVX2; `p.len()` is a multiple of 4.
 #[target_feature(enable = "avx512f,avx2")]
-pub(super) unsafe fn dot_avx512(p: &[u32], suffix: &[u32], h: usize) -> u64 {
+#[inline]
+unsafe fn dot_avx512(p: &[u32], suffix: &[u32], h: usize) -> u64 {
     let mut acc = _mm512_setzero_si512();
     let pairs = p.len() / 8 * 8;
     for x in (0..pairs).step_by(8) {
