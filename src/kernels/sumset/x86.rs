@@ -111,14 +111,34 @@ pub(super) fn each_kernel<V: WithSumset + Clone>(v: V, out: &mut Vec<(&'static s
     }
 }
 
-/// Where the windows of a far move start: (q, r) with 64·q + r = 64·w - s, and the check
-/// that words q .. q + G + 1 lie inside the class (so the two loads are in bounds).
-#[inline(always)]
-fn split(class: &[u64], w: usize, s: usize, group: usize) -> (usize, u64) {
-    let start = 64 * w - s;
-    let q = start / 64;
-    assert!(q + group < class.len());
-    (q, (start % 64) as u64)
+/// Where the windows of the far moves start, for one group pass: what does not depend on the
+/// move is computed once, before the loop over the moves (the compiler did not always hoist
+/// it, at one instruction a move in the hottest loop of `value-bounded`).
+struct Starts {
+    /// 64·w.
+    base: usize,
+    /// class.len() - G (0 when the class is not longer than G, so every move is refused).
+    room: usize,
+}
+
+impl Starts {
+    #[inline(always)]
+    fn new(class: &[u64], w: usize, group: usize) -> Starts {
+        Starts {
+            base: 64 * w,
+            room: class.len().saturating_sub(group),
+        }
+    }
+
+    /// (q, r) with 64·q + r = 64·w - s, and the check that words q .. q + G + 1 lie inside
+    /// the class (q + G < class.len(), so the two loads are in bounds).
+    #[inline(always)]
+    fn of(&self, s: usize) -> (usize, u64) {
+        let start = self.base - s;
+        let q = start / 64;
+        assert!(q < self.room);
+        (q, (start % 64) as u64)
+    }
 }
 
 /// The AVX-512 group pass with the VBMI2 funnel shift (see the module documentation).
@@ -171,9 +191,10 @@ fn far_hits_avx512_body(
     // SAFETY: both slices hold 8 u64, the 64 bytes each unaligned access touches.
     let free = unsafe { _mm512_loadu_si512(free.as_ptr() as *const __m512i) };
     let mut acc = unsafe { _mm512_loadu_si512(hits.as_ptr() as *const __m512i) };
+    let starts = Starts::new(class, w, 8);
     for (k, &s) in far.iter().enumerate() {
-        let (q, r) = split(class, w, s, 8);
-        // SAFETY: q + 8 < class.len() (checked by `split`), so words q .. q + 9 are inside.
+        let (q, r) = starts.of(s);
+        // SAFETY: q + 8 < class.len() (checked by `Starts::of`), so words q .. q + 9 are inside.
         let (lo, hi) = unsafe {
             let p = class.as_ptr().add(q);
             (
@@ -205,9 +226,10 @@ unsafe fn far_hits_avx2(class: &[u64], w: usize, far: &[usize], free: &[u64], hi
     // SAFETY: both slices hold 4 u64, the 32 bytes each unaligned access touches.
     let free = unsafe { _mm256_loadu_si256(free.as_ptr() as *const __m256i) };
     let mut acc = unsafe { _mm256_loadu_si256(hits.as_ptr() as *const __m256i) };
+    let starts = Starts::new(class, w, 4);
     for (k, &s) in far.iter().enumerate() {
-        let (q, r) = split(class, w, s, 4);
-        // SAFETY: q + 4 < class.len() (checked by `split`), so words q .. q + 5 are inside.
+        let (q, r) = starts.of(s);
+        // SAFETY: q + 4 < class.len() (checked by `Starts::of`), so words q .. q + 5 are inside.
         let (lo, hi) = unsafe {
             let p = class.as_ptr().add(q);
             (
