@@ -8,7 +8,7 @@
 #   group,backend,n,median_ns,steps_per_second
 # steps_per_second is S(N) option steps per second (table and solve groups; empty for count).
 #
-# MEASURING.md says how long it takes; results/matrix.log records the runs.
+# MEASURING.md gives the duration of a full run; the log records each run.
 # NIMSQUARE_QUICK=1: N = 10^3 and 10^4 only, short measurement, output to target/quick-results/.
 # Leaves criterion's HTML report in target/criterion/report/index.html.
 # NIMSQUARE_RESULTS=DIR overrides the output folder; extra arguments go to criterion (e.g. a

@@ -116,6 +116,11 @@ fn a_filter_gates_exactly_what_it_times() {
             counts: vec!["wht"]
         }]
     );
+    // MEASURING.md's filter for the paths a user runs: every back-end, no `@path` twin.
+    let plain = cases(&["^(table|count|solve)/[a-z+-]+/"]);
+    assert!(plain.iter().all(|c| c.path.is_none()));
+    assert_eq!(plain.len(), 3, "N = 10^4, 10^5, 10^6 on the active path");
+    assert!(plain.iter().any(|c| c.tables.contains(&"value-bounded")));
     assert!(cases(&["no-such-benchmark"]).is_empty());
     assert!(cases(&["--ignored"]).is_empty());
 }

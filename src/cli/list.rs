@@ -16,18 +16,15 @@ pub struct Args {
 
 pub fn run(args: Args) -> CliResult {
     if args.json.json {
-        println!(
-            "{}",
-            json!({
-                "table": stage_json(table::BACKENDS),
-                "count": stage_json(count::BACKENDS),
-                "cold": stage_json(cold::BACKENDS),
-                "isa": {
-                    "supported": Isa::supported_all().iter().map(|i| i.name()).collect::<Vec<_>>(),
-                    "active": isa::active().name(),
-                },
-            })
-        );
+        super::print_json(json!({
+            "table": stage_json(table::BACKENDS),
+            "count": stage_json(count::BACKENDS),
+            "cold": stage_json(cold::BACKENDS),
+            "isa": {
+                "supported": Isa::supported_all().iter().map(|i| i.name()).collect::<Vec<_>>(),
+                "active": isa::active().name(),
+            },
+        }));
         return Ok(0);
     }
     println!("table back-ends (--table NAME):");

@@ -162,6 +162,19 @@ pub fn forecast_builds(
     }
 }
 
+/// Prints one `--json` object with the binary's `version` and `build` (its git revision)
+/// added, so every JSON record names what made it.
+pub fn print_json(mut value: serde_json::Value) {
+    if let Some(object) = value.as_object_mut() {
+        object.insert("version".into(), env!("CARGO_PKG_VERSION").into());
+        object.insert(
+            "build".into(),
+            nimsquare::base::provenance::BUILD_REV.into(),
+        );
+    }
+    println!("{value}");
+}
+
 /// Parses the arguments, runs the subcommand, and returns the exit code.
 pub fn main() -> i32 {
     let cli = match Cli::try_parse() {

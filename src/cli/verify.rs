@@ -83,7 +83,7 @@ pub fn run(args: Args) -> CliResult {
     };
     let verdict = verify(&case)?;
     if args.json.json {
-        println!("{}", render_json(&verdict));
+        super::print_json(render_json(&verdict));
     } else {
         render_text(&verdict);
     }
@@ -211,7 +211,7 @@ fn render_saved(r: &Report, values: Values, json: bool) -> i32 {
             "cold_sets": r.cold_sets,
             "disagreements": r.disagreements.iter().map(|d| d.to_string()).collect::<Vec<_>>(),
         });
-        println!("{out}");
+        super::print_json(out);
     } else {
         println!(
             "saved table, moves {}, N = {}",

@@ -42,7 +42,7 @@ pub fn run(args: Args) -> CliResult {
     let max_heap = amalgamation::check_max_heap(args.max_heap)?;
     let check = amalgamation::check(max_heap, amalgamation::formula_4, SHOWN_MISMATCHES)?;
     if args.json {
-        println!("{}", to_json(&check));
+        super::super::print_json(to_json(&check));
     } else {
         print_text(&check);
     }

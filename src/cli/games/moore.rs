@@ -53,7 +53,7 @@ pub fn run(args: Args) -> CliResult {
         seconds,
     };
     if args.json {
-        println!("{}", to_json(&report));
+        super::super::print_json(to_json(&report));
     } else {
         print_text(&report);
     }

@@ -126,7 +126,7 @@ pub fn run(args: Args) -> CliResult {
     check_work(&args)?;
     let a = subtraction::analyse(&args.moves, args.limit.get(), args.period_search.get())?;
     if args.json {
-        println!("{}", to_json(&a));
+        crate::cli::print_json(to_json(&a));
     } else {
         print_text(&a);
     }
