@@ -1,7 +1,7 @@
 //! A registry entry: what the CLI, the checker, the tests and the benches iterate over.
 //!
-//! Each stage keeps a static slice of [`Entry`]; adding a back-end is one file, its `mod`
-//! line and one entry in that slice. Everything else a caller needs to know (scratch memory,
+//! Each stage keeps a static slice of [`Entry`]; adding a back-end is one file that declares
+//! its own `ENTRY`, its `mod` line and that entry in the slice. Everything else a caller needs to know (scratch memory,
 //! which inputs it supports) is asked of the back-end through its stage's trait, never
 //! looked up by name, so the new back-end shows up in `list`, `verify`, the checker, the
 //! memory guard and the bench matrix with no further edit.

@@ -1,4 +1,4 @@
-//! Layer 6, the instruments: what checks, chooses, times and runs the back-ends, above both
+//! Layer 5, the instruments: what checks, chooses, times and runs the back-ends, above both
 //! stages. Each imports the stages through their registries and the ones listed before it:
 //!
 //! - [`longrun`]: checkpointed, resumable table runs and the saved-table format;
