@@ -209,20 +209,7 @@ fn one_heap_goes_through_the_sieve_and_says_what_it_cannot_know() {
 
 #[test]
 fn a_run_forecast_to_take_long_says_so_before_it_starts() {
-    use std::io::{BufRead, BufReader};
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("nimsquare"))
-        .args(["solve", "--limit", "4294967295"])
-        .env(nimsquare::base::memory::AVAILABLE_OVERRIDE, "100000000000")
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stderr.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    child.kill().unwrap();
-    child.wait().unwrap();
+    let line = first_stderr_line(&["solve", "--limit", "4294967295"], &std::env::temp_dir());
     assert!(
         line.starts_with("note: N = 4294967295 needs about"),
         "{line}"

@@ -339,22 +339,25 @@ fn a_seeded_runs_json_separates_this_sitting_from_the_whole_table() {
     let dir = scratch("json-sitting");
     let t = dir.join("t.tbl");
     solve(&["-n", "20000", "--save-table", s(&t)]);
-    let out = nimsquare()
-        .args([
-            "--threads",
-            "2",
-            "solve",
-            "-n",
-            "50000",
-            "--table",
-            "stamped",
-            "--json",
-        ])
-        .args(["--load-table", s(&t)])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let json = |table: &str, extra: &[&str]| -> serde_json::Value {
+        let out = nimsquare()
+            .args([
+                "--threads",
+                "2",
+                "solve",
+                "-n",
+                "50000",
+                "--json",
+                "--table",
+                table,
+            ])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{table}");
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let v = json("stamped", &["--load-table", s(&t)]);
     // Whole table: S(50000), a number; this sitting: positions 20001..=50000 and their steps.
     assert_eq!(v["option_steps"], option_steps(50_000));
     assert_eq!(v["seeded_positions"], 20_001);
@@ -373,20 +376,7 @@ fn a_seeded_runs_json_separates_this_sitting_from_the_whole_table() {
         (1.into(), 2.into())
     );
     assert!(v["answer"].is_string());
-    let out = nimsquare()
-        .args([
-            "--threads",
-            "2",
-            "solve",
-            "-n",
-            "50000",
-            "--table",
-            "stamped-parallel",
-            "--json",
-        ])
-        .output()
-        .unwrap();
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = json("stamped-parallel", &[]);
     assert_eq!(v["threads"], 2);
     assert_eq!(v["seeded_positions"], 0);
     assert_eq!(v["option_steps_this_run"], option_steps(50_000));
