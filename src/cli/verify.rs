@@ -44,6 +44,12 @@ pub struct Args {
     /// other than zero are then not checked, and the report says so.
     #[arg(long, requires = "load_table")]
     cold_only: bool,
+    /// Test builds only (`--features testing`): also run the deliberately wrong back-end
+    /// NAME (`wrong-at-17`, `wrong-drops-last`, `failing-count`), so the tests see this very
+    /// binary fail; the shipped binary has no such flag.
+    #[cfg(feature = "testing")]
+    #[arg(long, value_name = "NAME", hide = true)]
+    with_wrong: Vec<String>,
 }
 
 /// One named check and whether it held.
@@ -76,12 +82,14 @@ pub fn run(args: Args) -> CliResult {
         let report = verify_saved(path, &args.moves.moves, values)?;
         return Ok(render_saved(&report, values, args.json.json));
     }
+    let (tables, counts) = backends(&args)?;
     let case = Case {
         moves: args.moves.moves,
         limit: args.limit.limit.get(),
         heaps: args.heaps.heaps,
     };
-    let verdict = verify(&case)?;
+    let colds: Vec<_> = nimsquare::cold::BACKENDS.iter().collect();
+    let verdict = verify_with(&case, |c| check::check(c, &tables, &counts, &colds))?;
     if args.json.json {
         super::print_json(render_json(&verdict));
     } else {
@@ -94,14 +102,42 @@ pub fn run(args: Args) -> CliResult {
     })
 }
 
-/// Runs every check of `verify` on `case` (a library function, so its failure path is
-/// tested with a deliberately wrong back-end).
-pub fn verify(case: &Case) -> nimsquare::base::error::Result<Verdict> {
-    verify_with(case, check::everything)
+/// A table back-end's registry entry.
+type TableEntry = &'static nimsquare::registry::Entry<dyn nimsquare::table::TableBuilder>;
+/// A count back-end's registry entry.
+type CountEntry = &'static nimsquare::registry::Entry<dyn nimsquare::count::Counter>;
+
+/// The back-ends every check runs: every registered one, and in a test build those named by
+/// `--with-wrong` (refused, before any work, when no such wrong back-end exists).
+fn backends(args: &Args) -> nimsquare::base::error::Result<(Vec<TableEntry>, Vec<CountEntry>)> {
+    let tables: Vec<TableEntry> = nimsquare::table::BACKENDS.iter().collect();
+    let counts: Vec<CountEntry> = nimsquare::count::BACKENDS.iter().collect();
+    #[cfg(feature = "testing")]
+    let (tables, counts) = with_wrong(tables, counts, &args.with_wrong)?;
+    #[cfg(not(feature = "testing"))]
+    let _ = args;
+    Ok((tables, counts))
 }
 
-/// [`verify`] with the checker call given, so a test can pass one that includes a wrong
-/// back-end.
+/// `tables` and `counts` with the deliberately wrong back-ends called `names` added.
+#[cfg(feature = "testing")]
+fn with_wrong(
+    mut tables: Vec<TableEntry>,
+    mut counts: Vec<CountEntry>,
+    names: &[String],
+) -> nimsquare::base::error::Result<(Vec<TableEntry>, Vec<CountEntry>)> {
+    use check::testing::{find, Wrong};
+    for name in names {
+        match find(name)? {
+            Wrong::Table(e) => tables.push(e),
+            Wrong::Count(e) => counts.push(e),
+        }
+    }
+    Ok((tables, counts))
+}
+
+/// Runs every check of `verify` on `case` with the checker call given (`run` passes one over
+/// every registered back-end; a test one that includes a wrong back-end).
 pub fn verify_with(
     case: &Case,
     run_check: impl Fn(&Case) -> nimsquare::base::error::Result<Report>,
@@ -386,7 +422,7 @@ mod tests {
             "{:?}",
             failed[0].detail
         );
-        assert!(verify(&case).unwrap().passed());
+        assert!(verify_with(&case, check::everything).unwrap().passed());
     }
 
     #[test]

@@ -490,12 +490,16 @@ pub fn everything(case: &Case) -> Result<Report> {
     check(case, &tables, &counts, &colds)
 }
 
-/// A deliberately wrong back-end for the tests of the checker and of `verify`, built only
+/// Deliberately wrong back-ends for the tests of the checker and of `verify`, built only
 /// for the unit tests and with the `testing` feature (which the test command enables), so
-/// the shipped binary never carries it.
+/// the shipped binary never carries them: a wrong table ([`WRONG_AT_17`]), a wrong counter
+/// ([`WRONG_COUNT`]) and a counter that fails ([`FAILING_COUNT`]). They are in no registry:
+/// a test passes them to [`check`] itself, and a test build of the binary takes them by name
+/// (`verify --with-wrong NAME`, [`find`]).
 #[cfg(any(test, feature = "testing"))]
 pub mod testing {
     use super::*;
+    use std::ops::RangeInclusive;
 
     /// The reference with one value changed (g(17) + 1).
     struct OffByOneAt(usize);
@@ -521,13 +525,100 @@ pub mod testing {
         kernels: &[],
         make: || Box::new(OffByOneAt(17)),
     };
+
+    /// The Walsh-Hadamard count of the table without its last position: the off-by-one of a
+    /// loop that stops at N - 1. Wrong for every N >= 1 and K >= 2, since (0, .., 0, N, N)
+    /// is a losing tuple that it never sees.
+    struct DropsTheLast;
+
+    impl Counter for DropsTheLast {
+        fn count(&self, table: &Table, heaps: usize) -> Result<u128> {
+            let short = &table.values()[..table.limit().max(1)];
+            count::Wht.count(&Table::from_values(short.to_vec()), heaps)
+        }
+        fn heaps(&self) -> RangeInclusive<usize> {
+            1..=count::MAX_HEAPS
+        }
+        fn scratch_bytes(&self, _: usize, _: usize) -> u64 {
+            0
+        }
+    }
+
+    pub static WRONG_COUNT: Entry<dyn Counter> = Entry {
+        name: "wrong-drops-last",
+        description: "test only",
+        cost: "",
+        role: crate::registry::Role::Fast,
+        model: crate::cost::Model::NOT_MODELLED,
+        kernels: &[],
+        make: || Box::new(DropsTheLast),
+    };
+
+    /// A counter that always fails (an error that is not an overflow, so it is reported).
+    struct AlwaysFails;
+
+    impl Counter for AlwaysFails {
+        fn count(&self, _: &Table, _: usize) -> Result<u128> {
+            Err(Error::Invalid("a deliberate failure".into()))
+        }
+        fn heaps(&self) -> RangeInclusive<usize> {
+            1..=count::MAX_HEAPS
+        }
+        fn scratch_bytes(&self, _: usize, _: usize) -> u64 {
+            0
+        }
+    }
+
+    pub static FAILING_COUNT: Entry<dyn Counter> = Entry {
+        name: "failing-count",
+        description: "test only",
+        cost: "",
+        role: crate::registry::Role::Fast,
+        model: crate::cost::Model::NOT_MODELLED,
+        kernels: &[],
+        make: || Box::new(AlwaysFails),
+    };
+
+    /// A deliberately wrong back-end of either stage.
+    #[derive(Clone, Copy)]
+    pub enum Wrong {
+        Table(&'static Entry<dyn TableBuilder>),
+        Count(&'static Entry<dyn Counter>),
+    }
+
+    /// Every deliberately wrong back-end.
+    pub fn all() -> [Wrong; 3] {
+        [
+            Wrong::Table(&WRONG_AT_17),
+            Wrong::Count(&WRONG_COUNT),
+            Wrong::Count(&FAILING_COUNT),
+        ]
+    }
+
+    /// The wrong back-end called `name`, or an error listing their names.
+    pub fn find(name: &str) -> Result<Wrong> {
+        let name_of = |w: &Wrong| match w {
+            Wrong::Table(e) => e.name,
+            Wrong::Count(e) => e.name,
+        };
+        all()
+            .into_iter()
+            .find(|w| name_of(w) == name)
+            .ok_or_else(|| {
+                let names: Vec<&str> = all().iter().map(name_of).collect();
+                Error::Invalid(format!(
+                    "--with-wrong takes one of {}, got '{name}'",
+                    names.join(", ")
+                ))
+            })
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    use super::testing::WRONG_AT_17;
+    use super::testing::{FAILING_COUNT, WRONG_AT_17, WRONG_COUNT};
 
     fn case(limit: usize) -> Case {
         Case {
@@ -579,6 +670,54 @@ mod tests {
         assert!(
             err.contains("'wrong-at-17' gives 1") && err.contains("g(17) = 0"),
             "{err}"
+        );
+    }
+
+    #[test]
+    fn a_wrong_count_is_named_with_both_pairs_and_the_case() {
+        // Independent values: L(40) = 2632 (the seeds' facts); without position 40 the count
+        // is L(39), which misses (0, 40, 40) at least.
+        let stamped = table::find("stamped").unwrap();
+        let report = check(&case(40), &[stamped], &[&WRONG_COUNT], &[]).unwrap();
+        assert_eq!(report.count_judge, Some(("brute", 2632)));
+        assert_eq!(report.disagreements.len(), 1, "{:?}", report.disagreements);
+        let Disagreement::Count {
+            judge,
+            backend,
+            judge_answer,
+            answer,
+        } = &report.disagreements[0]
+        else {
+            panic!("{:?}", report.disagreements)
+        };
+        assert_eq!(
+            (judge.as_str(), backend.as_str(), *judge_answer),
+            ("naive-mex+brute", "stamped+wrong-drops-last", 2632)
+        );
+        assert!(*answer < 2632, "{answer}");
+        let answer = *answer;
+        let err = report.into_result().unwrap_err().to_string();
+        let want = format!(
+            "disagreement: count: 'naive-mex+brute' gives 2632 but 'stamped+wrong-drops-last' gives {answer} at N = 40 (3 heaps, moves squares)"
+        );
+        assert_eq!(err, want);
+    }
+
+    #[test]
+    fn a_failing_count_is_reported_as_failed_with_its_error() {
+        let stamped = table::find("stamped").unwrap();
+        let report = check(&case(30), &[stamped], &[&FAILING_COUNT], &[]).unwrap();
+        assert!(!report.passed());
+        assert_eq!(
+            report.disagreements,
+            vec![Disagreement::Failed {
+                backend: "stamped+failing-count".into(),
+                error: "a deliberate failure".into(),
+            }]
+        );
+        assert_eq!(
+            report.disagreements[0].to_string(),
+            "'stamped+failing-count' failed: a deliberate failure"
         );
     }
 
