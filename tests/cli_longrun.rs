@@ -1,6 +1,6 @@
 //! `solve --checkpoint/--save-table/--load-table` through the binary: saved tables answer the
 //! same, damaged ones are refused in one line, and a run stopped by SIGTERM or SIGINT exits
-//! 143/130 and is completed by the same command.
+//! 143/130 and is completed by the same command, with every resumable table back-end.
 
 mod common;
 
@@ -193,6 +193,146 @@ fn a_signalled_run_keeps_a_checkpoint_that_the_same_command_completes() {
     assert_eq!(resumed, solve(&["-n", n]));
     // Once complete, the same command only reads the table.
     assert_eq!(solve(&args[1..]), resumed);
+}
+
+/// One sitting of `solve --table NAME -n N --checkpoint CK --checkpoint-every 0`, sent SIGINT
+/// as soon as its first checkpoint appears: `Some(done)`, the positions kept, when it was
+/// interrupted (status 130), `None` when it had already finished (status 0).
+fn interrupt_once(table: &str, n: usize, ck: &Path) -> Option<u64> {
+    let bin = assert_cmd::cargo::cargo_bin("nimsquare");
+    let child = std::process::Command::new(bin)
+        .args(checkpoint_args(table, n, ck))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while tablefile::read_header(ck).is_err() {
+        assert!(
+            start.elapsed() < Duration::from_secs(120),
+            "{table}: no checkpoint"
+        );
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    // SAFETY: sending a signal to the child this test spawned.
+    assert_eq!(
+        unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) },
+        0
+    );
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    if out.status.code() == Some(0) {
+        return None;
+    }
+    assert_eq!(out.status.code(), Some(130), "{table}: {stderr}");
+    assert!(out.stdout.is_empty(), "{table}");
+    let h = tablefile::read_header(ck).unwrap();
+    assert!(h.done > 0 && !h.is_complete(), "{table}: {h:?}");
+    assert!(
+        stderr.starts_with(&format!(
+            "interrupted by SIGINT after g(0..{}) of {} positions, kept in {}; to resume run the same command: ",
+            h.done,
+            n + 1,
+            ck.display()
+        )),
+        "{table}: {stderr}"
+    );
+    Some(h.done)
+}
+
+fn checkpoint_args(table: &str, n: usize, ck: &Path) -> Vec<String> {
+    let n = n.to_string();
+    [
+        "solve",
+        "-n",
+        &n,
+        "--table",
+        table,
+        "--checkpoint",
+        s(ck),
+        "--checkpoint-every",
+        "0",
+    ]
+    .map(String::from)
+    .to_vec()
+}
+
+#[test]
+fn every_resumable_table_back_end_resumes_an_interrupted_checkpoint() {
+    use nimsquare::count::Counter;
+    let dir = scratch("every-resumable");
+    let moves = nimsquare::base::moves::Moves::Squares;
+    let resumable: Vec<_> = nimsquare::table::BACKENDS
+        .iter()
+        .filter(|e| (e.make)().resumable())
+        .collect();
+    // Every back-end that builds in position order (all but value-bounded, which solve
+    // refuses with --checkpoint: a_damaged_table_is_refused_in_one_line).
+    assert_eq!(resumable.len() + 1, nimsquare::table::BACKENDS.len());
+    for e in resumable {
+        let builder = (e.make)();
+        // Start at 3·10^5 (a control at the largest N it affords); a run that finished before
+        // the signal reached it is repeated four times larger.
+        let mut n = builder.affordable_limit().unwrap_or(300_000);
+        let ck = dir.join(format!("{}.tbl", e.name));
+        let mut attempts = 0;
+        let done = loop {
+            let _ = std::fs::remove_file(&ck);
+            if let Some(done) = interrupt_once(e.name, n, &ck) {
+                break done;
+            }
+            attempts += 1;
+            assert!(
+                attempts < 4,
+                "{}: every run finished before the signal",
+                e.name
+            );
+            if builder.affordable_limit().is_none() {
+                n *= 4;
+            }
+        };
+        // The judge: another back-end's table (stamped, or bitset for stamped itself) and
+        // the sweep's count of it (solve counts with wht).
+        let judge = if e.name == "stamped" {
+            "bitset"
+        } else {
+            "stamped"
+        };
+        let want = nimsquare::table::build(judge, &moves, n as u64).unwrap();
+        let kept = tablefile::read(&ck).unwrap();
+        assert_eq!(
+            kept.values[..],
+            want.values()[..done as usize],
+            "{}",
+            e.name
+        );
+        let answer = nimsquare::count::Sweep.count(&want, 3).unwrap();
+        // The same command resumes where the checkpoint stopped and finishes.
+        let args = checkpoint_args(e.name, n, &ck);
+        let out = nimsquare().args(&args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{}: {stderr}", e.name);
+        assert_eq!(
+            stderr,
+            format!(
+                "resuming from the checkpoint {}: g(0..{done}) of {} positions are done, {} to go\n",
+                ck.display(),
+                n + 1,
+                n as u64 + 1 - done
+            ),
+            "{}",
+            e.name
+        );
+        assert_eq!(
+            String::from_utf8(out.stdout).unwrap(),
+            format!("{answer}\n"),
+            "{} at N = {n}",
+            e.name
+        );
+        let full = tablefile::read(&ck).unwrap();
+        assert!(full.is_complete(), "{}", e.name);
+        assert!(full.values == want.values(), "{}", e.name);
+    }
 }
 
 /// `verify --load-table path [extra]`: its exit status and stdout.
