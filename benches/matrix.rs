@@ -21,10 +21,9 @@
 use criterion::{BenchmarkId, Criterion, SamplingMode, Throughput};
 use nimsquare::base::isa::{self, Isa};
 use nimsquare::base::moves::Moves;
-use nimsquare::instruments::check::{self, Case};
+use nimsquare::instruments::check;
 use nimsquare::instruments::matrix::{self, Bench, BenchArgs, GateCase, Grid, Group};
 use nimsquare::table::Table;
-use nimsquare::{count, table};
 use pprof::criterion::{Output, PProfProfiler};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -91,28 +90,10 @@ fn on_path<R>(path: Option<Isa>, body: impl FnOnce() -> R) -> R {
     }
 }
 
-/// The checker on one gate case, panicking at the first disagreement. The judge's table is
-/// always among the tables, so a count selected alone is run on it.
+/// The checker on one gate case ([`matrix::check_gate_case`]), panicking at the first
+/// disagreement.
 fn check_or_panic(case: &GateCase) -> check::Report {
-    let c = Case {
-        moves: Moves::Squares,
-        limit: case.n,
-        heaps: 3,
-    };
-    let judge = check::table_judge(case.n);
-    let mut tables = vec![judge];
-    tables.extend(
-        case.tables
-            .iter()
-            .map(|n| table::find(n).expect("registered"))
-            .filter(|e| e.name != judge.name),
-    );
-    let counts: Vec<_> = case
-        .counts
-        .iter()
-        .map(|n| count::find(n).expect("registered"))
-        .collect();
-    on_path(case.path, || check::check(&c, &tables, &counts, &[]))
+    matrix::check_gate_case(case)
         .and_then(|r| r.into_result())
         .unwrap_or_else(|e| panic!("bench matrix refused to time: {e}"))
 }

@@ -1,6 +1,7 @@
-//! The vector paths (`--isa`): every back-end with vector kernels gives, on every path this
-//! CPU supports, the tables and counts of the scalar-free references (`stamped`,
-//! `naive-mex`, `wht`, `brute`), and the CLI refuses a bogus path and reports the one taken.
+//! The vector paths (`--isa`): every fast table back-end and every count back-end with
+//! vector kernels gives, on every path this CPU supports, the tables and counts of the
+//! scalar-free references (`stamped`, `naive-mex`, `wht`, `brute`), and the CLI refuses a
+//! bogus path and reports the one taken.
 
 mod common;
 
@@ -11,12 +12,10 @@ use nimsquare::count::{self, Counter};
 use nimsquare::registry::Entry;
 use nimsquare::table::{self, Table, TableBuilder};
 
-/// The table back-ends that follow `--isa`.
+/// The table back-ends run on every path: those that follow `--isa` and the others
+/// ([`common::per_path_tables`]).
 fn vector_tables() -> Vec<&'static Entry<dyn TableBuilder>> {
-    let v: Vec<_> = table::BACKENDS
-        .iter()
-        .filter(|e| (e.make)().vector_kernels())
-        .collect();
+    let v = common::per_path_tables();
     let names: Vec<&str> = v.iter().map(|e| e.name).collect();
     assert!(
         names.contains(&"stamped-lanes") && names.contains(&"stamped-parallel"),

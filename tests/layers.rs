@@ -21,8 +21,8 @@ const LAYERS: &[(&str, usize)] = &[
     ("instruments::longrun", 7),
     ("instruments::check", 8),
     ("instruments::sequence", 8),
-    ("instruments::matrix", 8),
     ("instruments::planner", 9),
+    ("instruments::matrix", 9),
     ("instruments::roofline", 10),
     ("instruments::scaling", 11),
 ];

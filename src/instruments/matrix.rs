@@ -12,8 +12,11 @@
 //! exposes no filter), so it can gate exactly the benchmarks it will time ([`select`]) and
 //! nothing for `--help` or `--list`.
 
+use crate::base::error::Result;
 use crate::base::isa::{self, Isa};
+use crate::base::moves::Moves;
 use crate::count::{self, Counter};
+use crate::instruments::check::{self, Case};
 use crate::registry::{self, Entry};
 use crate::table::{self, TableBuilder};
 use std::time::Duration;
@@ -265,7 +268,7 @@ impl BenchArgs {
 
     /// True when `id` passes the filter as criterion applies it; an invalid regular
     /// expression is reported as an error (criterion would panic on it).
-    pub fn matches(&self, id: &str) -> Result<bool, String> {
+    pub fn matches(&self, id: &str) -> std::result::Result<bool, String> {
         match &self.filter {
             None => Ok(true),
             Some(f) if self.exact => Ok(id == f),
@@ -278,7 +281,7 @@ impl BenchArgs {
 
 /// The benchmarks of `all` that `args` will run: none for `--ignored`, the filter's matches
 /// otherwise (also for `--list`, which lists exactly those).
-pub fn select(all: &[Bench], args: &BenchArgs) -> Result<Vec<Bench>, String> {
+pub fn select(all: &[Bench], args: &BenchArgs) -> std::result::Result<Vec<Bench>, String> {
     if args.ignored {
         return Ok(Vec::new());
     }
@@ -335,6 +338,38 @@ pub fn gate_cases(selected: &[Bench]) -> Vec<GateCase> {
     let rank = |p: Option<Isa>| p.map_or(0, |p| 1 + p as usize);
     cases.sort_by_key(|c| (c.n, rank(c.path)));
     cases
+}
+
+/// The agreement gate's check of one case: the squares at the case's N, on its path (`None`:
+/// the active one, nothing forced), the judge's table and the case's tables against the
+/// judges, each case's counters on every table; disagreements are in the report
+/// ([`check::Report::into_result`]). The judge's table is always among the tables, so a count
+/// selected alone is run on it. What `benches/matrix.rs` runs before timing anything, and
+/// what the tests call.
+pub fn check_gate_case(case: &GateCase) -> Result<check::Report> {
+    let c = Case {
+        moves: Moves::Squares,
+        limit: case.n,
+        heaps: 3,
+    };
+    let judge = check::table_judge(case.n);
+    let mut tables = vec![judge];
+    for name in &case.tables {
+        let e = table::find(name)?;
+        if e.name != judge.name {
+            tables.push(e);
+        }
+    }
+    let counts = case
+        .counts
+        .iter()
+        .map(|n| count::find(n))
+        .collect::<Result<Vec<_>>>()?;
+    let run = || check::check(&c, &tables, &counts, &[]);
+    match case.path {
+        Some(path) => isa::with(path, run)?,
+        None => run(),
+    }
 }
 
 #[cfg(test)]

@@ -51,6 +51,19 @@ pub enum Family {
     Sieve,
 }
 
+impl Family {
+    /// True for the families with one kernel per `--isa` path (a scalar twin and the x86
+    /// kernels of `lanes/`, `masks/`, `sumset/`, `xor_dot/`): a back-end that runs one
+    /// follows `--isa`, and its `vector_kernels` must say so (`tests/contract.rs`), since
+    /// the bench matrix times it on every path by that answer.
+    pub fn follows_isa(self) -> bool {
+        matches!(
+            self,
+            Family::Lanes | Family::Masks | Family::Sumset | Family::XorDot
+        )
+    }
+}
+
 /// Splits ascending `moves` into the moves below `block` (whose options may lie inside a
 /// block of that many positions, so they are applied in position order) and the rest
 /// (whose options all lie in finished blocks, so they may be applied in any order).

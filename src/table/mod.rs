@@ -12,6 +12,9 @@
 
 pub mod bitset;
 pub mod bitset_parallel;
+/// A correct back-end registered only in test builds (the contract test's fixture).
+#[cfg(any(test, feature = "testing"))]
+pub mod fixture_mex;
 pub mod naive_mex;
 pub mod stamped;
 pub mod stamped_lanes;
@@ -187,6 +190,8 @@ pub static BACKENDS: &[Entry<dyn TableBuilder>] = &[
     stamped_parallel::ENTRY,
     bitset_parallel::ENTRY,
     value_bounded::ENTRY,
+    #[cfg(any(test, feature = "testing"))]
+    fixture_mex::ENTRY,
 ];
 
 /// The model of the per-position mex (`stamped`, and `naive-mex` counted as generously): per

@@ -37,6 +37,15 @@ pub fn moves_strategy(
         .prop_map(|list| nimsquare::base::moves::Moves::list(list).expect("non-empty, no zero"))
 }
 
+/// The table back-ends the per-path tests (`tests/isa.rs`) run on every vector path: every
+/// registered one but the naive controls, with vector kernels or not, so a back-end that
+/// follows `--isa` without saying so is checked too (`tests/contract.rs` shows a registered
+/// fixture among them).
+pub fn per_path_tables(
+) -> Vec<&'static nimsquare::registry::Entry<dyn nimsquare::table::TableBuilder>> {
+    nimsquare::registry::fast(nimsquare::table::BACKENDS).collect()
+}
+
 /// The built `nimsquare` binary, for CLI tests.
 pub fn nimsquare() -> assert_cmd::Command {
     assert_cmd::Command::cargo_bin("nimsquare").unwrap()
