@@ -76,18 +76,19 @@ impl Moves {
         Moves::list(moves)
     }
 
-    /// The moves `<= limit`, ascending, as `usize` offsets.
+    /// The moves `<= limit`, ascending, as `usize` offsets, in a vector of exactly that
+    /// capacity (the back-ends' `scratch_bytes` count 8 bytes a move, and a vector grown by
+    /// doubling could hold twice that: `tests/memory_estimates.rs`).
     pub fn up_to(&self, limit: usize) -> Vec<usize> {
         match self {
-            Moves::Squares => (1usize..)
-                .map(|k| k * k)
-                .take_while(|&s| s <= limit)
-                .collect(),
-            Moves::List(list) => list
-                .iter()
-                .take_while(|&&s| s <= limit as u64)
-                .map(|&s| s as usize)
-                .collect(),
+            Moves::Squares => {
+                let count = (1usize..).take_while(|&k| k * k <= limit).count();
+                (1..=count).map(|k| k * k).collect()
+            }
+            Moves::List(list) => {
+                let count = list.iter().take_while(|&&s| s <= limit as u64).count();
+                list[..count].iter().map(|&s| s as usize).collect()
+            }
         }
     }
 

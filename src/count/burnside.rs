@@ -79,8 +79,10 @@ impl Counter for Burnside {
     }
 
     fn scratch_bytes(&self, alphabet: usize, _threads: usize) -> u64 {
-        // Two big-integer vectors of W entries, each up to (N+1)^K: about 64 bytes each.
-        128 * alphabet.next_power_of_two() as u64
+        // Three big-integer vectors of W entries (the histogram, the running convolution and
+        // the next one), each below 2^640 (80 bytes of digits and a 24-byte header), and the
+        // cycle-index sum.
+        3 * 104 * alphabet.next_power_of_two() as u64 + super::cycle_index::CYCLE_INDEX_BYTES
     }
 }
 

@@ -34,6 +34,12 @@ use num_traits::{One, ToPrimitive, Zero};
 /// The largest number of heaps any back-end accepts (the CLI's `--heaps` limit).
 pub const MAX_HEAPS: usize = 16;
 
+/// An upper bound on the bytes the cycle-index sum allocates for K <= [`MAX_HEAPS`] (what a
+/// big-integer counter adds to its `scratch_bytes`): at most 231 partitions of K (p(16)),
+/// each with two big integers below 2^640 (80 bytes of digits and a 24-byte header), is
+/// 48 048 bytes; counted as 64 KiB.
+pub const CYCLE_INDEX_BYTES: u64 = 64 << 10;
+
 /// Refuses K = 0 and K > [`MAX_HEAPS`] with a one-line message.
 pub fn check_heaps(heaps: usize) -> Result<()> {
     if (1..=MAX_HEAPS).contains(&heaps) {

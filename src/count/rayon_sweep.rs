@@ -92,9 +92,11 @@ impl Counter for RayonSweep {
     fn scratch_bytes(&self, alphabet: usize, threads: usize) -> u64 {
         // A histogram and a starting prefix per chunk (4 chunks per thread at most when the
         // table is large), and each running chunk's sweep tables.
+        // Each chunk's vectors also have a header, and rayon's collect keeps a list node per
+        // piece: 128 bytes a chunk.
         let w = alphabet.next_power_of_two() as u64;
         let chunks = 4 * threads as u64 + 1;
-        chunks * 16 * w + threads as u64 * (8 * 3 + 4 * 5) * w
+        chunks * (16 * w + 128) + 8 * w + threads as u64 * (8 * 3 + 4 * 5) * w
     }
 
     /// The inner sum ([`crate::kernels::xor_dot::XorSweep::dot`]) follows `--isa`.

@@ -77,8 +77,11 @@ impl Counter for Wht {
     }
 
     fn scratch_bytes(&self, alphabet: usize, _threads: usize) -> u64 {
-        // The transform (i64) and, for K != 3, K + 1 big-integer power sums.
-        8 * alphabet.next_power_of_two() as u64 + 64 * (MAX_HEAPS as u64 + 1)
+        // The transform (i64) and, for K != 3, K + 1 big-integer power sums (below 2^640:
+        // 80 bytes of digits and a 24-byte header each) and the cycle-index sum.
+        8 * alphabet.next_power_of_two() as u64
+            + 104 * (MAX_HEAPS as u64 + 1)
+            + cycle_index::CYCLE_INDEX_BYTES
     }
 }
 

@@ -295,7 +295,8 @@ fn bytes_needed(
     cold: Option<&Entry<dyn ColdFinder>>,
 ) -> u64 {
     if let Some(c) = cold {
-        let set = (limit as u64 + 1).div_ceil(8);
+        // The cold set's u64 words (`ColdSet`: N / 64 + 1 of them).
+        let set = 8 * (limit as u64 / 64 + 1);
         return set + (c.make)().scratch_bytes(&request.moves, limit, threads);
     }
     // Values are at most the number of moves <= N, so that bounds the alphabet.

@@ -223,15 +223,17 @@ pub(crate) fn table_io(w: &Workload) -> Demand {
     Demand::default().with(Primitive::Stream, 4.0 * w.positions())
 }
 
-/// Bytes a table for N = `limit` needs with `builder` on `threads` threads: the u16 values
-/// and the back-end's own scratch.
+/// Bytes a table for N = `limit` needs with `builder` on `threads` threads: the u16 values,
+/// the [`Table`]'s value histogram (a u64 per value, and values are at most the number of
+/// moves) and the back-end's own scratch.
 pub fn bytes_needed(
     builder: &dyn TableBuilder,
     moves: &Moves,
     limit: usize,
     threads: usize,
 ) -> u64 {
-    2 * (limit as u64 + 1) + builder.scratch_bytes(moves, limit, threads)
+    let histogram = 8 * (moves.up_to(limit).len() as u64 + 1);
+    2 * (limit as u64 + 1) + histogram + builder.scratch_bytes(moves, limit, threads)
 }
 
 /// Checks `limit` (range and memory) and builds the table with the named back-end: the
