@@ -144,13 +144,12 @@ fn a_signalled_run_keeps_a_checkpoint_that_the_same_command_completes() {
         "--checkpoint-every",
         "0",
     ];
-    let bin = assert_cmd::cargo::cargo_bin("nimsquare");
     let mut done = 0;
     for (sitting, (sig, code)) in [(libc::SIGTERM, 143), (libc::SIGINT, 130)]
         .into_iter()
         .enumerate()
     {
-        let child = std::process::Command::new(&bin)
+        let child = common::nimsquare_process()
             .args(args)
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())

@@ -6,7 +6,7 @@ mod common;
 use common::{assert_refused, nimsquare};
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 /// A fresh empty folder under the system temp dir, unique to this test.
 fn scratch(name: &str) -> PathBuf {
@@ -38,8 +38,7 @@ fn threads_above_eight_per_core_are_refused_before_any_work() {
 /// process ended quietly: no panic, no "Broken pipe" message, and either status 0 (it had
 /// finished writing) or death by SIGPIPE (status 141 in a shell).
 fn ends_quietly_when_stdout_closes(args: &[&str]) {
-    let bin = assert_cmd::cargo::cargo_bin("nimsquare");
-    let mut child = Command::new(bin)
+    let mut child = common::nimsquare_process()
         .args(args)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

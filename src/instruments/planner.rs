@@ -1,6 +1,10 @@
 //! The planner: a request (moves, N, heaps, back-end names or `auto`, threads) resolved once
 //! into a [`Plan`] that `solve`, `verify`, `profile` and `scale` execute and report.
 //!
+//! `auto` takes the table back-end from wisdom (`nimsquare tune`'s measurements on this
+//! machine, [`wisdom`]) when the request carries wisdom that fits the run, else from the
+//! built-in crossovers below; the plan says which ([`Plan::table_choice`]).
+//!
 //! One heap with `--table auto` takes the win/lose sieve instead of a table: the answer is
 //! the cold count, which needs only the zero set.
 //!
@@ -20,10 +24,12 @@ use crate::base::memory;
 use crate::base::moves::Moves;
 use crate::cold::{self, ColdFinder};
 use crate::count::{self, Counter};
+use crate::instruments::wisdom;
 use crate::kernels::Family;
 use crate::registry::Entry;
 use crate::table::{self, Table, TableBuilder};
 use serde_json::json;
+use std::sync::Arc;
 
 /// The name that asks the planner to choose.
 pub const AUTO: &str = "auto";
@@ -87,6 +93,40 @@ pub fn choose_table_on(
     }
 }
 
+/// The table back-end `auto` means for (moves, N, threads) on the active path, from
+/// `source` when it holds wisdom that fits the run, else from the built-in crossovers; and
+/// the phrase saying which (`wisdom FILE, measured DATE`, or `built-in` with the reason).
+pub fn choose_table_from(
+    source: Option<&wisdom::Source>,
+    moves: &Moves,
+    limit: usize,
+    threads: usize,
+) -> (&'static Entry<dyn TableBuilder>, String) {
+    let isa = crate::base::isa::active();
+    if let Some(src) = source {
+        let choice = src.choose(isa, moves, limit as u64, threads);
+        if let Some(entry) = choice.table {
+            return (entry, choice.source);
+        }
+        return (choose_table_on(isa, moves, limit, threads), choice.source);
+    }
+    (
+        choose_table_on(isa, moves, limit, threads),
+        "built-in".into(),
+    )
+}
+
+/// Every table back-end `auto` can pick (on some path, at some N): what `tune` times.
+pub fn auto_table_candidates() -> [&'static Entry<dyn TableBuilder>; 5] {
+    [
+        &table::stamped::ENTRY,
+        &table::stamped_lanes::ENTRY,
+        &table::stamped_parallel::ENTRY,
+        &table::bitset::ENTRY,
+        &table::bitset_parallel::ENTRY,
+    ]
+}
+
 /// Above this N a saved table is judged by [`saved_table_judge`] rather than by the reference
 /// (`stamped` would take many minutes).
 pub const SAVED_REFERENCE_MAX: usize = 10_000_000;
@@ -142,6 +182,8 @@ pub struct Request {
     pub table: String,
     /// A count back-end name or [`AUTO`].
     pub count: String,
+    /// Wisdom for `auto`'s table choice (None: the built-in crossovers).
+    pub wisdom: Option<Arc<wisdom::Source>>,
 }
 
 /// A checked request: the chosen back-ends, the limit, the memory, the threads.
@@ -154,6 +196,9 @@ pub struct Plan {
     /// What was asked for (`auto` or a name), for the report.
     pub table_requested: String,
     pub count_requested: String,
+    /// Where the table back-end came from: `named` when asked for by name, else the
+    /// source of `auto`'s choice ([`choose_table_from`]).
+    pub table_choice: String,
     pub threads: usize,
     /// The win/lose sieve when only g = 0 matters (one heap, `--table auto`): the answer is
     /// the number of cold positions, and no table is built.
@@ -170,9 +215,15 @@ impl Plan {
         let limit = request.limit.get();
         let threads = rayon::current_num_threads();
         count::check_heaps(request.heaps)?;
+        let mut table_choice = String::from("named");
         let table = resolve(
             &request.table,
-            || Ok(choose_table(&request.moves, limit, threads)),
+            || {
+                let (entry, why) =
+                    choose_table_from(request.wisdom.as_deref(), &request.moves, limit, threads);
+                table_choice = why;
+                Ok(entry)
+            },
             table::find,
         )?;
         let count = resolve(
@@ -211,6 +262,7 @@ impl Plan {
             count,
             table_requested: request.table.clone(),
             count_requested: request.count.clone(),
+            table_choice,
             threads,
             cold,
             memory_needed,
@@ -263,6 +315,7 @@ impl Plan {
             "cold": self.cold.map(|c| c.name),
             "table_requested": self.table_requested,
             "count_requested": self.count_requested,
+            "table_choice": self.table_choice,
             // What each stage ran on: all of the pool for a parallel back-end, else one.
             "threads": self.cold.map_or_else(
                 || threads_used(self.table.model.parallel, self.threads),
@@ -351,6 +404,7 @@ mod tests {
             heaps,
             table: table.into(),
             count: count.into(),
+            wisdom: None,
         }
     }
 
