@@ -21,7 +21,7 @@ pub const LONG_ABOUT: &str = "Times the table back-ends `auto` can pick, on this
     times are modelled: each remaining candidate's roofline bound at that N (cost model priced \
     with primitives measured there), divided by its efficiency at --to. The wisdom file says \
     which choices were measured and which modelled.\n\n\
-    The defaults take about 3 minutes on 2 cores. The file goes to --wisdom FILE, else \
+    Timing stops before a point predicted to overrun --budget (default 150 s, shared by the thread     counts; the modelled part then starts there), so the defaults take about 3 minutes. The file goes to --wisdom FILE, else \
     $NIMSQUARE_WISDOM, else ~/.cache/nimsquare/wisdom.json ($XDG_CACHE_HOME/nimsquare/wisdom.json \
     when set); an existing file is replaced only with --force. Wisdom is used by `auto` only on \
     the same CPU model, vector path, thread count, build of nimsquare and moves; `list` and \
@@ -41,6 +41,15 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value = "1e9", value_parser = parse_limit,
           allow_hyphen_values = true)]
     model_to: Limit,
+    /// Seconds of timing allowed in all (shared by the thread counts): the grid stops
+    /// before a point predicted to overrun it, and the choices past it are modelled.
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = 150.0,
+        allow_hyphen_values = true
+    )]
+    budget: f64,
     #[command(flatten)]
     repeat: RepeatArg,
     #[command(flatten)]
@@ -70,6 +79,16 @@ pub fn run(args: Args, flag: Option<PathBuf>) -> CliResult {
             seconds,
         } if !args.json.json => bar.suspend(|| {
             println!("time threads={threads} n={n} table={table} seconds={seconds:e}")
+        }),
+        Event::Stopped {
+            threads,
+            n,
+            predicted,
+            left,
+        } if !args.json.json => bar.suspend(|| {
+            println!(
+                "stop threads={threads} n={n} predicted_seconds={predicted:.1} budget_left_seconds={left:.1}"
+            )
         }),
         Event::Dropped {
             threads,
@@ -107,6 +126,12 @@ fn parse(args: &Args, flag: Option<PathBuf>) -> Result<(Settings, PathBuf)> {
         return Err(Error::Invalid(format!(
             "--to must be at least {} (the grid starts there), got {to}",
             tune::FROM
+        )));
+    }
+    if !(args.budget.is_finite() && args.budget > 0.0) {
+        return Err(Error::Invalid(format!(
+            "--budget must be a positive number of seconds, got {}",
+            args.budget
         )));
     }
     let path = match wisdom::location(flag.as_deref()) {
@@ -155,6 +180,7 @@ fn parse(args: &Args, flag: Option<PathBuf>) -> Result<(Settings, PathBuf)> {
             model_to: args.model_to.get() as u64,
             repeats: args.repeat.repeat,
             threads,
+            budget_seconds: args.budget,
         },
         path,
     ))

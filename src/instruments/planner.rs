@@ -51,14 +51,29 @@ pub const TABLE_BITSET_FROM: usize = 30_000;
 
 /// On the AVX-512 path with two or more threads, from this N on, `bitset-parallel` beats
 /// `bitset` and `stamped-parallel`: below it a super-block's far work is too short for the
-/// second thread's hand-offs (results/planner.md, "The AVX-512 path").
-pub const TABLE_BITSET_PARALLEL_FROM: usize = 2_000_000;
+/// second thread's hand-offs (results/planner.md, "Built-in choices against the best, per
+/// machine": 1.3-1.5x faster than `bitset` from 2·10^5 to 10^6 on the EPYC's quiet studies).
+pub const TABLE_BITSET_PARALLEL_FROM: usize = 200_000;
 
 /// On the AVX-512 path the bitset back-ends are chosen only up to this N: past it the
 /// largest value (for the squares) needs 7 mask words or more, and the AVX-512 far-move OR
 /// takes them in groups of 16 lanes that each reread every move's lines, so the stamped
 /// back-ends win (results/planner.md, "The AVX-512 path").
 pub const TABLE_BITSET_UNTIL: usize = 10_000_000;
+
+/// On the AVX2 path, from this N to [`TABLE_AVX2_BITSET_UNTIL`], `bitset` beats
+/// `stamped-lanes` (1.4x at 10^4, 1.7x at 10^5 on the EPYC-AVX2, results/planner.md "Built-in
+/// choices against the best, per machine"; `tune` there: 1.2-1.9x from 10^4 to 10^6).
+pub const TABLE_AVX2_BITSET_FROM: usize = 10_000;
+
+/// On the AVX2 path with two or more threads, from this N to [`TABLE_AVX2_BITSET_UNTIL`],
+/// `bitset-parallel` (2.3x `stamped-lanes` at 10^5 on the EPYC-AVX2, same section).
+pub const TABLE_AVX2_BITSET_PARALLEL_FROM: usize = 100_000;
+
+/// On the AVX2 path the bitset back-ends are chosen up to this N: past it their mask words
+/// multiply with the values and the stamped back-ends win (at 3·10^6 and 10^7 on the
+/// EPYC-AVX2 `tune` run, results/planner.md).
+pub const TABLE_AVX2_BITSET_UNTIL: usize = 1_000_000;
 
 /// The table back-end `auto` means for (moves, N, threads) on the path this run's kernels
 /// take ([`crate::base::isa::active`]).
@@ -80,8 +95,14 @@ pub fn choose_table_on(
     threads: usize,
 ) -> &'static Entry<dyn TableBuilder> {
     let avx512 = isa == Isa::Avx512 && limit <= TABLE_BITSET_UNTIL;
+    let avx2_bits =
+        isa == Isa::Avx2 && (TABLE_AVX2_BITSET_FROM..=TABLE_AVX2_BITSET_UNTIL).contains(&limit);
     if limit < TABLE_LANES_FROM {
         &table::stamped::ENTRY
+    } else if avx2_bits && threads >= 2 && limit >= TABLE_AVX2_BITSET_PARALLEL_FROM {
+        &table::bitset_parallel::ENTRY
+    } else if avx2_bits {
+        &table::bitset::ENTRY
     } else if avx512 && threads >= 2 && limit >= TABLE_BITSET_PARALLEL_FROM {
         &table::bitset_parallel::ENTRY
     } else if avx512 && limit >= TABLE_BITSET_FROM {
@@ -479,7 +500,24 @@ mod tests {
     #[test]
     fn thresholds_order() {
         let m = Moves::Squares;
-        for isa in [Isa::Scalar, Isa::Portable, Isa::Avx2] {
+        let pick = |limit, threads| choose_table_on(Isa::Avx2, &m, limit, threads);
+        const { assert!(TABLE_LANES_FROM < TABLE_AVX2_BITSET_FROM) };
+        const { assert!(TABLE_AVX2_BITSET_FROM < TABLE_AVX2_BITSET_PARALLEL_FROM) };
+        const { assert!(TABLE_AVX2_BITSET_PARALLEL_FROM < TABLE_AVX2_BITSET_UNTIL) };
+        assert_eq!(pick(TABLE_AVX2_BITSET_FROM - 1, 1).name, "stamped-lanes");
+        assert_eq!(pick(TABLE_AVX2_BITSET_FROM, 2).name, "bitset");
+        assert_eq!(pick(TABLE_AVX2_BITSET_PARALLEL_FROM, 1).name, "bitset");
+        assert_eq!(
+            pick(TABLE_AVX2_BITSET_PARALLEL_FROM, 2).name,
+            "bitset-parallel"
+        );
+        assert_eq!(pick(TABLE_AVX2_BITSET_UNTIL, 2).name, "bitset-parallel");
+        assert_eq!(pick(TABLE_AVX2_BITSET_UNTIL + 1, 1).name, "stamped-lanes");
+        assert_eq!(
+            pick(TABLE_AVX2_BITSET_UNTIL + 1, 2).name,
+            "stamped-parallel"
+        );
+        for isa in [Isa::Scalar, Isa::Portable] {
             let pick = |limit, threads| choose_table_on(isa, &m, limit, threads);
             assert_eq!(pick(TABLE_LANES_FROM - 1, 2).name, "stamped");
             assert_eq!(pick(TABLE_LANES_FROM, 2).name, "stamped-lanes");

@@ -17,7 +17,9 @@
 //! the primitives measured at that N) divided by its efficiency at the largest N timed.
 //!
 //! Cost: the builds' time, about `repeats` × (candidates) × (the time of one build) summed
-//! over the grid, dominated by its largest N; and the primitives at each modelled N.
+//! over the grid, dominated by its largest N, kept within [`Settings::budget_seconds`] by
+//! stopping the grid before a point predicted to overrun it (then the modelled part starts
+//! from the largest N timed); and the primitives at each modelled N.
 //!
 //! Invariant: every step of the result names the candidate with the smallest median (or
 //! modelled time) at the grid point it starts from, and says whether it was measured or
@@ -52,6 +54,10 @@ pub const ONE_ROUND_FOR_LOSERS_FROM: u64 = 100_000;
 /// The alphabet and mean value are extrapolated from the tables of this many largest points.
 pub const SHAPE_FIT_POINTS: usize = 4;
 
+/// A back-end whose efficiency at the largest N timed is above this is not modelled past
+/// it (its cost model is no bound there: `bitset-parallel` on AVX2 showed 11 at 10^7).
+pub const MAX_MODELLED_EFFICIENCY: f64 = 1.25;
+
 /// The smallest N timed (below it every back-end takes microseconds).
 pub const FROM: u64 = 100;
 
@@ -67,6 +73,9 @@ pub struct Settings {
     pub repeats: usize,
     /// The thread counts tuned (1 and the pool's size, by default).
     pub threads: Vec<usize>,
+    /// Seconds of timing allowed in all; each thread count gets an equal share, and a
+    /// point predicted to overrun its share is not timed (the grid stops there).
+    pub budget_seconds: f64,
 }
 
 /// What happens, for progress and the printed lines.
@@ -84,6 +93,13 @@ pub enum Event<'a> {
         n: u64,
         table: &'a str,
         seconds: f64,
+    },
+    /// The grid stops before `n`: timing it was predicted to overrun the budget.
+    Stopped {
+        threads: usize,
+        n: u64,
+        predicted: f64,
+        left: f64,
     },
     /// A candidate dropped from the race after point `n`.
     Dropped {
@@ -172,6 +188,7 @@ pub fn run(settings: &Settings, mut on: impl FnMut(Event)) -> Result<Wisdom> {
     let points = grid(settings.to);
     let of = points.len() * settings.threads.len();
     let mut plans = Vec::new();
+    let mut measured_up_to = 0;
     for (t_index, &threads) in settings.threads.iter().enumerate() {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
@@ -186,6 +203,11 @@ pub fn run(settings: &Settings, mut on: impl FnMut(Event)) -> Result<Wisdom> {
             &mut on,
         )?;
         let modelled = model(settings, threads, &race, &mut on);
+        measured_up_to = race
+            .timings
+            .iter()
+            .map(|t| t.0)
+            .fold(measured_up_to, u64::max);
         plans.push(plan_of(threads, &race, &modelled));
     }
     Ok(Wisdom {
@@ -196,7 +218,7 @@ pub fn run(settings: &Settings, mut on: impl FnMut(Event)) -> Result<Wisdom> {
         isa: crate::base::isa::active().name().into(),
         moves: settings.moves.label(),
         date: crate::base::provenance::utc_date_today(),
-        measured_up_to: *points.last().expect("a grid point"),
+        measured_up_to,
         repeats: settings.repeats,
         plans,
     })
@@ -219,7 +241,21 @@ fn measure(
         alive: Vec::new(),
         last: None,
     };
+    let share = settings.budget_seconds / settings.threads.len().max(1) as f64;
+    let start = Instant::now();
     for (i, &n) in points.iter().enumerate() {
+        if let Some(predicted) = predict_point(&race, &alive, n, settings.repeats) {
+            let left = share - start.elapsed().as_secs_f64();
+            if predicted > left {
+                on(Event::Stopped {
+                    threads,
+                    n,
+                    predicted,
+                    left,
+                });
+                break;
+            }
+        }
         on(Event::Point {
             threads,
             n,
@@ -298,6 +334,29 @@ fn measure(
     Ok(race)
 }
 
+/// The seconds timing point `n` is predicted to take: each candidate's median at the last
+/// point scaled by (n / that N)^1.5 (the table's cost), times the rounds, plus the batch
+/// floor; None before the first point.
+fn predict_point(
+    race: &Race,
+    alive: &[&'static Entry<dyn TableBuilder>],
+    n: u64,
+    repeats: usize,
+) -> Option<f64> {
+    let &(last_n, _, _) = race.timings.last()?;
+    let growth = (n as f64 / last_n as f64).powf(1.5);
+    let seconds = alive
+        .iter()
+        .filter_map(|e| {
+            race.timings
+                .iter()
+                .find(|t| t.0 == last_n && t.1 == e.name)
+                .map(|t| (t.2 * growth).max(MIN_TIMING.as_secs_f64()))
+        })
+        .sum::<f64>();
+    Some(seconds * repeats.max(1) as f64)
+}
+
 fn mean_value(table: &Table) -> f64 {
     let h = table.histogram();
     let positions: u64 = h.iter().sum();
@@ -352,7 +411,9 @@ fn model(
         );
         let bound = roofline::bound(&(e.model.demand)(&workload), &rates).seconds;
         let eff = roofline::efficiency(bound, at_top(e.name));
-        if eff.is_finite() && eff > 0.0 {
+        // Far above 1 the model is no bound for this back-end here (it counts work the
+        // back-end skips), so it cannot be trusted to extrapolate.
+        if eff.is_finite() && eff > 0.0 && eff <= MAX_MODELLED_EFFICIENCY {
             efficiency.push((*e, eff));
         }
     }

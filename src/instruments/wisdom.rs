@@ -109,7 +109,8 @@ pub struct Wisdom {
     pub moves: String,
     /// The UTC date of the tuning, `YYYY-MM-DD`.
     pub date: String,
-    /// The largest N timed; steps from past it are modelled.
+    /// The largest N timed (at any thread count); steps marked modelled lie past the largest
+    /// N timed at their thread count.
     pub measured_up_to: u64,
     /// Timings per point (medians of this many alternating rounds).
     pub repeats: usize,
