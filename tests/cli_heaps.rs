@@ -230,7 +230,7 @@ fn a_run_forecast_to_take_long_says_so_before_it_starts() {
 /// would take hours).
 fn first_stderr_line(args: &[&str], dir: &std::path::Path) -> String {
     use std::io::{BufRead, BufReader};
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("nimsquare"))
+    let mut child = common::nimsquare_process()
         .args(args)
         .current_dir(dir)
         .env(nimsquare::base::memory::AVAILABLE_OVERRIDE, "100000000000")

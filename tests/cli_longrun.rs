@@ -144,13 +144,12 @@ fn a_signalled_run_keeps_a_checkpoint_that_the_same_command_completes() {
         "--checkpoint-every",
         "0",
     ];
-    let bin = assert_cmd::cargo::cargo_bin("nimsquare");
     let mut done = 0;
     for (sitting, (sig, code)) in [(libc::SIGTERM, 143), (libc::SIGINT, 130)]
         .into_iter()
         .enumerate()
     {
-        let child = std::process::Command::new(&bin)
+        let child = common::nimsquare_process()
             .args(args)
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())
@@ -199,8 +198,7 @@ fn a_signalled_run_keeps_a_checkpoint_that_the_same_command_completes() {
 /// as soon as its first checkpoint appears: `Some(done)`, the positions kept, when it was
 /// interrupted (status 130), `None` when it had already finished (status 0).
 fn interrupt_once(table: &str, n: usize, ck: &Path) -> Option<u64> {
-    let bin = assert_cmd::cargo::cargo_bin("nimsquare");
-    let child = std::process::Command::new(bin)
+    let child = common::nimsquare_process()
         .args(checkpoint_args(table, n, ck))
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())

@@ -21,10 +21,12 @@ const LAYERS: &[(&str, usize)] = &[
     ("instruments::longrun", 7),
     ("instruments::check", 8),
     ("instruments::sequence", 8),
-    ("instruments::planner", 9),
     ("instruments::matrix", 9),
-    ("instruments::roofline", 10),
-    ("instruments::scaling", 11),
+    ("instruments::wisdom", 9),
+    ("instruments::planner", 10),
+    ("instruments::roofline", 11),
+    ("instruments::scaling", 12),
+    ("instruments::tune", 13),
 ];
 
 /// Inside the base layer: `error` at the bottom, the other files above it and beside one

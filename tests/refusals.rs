@@ -6,7 +6,7 @@ mod common;
 use common::{assert_refused, nimsquare};
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 /// A fresh empty folder under the system temp dir, unique to this test.
 fn scratch(name: &str) -> PathBuf {
@@ -53,8 +53,7 @@ fn output_cannot_fit_a_pipe() {
 fn a_closed_stdout_kills_the_program_by_sigpipe_quietly() {
     use std::os::unix::process::ExitStatusExt;
     output_cannot_fit_a_pipe();
-    let bin = assert_cmd::cargo::cargo_bin("nimsquare");
-    let mut child = Command::new(bin)
+    let mut child = common::nimsquare_process()
         .args(BIG_OUTPUT)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -85,6 +84,7 @@ fn a_shell_pipe_into_head_reports_141() {
     let bin = assert_cmd::cargo::cargo_bin("nimsquare");
     // bash: `$?` of a pipeline is head's; PIPESTATUS[0] is the writer's, 128 + 13.
     let out = Command::new("bash")
+        .env(nimsquare::instruments::wisdom::OFF_VARIABLE, "1")
         .arg("-c")
         .arg(r#""$0" "$@" | head -n 1; exit "${PIPESTATUS[0]}""#)
         .arg(bin)

@@ -112,6 +112,7 @@ pub fn run(args: Args) -> CliResult {
                         heaps: 3,
                         table: nimsquare::instruments::planner::AUTO.into(),
                         count: nimsquare::instruments::planner::AUTO.into(),
+                        wisdom: Some(super::wisdom()),
                     },
                 )?;
                 super::forecast(&planned);
@@ -180,7 +181,13 @@ fn check_memory(plan: &Study, to: u64) -> Result<()> {
             )
         }
         Quantity::Max => {
-            let entry = nimsquare::instruments::planner::choose_table(&plan.moves, limit, threads);
+            let entry = nimsquare::instruments::planner::choose_table_from(
+                Some(&super::wisdom()),
+                &plan.moves,
+                limit,
+                threads,
+            )
+            .0;
             let (name, builder) = (entry.name, (entry.make)());
             (
                 table::bytes_needed(&*builder, &plan.moves, limit, threads),
@@ -288,11 +295,13 @@ fn measure_max(plan: &Study, log: &mut CsvLog<MaxRow>) -> Result<()> {
     };
     let threads = rayon::current_num_threads();
     let provenance = Provenance::here(plan.moves.label(), threads);
-    let name = nimsquare::instruments::planner::choose_table(
+    let name = nimsquare::instruments::planner::choose_table_from(
+        Some(&super::wisdom()),
         &plan.moves,
         top as usize, // on the grid, at most the checked --to
         threads,
     )
+    .0
     .name;
     let bar = spinner(format!("'{name}' table to N = {top}"));
     let load_start = load();

@@ -24,6 +24,7 @@ pub fn run(args: Args) -> CliResult {
                 "supported": Isa::supported_all().iter().map(|i| i.name()).collect::<Vec<_>>(),
                 "active": isa::active().name(),
             },
+            "auto_table_choices": auto_choices(),
         }));
         return Ok(0);
     }
@@ -40,7 +41,22 @@ pub fn run(args: Args) -> CliResult {
         supported.join(", "),
         isa::active()
     );
+    println!("auto's table choices: {}", auto_choices());
     Ok(0)
+}
+
+/// Where `auto` takes its table back-ends from in a run like this one (this pool's threads,
+/// the active path, the squares): the wisdom file and its date, or `built-in` and, when a
+/// file is there but does not apply, why.
+fn auto_choices() -> String {
+    let source = super::wisdom();
+    let threads = rayon::current_num_threads();
+    let squares = nimsquare::base::moves::Moves::Squares;
+    let here = source.choose(isa::active(), &squares, 0, threads);
+    match (&source.loaded, here.table) {
+        (Some(_), Some(_)) => source.describe(),
+        _ => here.source,
+    }
 }
 
 /// The word shown for a role.

@@ -11,11 +11,15 @@ mod roofline;
 mod scale;
 mod sequence;
 mod solve;
+mod tune;
 mod verify;
 
 use clap::{Parser, Subcommand};
 use nimsquare::base::error::{Error, Result};
 use nimsquare::base::limit::Limit;
+use nimsquare::instruments::wisdom;
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
 
 /// The default limit N: Project Euler 310's bound.
 pub const DEFAULT_LIMIT: &str = "100000";
@@ -56,6 +60,13 @@ struct Cli {
     #[arg(long, global = true, value_name = "PATH", value_parser = parse_isa)]
     isa: Option<nimsquare::base::isa::Isa>,
 
+    /// The wisdom file `auto` chooses table back-ends from (written by `tune`). Default:
+    /// $NIMSQUARE_WISDOM, else ~/.cache/nimsquare/wisdom.json (under $XDG_CACHE_HOME when set);
+    /// NIMSQUARE_NO_WISDOM=1 turns the default off. A file for another CPU, build, path,
+    /// thread count or moves is not used: auto then takes its built-in choices.
+    #[arg(long, global = true, value_name = "FILE")]
+    wisdom: Option<PathBuf>,
+
     #[command(subcommand)]
     command: Command,
 }
@@ -83,6 +94,10 @@ enum Command {
     /// Hold every back-end's time against the bound of its cost model and the measured
     /// primitives: measured and bound ns per step, binding resource, efficiency.
     Roofline(roofline::Args),
+    /// Time the table back-ends `auto` can pick on this machine and write the crossovers
+    /// to a wisdom file, which `auto` then follows.
+    #[command(long_about = tune::LONG_ABOUT)]
+    Tune(tune::Args),
     /// Write an OEIS-style b-file of the values, the cold positions or the first position of
     /// each value.
     Sequence(sequence::Args),
@@ -162,6 +177,27 @@ pub fn forecast_builds(
     }
 }
 
+/// The `--wisdom` flag, set once by [`main`].
+static WISDOM_FLAG: OnceLock<Option<PathBuf>> = OnceLock::new();
+
+/// The wisdom `auto` chooses from in this run, read once on first use (so a command that
+/// never resolves `auto` never reads it); the note on a file not used is printed then.
+pub fn wisdom() -> Arc<wisdom::Source> {
+    static SOURCE: OnceLock<Arc<wisdom::Source>> = OnceLock::new();
+    SOURCE
+        .get_or_init(|| {
+            let flag = WISDOM_FLAG.get().cloned().flatten();
+            let source = wisdom::location(flag.as_deref())
+                .map(|p| wisdom::load(&p))
+                .unwrap_or_default();
+            if let Some(note) = &source.note {
+                eprintln!("{note}");
+            }
+            Arc::new(source)
+        })
+        .clone()
+}
+
 /// Prints one `--json` object with the binary's `version` and `build` (its git revision)
 /// added, so every JSON record names what made it.
 pub fn print_json(mut value: serde_json::Value) {
@@ -196,6 +232,15 @@ pub fn main() -> i32 {
             return EXIT_USAGE;
         }
     }
+    let tuning = matches!(cli.command, Command::Tune(_));
+    if let Some(file) = cli.wisdom.as_ref().filter(|f| !tuning && !f.is_file()) {
+        eprintln!(
+            "error: --wisdom {}: no such file; write one with `nimsquare tune --wisdom {0}`, or omit the flag",
+            file.display()
+        );
+        return EXIT_USAGE;
+    }
+    WISDOM_FLAG.get_or_init(|| cli.wisdom.clone());
     let result = match cli.command {
         Command::Solve(args) => solve::run(args),
         Command::Verify(args) => verify::run(args),
@@ -206,6 +251,7 @@ pub fn main() -> i32 {
         Command::Profile(args) => profile::run(args),
         Command::Roofline(args) => roofline::run(args),
         Command::Sequence(args) => sequence::run(args),
+        Command::Tune(args) => tune::run(args, WISDOM_FLAG.get().cloned().flatten()),
     };
     match result {
         Ok(code) => code,

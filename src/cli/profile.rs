@@ -133,6 +133,7 @@ fn parse(args: Args) -> Result<Job> {
         heaps: 3,
         table: args.table.clone(),
         count: args.count.clone(),
+        wisdom: Some(super::wisdom()),
     })?;
     let (limit, table, count) = (planned.limit, planned.table, planned.count);
     if !(1..=10_000).contains(&args.frequency) {

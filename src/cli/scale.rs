@@ -8,6 +8,7 @@
 use super::args::{GridArgs, MovesArg, RepeatArg, StudyFileArgs};
 use super::CliResult;
 use nimsquare::base::error::{Error, Result};
+use nimsquare::instruments::planner;
 use nimsquare::instruments::scaling::study::{Event, Skip, Study, WARM_UP_BELOW_STEPS};
 use nimsquare::instruments::scaling::{self, CsvLog, Row, Settings, FIT_MIN_N};
 use nimsquare::table;
@@ -35,7 +36,8 @@ use std::path::PathBuf;
 )]
 pub struct Args {
     /// Table back-ends to time, comma-separated (default: every one in `nimsquare list` but
-    /// the naive controls, which are there to check, not to race).
+    /// the naive controls, which are there to check, not to race). `auto` times the one the
+    /// planner picks at each N (wisdom or built-in, as `solve` would), as a row named auto.
     #[arg(long, value_name = "NAMES", value_delimiter = ',')]
     table: Vec<String>,
     #[command(flatten)]
@@ -78,7 +80,11 @@ pub fn run(args: Args) -> CliResult {
         .map(|(name, n)| {
             let warm_up = plan.study.moves.option_steps(n as usize) < WARM_UP_BELOW_STEPS;
             let times = plan.study.settings.repeats as u64 + u64::from(warm_up);
-            (table::find(name).expect("checked"), n as usize, times)
+            (
+                plan.study.entry(name, n).expect("checked"),
+                n as usize,
+                times,
+            )
         })
         .collect();
     super::forecast_builds(&plan.study.moves, &builds);
@@ -96,6 +102,7 @@ fn parse(args: Args) -> Result<Plan> {
     Ok(Plan {
         study: Study {
             names,
+            wisdom: Some(super::wisdom()),
             grid,
             settings: Settings {
                 moves: args.moves.moves.label(),
@@ -130,7 +137,24 @@ fn backend_names(asked: &[String]) -> Result<Vec<&'static str>> {
     }
     let mut names = Vec::new();
     for n in asked {
-        let name = table::find(n.trim())?.name;
+        let name = match n.trim() {
+            planner::AUTO => planner::AUTO,
+            other => {
+                table::find(other)
+                    .map_err(|e| match e {
+                        Error::UnknownBackend {
+                            stage,
+                            name,
+                            mut valid,
+                        } => {
+                            valid.insert(0, planner::AUTO);
+                            Error::UnknownBackend { stage, name, valid }
+                        }
+                        e => e,
+                    })?
+                    .name
+            }
+        };
         if !names.contains(&name) {
             names.push(name);
         }
@@ -188,8 +212,12 @@ fn skip_line(name: &str, n: u64, why: Skip) -> String {
 }
 
 fn row_line(r: &Row) -> String {
+    let chose = r
+        .chosen
+        .as_ref()
+        .map_or(String::new(), |c| format!(" chose={c}"));
     format!(
-        "row backend={} n={} seconds_median={:.6} seconds_min={:.6} ns_per_step={:.3} max_value={} bound_ns_per_step={:.3} bound_resource={} efficiency={:.3}",
+        "row backend={}{chose} n={} seconds_median={:.6} seconds_min={:.6} ns_per_step={:.3} max_value={} bound_ns_per_step={:.3} bound_resource={} efficiency={:.3}",
         r.backend,
         r.n,
         r.seconds_median,
@@ -250,6 +278,7 @@ mod tests {
             option_steps: 1,
             ns_per_step: 1.0,
             max_value: 1,
+            chosen: None,
             provenance: nimsquare::base::provenance::Provenance {
                 threads: 1,
                 moves: "squares".into(),

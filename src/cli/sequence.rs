@@ -115,6 +115,7 @@ fn table_for(args: &Args) -> Result<Table> {
         heaps: 3,
         table: AUTO.into(),
         count: AUTO.into(),
+        wisdom: Some(super::wisdom()),
     })?;
     let builder = (plan.table.make)();
     Ok(build_shown(

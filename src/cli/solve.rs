@@ -58,6 +58,7 @@ pub fn run(args: Args) -> CliResult {
         heaps: args.heaps.heaps,
         table: args.table.clone(),
         count: args.count.clone(),
+        wisdom: Some(super::wisdom()),
     })?;
     if let Some(cold) = plan.cold {
         return solve_cold(&plan, cold, &args, load_start);

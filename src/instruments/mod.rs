@@ -5,8 +5,10 @@
 //! - [`check`]: every back-end against its control or reference (and [`check::control`],
 //!   the game-tree and brute-force controls written from the rules alone);
 //! - [`matrix`]: the bench matrix's grid, ids and selection (`benches/matrix.rs`);
+//! - [`wisdom`]: the back-end choices `tune` measured on this machine, read and checked;
 //! - [`planner`]: a request resolved once into a plan, `auto` made concrete;
 //! - [`roofline`]: each back-end's time held against what the machine's primitives allow;
+//! - [`tune`]: times the back-ends `auto` can pick here and writes wisdom;
 //! - [`scaling`]: the scaling and growth studies, their CSV, fits and plots;
 //! - [`sequence`]: OEIS-style sequences read off a table (values, cold positions, first
 //!   positions), written as b-files.
@@ -18,3 +20,5 @@ pub mod planner;
 pub mod roofline;
 pub mod scaling;
 pub mod sequence;
+pub mod tune;
+pub mod wisdom;

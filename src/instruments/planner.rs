@@ -1,6 +1,10 @@
 //! The planner: a request (moves, N, heaps, back-end names or `auto`, threads) resolved once
 //! into a [`Plan`] that `solve`, `verify`, `profile` and `scale` execute and report.
 //!
+//! `auto` takes the table back-end from wisdom (`nimsquare tune`'s measurements on this
+//! machine, [`wisdom`]) when the request carries wisdom that fits the run, else from the
+//! built-in crossovers below; the plan says which ([`Plan::table_choice`]).
+//!
 //! One heap with `--table auto` takes the win/lose sieve instead of a table: the answer is
 //! the cold count, which needs only the zero set.
 //!
@@ -20,10 +24,12 @@ use crate::base::memory;
 use crate::base::moves::Moves;
 use crate::cold::{self, ColdFinder};
 use crate::count::{self, Counter};
+use crate::instruments::wisdom;
 use crate::kernels::Family;
 use crate::registry::Entry;
 use crate::table::{self, Table, TableBuilder};
 use serde_json::json;
+use std::sync::Arc;
 
 /// The name that asks the planner to choose.
 pub const AUTO: &str = "auto";
@@ -45,14 +51,29 @@ pub const TABLE_BITSET_FROM: usize = 30_000;
 
 /// On the AVX-512 path with two or more threads, from this N on, `bitset-parallel` beats
 /// `bitset` and `stamped-parallel`: below it a super-block's far work is too short for the
-/// second thread's hand-offs (results/planner.md, "The AVX-512 path").
-pub const TABLE_BITSET_PARALLEL_FROM: usize = 2_000_000;
+/// second thread's hand-offs (results/planner.md, "Built-in choices against the best, per
+/// machine": 1.3-1.5x faster than `bitset` from 2·10^5 to 10^6 on the EPYC's quiet studies).
+pub const TABLE_BITSET_PARALLEL_FROM: usize = 200_000;
 
 /// On the AVX-512 path the bitset back-ends are chosen only up to this N: past it the
 /// largest value (for the squares) needs 7 mask words or more, and the AVX-512 far-move OR
 /// takes them in groups of 16 lanes that each reread every move's lines, so the stamped
 /// back-ends win (results/planner.md, "The AVX-512 path").
 pub const TABLE_BITSET_UNTIL: usize = 10_000_000;
+
+/// On the AVX2 path, from this N to [`TABLE_AVX2_BITSET_UNTIL`], `bitset` beats
+/// `stamped-lanes` (1.4x at 10^4, 1.7x at 10^5 on the EPYC-AVX2, results/planner.md "Built-in
+/// choices against the best, per machine"; `tune` there: 1.2-1.9x from 10^4 to 10^6).
+pub const TABLE_AVX2_BITSET_FROM: usize = 10_000;
+
+/// On the AVX2 path with two or more threads, from this N to [`TABLE_AVX2_BITSET_UNTIL`],
+/// `bitset-parallel` (2.3x `stamped-lanes` at 10^5 on the EPYC-AVX2, same section).
+pub const TABLE_AVX2_BITSET_PARALLEL_FROM: usize = 100_000;
+
+/// On the AVX2 path the bitset back-ends are chosen up to this N: past it their mask words
+/// multiply with the values and the stamped back-ends win (at 3·10^6 and 10^7 on the
+/// EPYC-AVX2 `tune` run, results/planner.md).
+pub const TABLE_AVX2_BITSET_UNTIL: usize = 1_000_000;
 
 /// The table back-end `auto` means for (moves, N, threads) on the path this run's kernels
 /// take ([`crate::base::isa::active`]).
@@ -74,8 +95,14 @@ pub fn choose_table_on(
     threads: usize,
 ) -> &'static Entry<dyn TableBuilder> {
     let avx512 = isa == Isa::Avx512 && limit <= TABLE_BITSET_UNTIL;
+    let avx2_bits =
+        isa == Isa::Avx2 && (TABLE_AVX2_BITSET_FROM..=TABLE_AVX2_BITSET_UNTIL).contains(&limit);
     if limit < TABLE_LANES_FROM {
         &table::stamped::ENTRY
+    } else if avx2_bits && threads >= 2 && limit >= TABLE_AVX2_BITSET_PARALLEL_FROM {
+        &table::bitset_parallel::ENTRY
+    } else if avx2_bits {
+        &table::bitset::ENTRY
     } else if avx512 && threads >= 2 && limit >= TABLE_BITSET_PARALLEL_FROM {
         &table::bitset_parallel::ENTRY
     } else if avx512 && limit >= TABLE_BITSET_FROM {
@@ -85,6 +112,40 @@ pub fn choose_table_on(
     } else {
         &table::stamped_lanes::ENTRY
     }
+}
+
+/// The table back-end `auto` means for (moves, N, threads) on the active path, from
+/// `source` when it holds wisdom that fits the run, else from the built-in crossovers; and
+/// the phrase saying which (`wisdom FILE, measured DATE`, or `built-in` with the reason).
+pub fn choose_table_from(
+    source: Option<&wisdom::Source>,
+    moves: &Moves,
+    limit: usize,
+    threads: usize,
+) -> (&'static Entry<dyn TableBuilder>, String) {
+    let isa = crate::base::isa::active();
+    if let Some(src) = source {
+        let choice = src.choose(isa, moves, limit as u64, threads);
+        if let Some(entry) = choice.table {
+            return (entry, choice.source);
+        }
+        return (choose_table_on(isa, moves, limit, threads), choice.source);
+    }
+    (
+        choose_table_on(isa, moves, limit, threads),
+        "built-in".into(),
+    )
+}
+
+/// Every table back-end `auto` can pick (on some path, at some N): what `tune` times.
+pub fn auto_table_candidates() -> [&'static Entry<dyn TableBuilder>; 5] {
+    [
+        &table::stamped::ENTRY,
+        &table::stamped_lanes::ENTRY,
+        &table::stamped_parallel::ENTRY,
+        &table::bitset::ENTRY,
+        &table::bitset_parallel::ENTRY,
+    ]
 }
 
 /// Above this N a saved table is judged by [`saved_table_judge`] rather than by the reference
@@ -142,6 +203,8 @@ pub struct Request {
     pub table: String,
     /// A count back-end name or [`AUTO`].
     pub count: String,
+    /// Wisdom for `auto`'s table choice (None: the built-in crossovers).
+    pub wisdom: Option<Arc<wisdom::Source>>,
 }
 
 /// A checked request: the chosen back-ends, the limit, the memory, the threads.
@@ -154,6 +217,9 @@ pub struct Plan {
     /// What was asked for (`auto` or a name), for the report.
     pub table_requested: String,
     pub count_requested: String,
+    /// Where the table back-end came from: `named` when asked for by name, else the
+    /// source of `auto`'s choice ([`choose_table_from`]).
+    pub table_choice: String,
     pub threads: usize,
     /// The win/lose sieve when only g = 0 matters (one heap, `--table auto`): the answer is
     /// the number of cold positions, and no table is built.
@@ -170,9 +236,15 @@ impl Plan {
         let limit = request.limit.get();
         let threads = rayon::current_num_threads();
         count::check_heaps(request.heaps)?;
+        let mut table_choice = String::from("named");
         let table = resolve(
             &request.table,
-            || Ok(choose_table(&request.moves, limit, threads)),
+            || {
+                let (entry, why) =
+                    choose_table_from(request.wisdom.as_deref(), &request.moves, limit, threads);
+                table_choice = why;
+                Ok(entry)
+            },
             table::find,
         )?;
         let count = resolve(
@@ -211,6 +283,7 @@ impl Plan {
             count,
             table_requested: request.table.clone(),
             count_requested: request.count.clone(),
+            table_choice,
             threads,
             cold,
             memory_needed,
@@ -263,6 +336,7 @@ impl Plan {
             "cold": self.cold.map(|c| c.name),
             "table_requested": self.table_requested,
             "count_requested": self.count_requested,
+            "table_choice": self.table_choice,
             // What each stage ran on: all of the pool for a parallel back-end, else one.
             "threads": self.cold.map_or_else(
                 || threads_used(self.table.model.parallel, self.threads),
@@ -352,6 +426,7 @@ mod tests {
             heaps,
             table: table.into(),
             count: count.into(),
+            wisdom: None,
         }
     }
 
@@ -426,7 +501,24 @@ mod tests {
     #[test]
     fn thresholds_order() {
         let m = Moves::Squares;
-        for isa in [Isa::Scalar, Isa::Portable, Isa::Avx2] {
+        let pick = |limit, threads| choose_table_on(Isa::Avx2, &m, limit, threads);
+        const { assert!(TABLE_LANES_FROM < TABLE_AVX2_BITSET_FROM) };
+        const { assert!(TABLE_AVX2_BITSET_FROM < TABLE_AVX2_BITSET_PARALLEL_FROM) };
+        const { assert!(TABLE_AVX2_BITSET_PARALLEL_FROM < TABLE_AVX2_BITSET_UNTIL) };
+        assert_eq!(pick(TABLE_AVX2_BITSET_FROM - 1, 1).name, "stamped-lanes");
+        assert_eq!(pick(TABLE_AVX2_BITSET_FROM, 2).name, "bitset");
+        assert_eq!(pick(TABLE_AVX2_BITSET_PARALLEL_FROM, 1).name, "bitset");
+        assert_eq!(
+            pick(TABLE_AVX2_BITSET_PARALLEL_FROM, 2).name,
+            "bitset-parallel"
+        );
+        assert_eq!(pick(TABLE_AVX2_BITSET_UNTIL, 2).name, "bitset-parallel");
+        assert_eq!(pick(TABLE_AVX2_BITSET_UNTIL + 1, 1).name, "stamped-lanes");
+        assert_eq!(
+            pick(TABLE_AVX2_BITSET_UNTIL + 1, 2).name,
+            "stamped-parallel"
+        );
+        for isa in [Isa::Scalar, Isa::Portable] {
             let pick = |limit, threads| choose_table_on(isa, &m, limit, threads);
             assert_eq!(pick(TABLE_LANES_FROM - 1, 2).name, "stamped");
             assert_eq!(pick(TABLE_LANES_FROM, 2).name, "stamped-lanes");

@@ -46,9 +46,20 @@ pub fn per_path_tables(
     nimsquare::registry::fast(nimsquare::table::BACKENDS).collect()
 }
 
-/// The built `nimsquare` binary, for CLI tests.
+/// The built `nimsquare` binary, for CLI tests, with wisdom turned off
+/// (`NIMSQUARE_NO_WISDOM`), so a developer's cached `tune` results never change a test.
 pub fn nimsquare() -> assert_cmd::Command {
-    assert_cmd::Command::cargo_bin("nimsquare").unwrap()
+    let mut cmd = assert_cmd::Command::cargo_bin("nimsquare").unwrap();
+    cmd.env(nimsquare::instruments::wisdom::OFF_VARIABLE, "1");
+    cmd
+}
+
+/// [`nimsquare`] as a `std::process::Command`, for tests that spawn and signal the process;
+/// wisdom is turned off the same way.
+pub fn nimsquare_process() -> std::process::Command {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_nimsquare"));
+    cmd.env(nimsquare::instruments::wisdom::OFF_VARIABLE, "1");
+    cmd
 }
 
 /// Runs the binary with `args`, asserts it succeeded and returns its stdout.

@@ -20,6 +20,9 @@ pub struct Row {
     pub option_steps: u128,
     pub ns_per_step: f64,
     pub max_value: u16,
+    /// For the back-end `auto`, the one it picked at this N (printed, not a CSV column).
+    #[serde(skip)]
+    pub chosen: Option<String>,
     /// The columns `threads`, `moves`, `git_rev`, `cpu`, written in place (see
     /// [`Provenance`]).
     pub provenance: Provenance,
@@ -90,6 +93,7 @@ pub(super) mod tests {
             option_steps: 12345,
             ns_per_step: 1.25,
             max_value: 74,
+            chosen: None,
             provenance: Provenance {
                 threads: 2,
                 moves: "squares".into(),

@@ -34,6 +34,8 @@ use crate::base::provenance::Provenance;
 use crate::base::stats::median;
 use crate::instruments::check::{self, Checker};
 use crate::instruments::roofline::{self, primitives, RateBook};
+use crate::instruments::{planner, wisdom};
+use crate::registry::Entry;
 use crate::table;
 use std::time::Instant;
 
@@ -46,8 +48,11 @@ pub const WARM_UP_BELOW_STEPS: u128 = 1 << 30;
 /// A checked scaling study: what to time, on which grid, under which settings.
 #[derive(Debug, Clone)]
 pub struct Study {
-    /// The table back-ends, in the order they are timed at each N (registry names).
+    /// The table back-ends, in the order they are timed at each N (registry names, or
+    /// [`planner::AUTO`]: the back-end `auto` picks at each N, timed under the name `auto`).
     pub names: Vec<&'static str>,
+    /// The wisdom `auto` chooses from (None: the built-in crossovers).
+    pub wisdom: Option<std::sync::Arc<wisdom::Source>>,
     /// The limits N, ascending, each a valid table limit.
     pub grid: Vec<u64>,
     /// The subtraction set.
@@ -191,12 +196,29 @@ impl Study {
         Some(Skip::Predicted { seconds, budget })
     }
 
+    /// The back-end `name` means at `n`: the registry's, or for [`planner::AUTO`] the one
+    /// the planner picks there with this study's wisdom and threads.
+    pub fn entry(&self, name: &str, n: u64) -> Result<&'static Entry<dyn table::TableBuilder>> {
+        if name == planner::AUTO {
+            let limit = n as usize; // on the grid, a valid limit
+            return Ok(planner::choose_table_from(
+                self.wisdom.as_deref(),
+                &self.moves,
+                limit,
+                self.settings.threads,
+            )
+            .0);
+        }
+        table::find(name)
+    }
+
     /// Builds the table of `name` at `n` `repeats` times (after one untimed warm-up build
     /// below [`WARM_UP_BELOW_STEPS`]): the row (its bound not yet filled) and the last table.
     fn measure_point(&self, name: &str, n: u64, host: &Provenance) -> Result<(Row, table::Table)> {
         let limit = n as usize; // on the grid, a valid limit
         let load_start = load_average().unwrap_or(f64::NAN);
-        let builder = (table::find(name)?.make)();
+        let entry = self.entry(name, n)?;
+        let builder = (entry.make)();
         let steps = self.moves.option_steps(limit);
         if steps < WARM_UP_BELOW_STEPS {
             drop(builder.build(&self.moves, limit));
@@ -226,6 +248,7 @@ impl Study {
                 0.0
             },
             max_value: table.max_value(),
+            chosen: (name == planner::AUTO).then(|| entry.name.to_string()),
             provenance: host.clone(),
             isa: crate::base::isa::active().name().to_string(),
             // Filled by `fill_bound` once the table is built.
@@ -255,7 +278,7 @@ impl Study {
         }
         let book = book.as_mut().expect("set above");
         let threads = self.settings.threads;
-        let model = table::find(&row.backend)?.model;
+        let model = self.entry(&row.backend, row.n)?.model;
         let workload = table.workload(&self.moves, threads);
         let rates = book.rates(roofline::threads_for(&model, threads));
         let b = roofline::bound(&(model.demand)(&workload), &rates);

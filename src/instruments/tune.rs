@@ -1,0 +1,574 @@
+//! `tune`: times, on this machine, the table back-ends `auto` can pick and turns the winners
+//! into [`Wisdom`] (the way FFTW's planner and ATLAS's install-time tuning measure where
+//! they run instead of trusting constants measured elsewhere).
+//!
+//! Algorithm. For each thread count (one, and the whole pool when it has more), on the
+//! active vector path, at a geometric grid of N (two points a decade from 100 up to
+//! [`Settings::to`]): every candidate still in the race is built in alternating rounds
+//! (A B C A B C …, so a slow minute of the machine hits every candidate alike), each timing a
+//! batch of builds lasting at least [`MIN_TIMING`], and the median of the rounds is kept
+//! (from [`ONE_ROUND_FOR_LOSERS_FROM`] on, a clear loser of the first round is timed once).
+//! The candidates' tables must be identical at each N or tuning stops. A candidate more
+//! than [`DROP_RATIO`] times the winner at two consecutive points from [`DROP_FROM`] on is
+//! dropped for larger N. Past the largest N timed, at the half-decades up to
+//! [`Settings::model_to`], each candidate within [`DROP_RATIO`] of the winner at the largest
+//! N timed has its time modelled: its cost model's
+//! roofline bound at that N (the alphabet and mean value extrapolated from the tables built,
+//! the primitives measured at that N) divided by its efficiency at the largest N timed.
+//!
+//! Cost: the builds' time, about `repeats` × (candidates) × (the time of one build) summed
+//! over the grid, dominated by its largest N, kept within [`Settings::budget_seconds`] by
+//! stopping the grid before a point predicted to overrun it (then the modelled part starts
+//! from the largest N timed); and the primitives at each modelled N.
+//!
+//! Invariant: every step of the result names the candidate with the smallest median (or
+//! modelled time) at the grid point it starts from, and says whether it was measured or
+//! modelled; boundaries sit at the geometric mean of the two points either side.
+
+use crate::base::error::{Error, Result};
+use crate::base::moves::Moves;
+use crate::base::stats::median;
+use crate::instruments::planner;
+use crate::instruments::roofline::{self, primitives, Workload};
+use crate::instruments::scaling::fit::{fit_loglog, geometric_grid};
+use crate::instruments::wisdom::{Basis, Step, ThreadPlan, Timing, Wisdom, FORMAT};
+use crate::registry::Entry;
+use crate::table::{Table, TableBuilder};
+use std::time::{Duration, Instant};
+
+/// A timing runs builds until at least this long, so small N are not timer noise.
+pub const MIN_TIMING: Duration = Duration::from_millis(20);
+
+/// A candidate this many times slower than the winner at two consecutive points is dropped.
+pub const DROP_RATIO: f64 = 2.0;
+
+/// Dropping starts at this N: below it rankings still turn over by more than
+/// [`DROP_RATIO`] within a decade (on AVX2 `bitset` leads at 10^4 to 10^5 and loses as its
+/// mask words multiply with the values).
+pub const DROP_FROM: u64 = 1_000_000;
+
+/// From this N on, a candidate more than [`DROP_RATIO`] times the best in the first round
+/// of a point is timed once only (its median is that one time).
+pub const ONE_ROUND_FOR_LOSERS_FROM: u64 = 100_000;
+
+/// The alphabet and mean value are extrapolated from the tables of this many largest points.
+pub const SHAPE_FIT_POINTS: usize = 4;
+
+/// A back-end whose efficiency at the largest N timed is above this is not modelled past
+/// it (its cost model is no bound there: `bitset-parallel` on AVX2 showed 11 at 10^7).
+pub const MAX_MODELLED_EFFICIENCY: f64 = 1.25;
+
+/// The smallest N timed (below it every back-end takes microseconds).
+pub const FROM: u64 = 100;
+
+/// What to tune.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub moves: Moves,
+    /// The largest N timed.
+    pub to: u64,
+    /// The largest N modelled (0 or at most `to`: none).
+    pub model_to: u64,
+    /// Alternating rounds per point; the median is kept.
+    pub repeats: usize,
+    /// The thread counts tuned (1 and the pool's size, by default).
+    pub threads: Vec<usize>,
+    /// Seconds of timing allowed in all; each thread count gets an equal share, and a
+    /// point predicted to overrun its share is not timed (the grid stops there).
+    pub budget_seconds: f64,
+}
+
+/// What happens, for progress and the printed lines.
+pub enum Event<'a> {
+    /// A point starts: `index` of `of` measured points in all.
+    Point {
+        threads: usize,
+        n: u64,
+        index: usize,
+        of: usize,
+    },
+    /// The median of one candidate at one point.
+    Timed {
+        threads: usize,
+        n: u64,
+        table: &'a str,
+        seconds: f64,
+    },
+    /// The grid stops before `n`: timing it was predicted to overrun the budget.
+    Stopped {
+        threads: usize,
+        n: u64,
+        predicted: f64,
+        left: f64,
+    },
+    /// A candidate dropped from the race after point `n`.
+    Dropped {
+        threads: usize,
+        n: u64,
+        table: &'a str,
+        ratio: f64,
+    },
+    /// A modelled time past the grid.
+    Modelled {
+        threads: usize,
+        n: u64,
+        table: &'a str,
+        seconds: f64,
+        efficiency: f64,
+    },
+}
+
+/// The grid tuned: two points a decade from [`FROM`] to `to`.
+pub fn grid(to: u64) -> Vec<u64> {
+    if to <= FROM {
+        return vec![to.max(1)];
+    }
+    let decades = (to as f64 / FROM as f64).log10();
+    let points = (2.0 * decades).round().max(1.0) as usize + 1;
+    geometric_grid(FROM, to, points)
+}
+
+/// The modelled points: half-decades above `to` up to `model_to` (which is included; a
+/// half-decade within a factor 1.5 of it is left out).
+pub fn model_grid(to: u64, model_to: u64) -> Vec<u64> {
+    let mut out = Vec::new();
+    let mut k = 1;
+    loop {
+        let n = (to as f64 * 10f64.powf(k as f64 / 2.0)).round() as u64;
+        if n as f64 * 1.5 >= model_to as f64 {
+            break;
+        }
+        out.push(n);
+        k += 1;
+    }
+    if model_to > to {
+        out.push(model_to);
+    }
+    out
+}
+
+/// The candidates for a thread count: every back-end `auto` can pick, the parallel ones
+/// only with two threads or more.
+pub fn candidates(threads: usize) -> Vec<&'static Entry<dyn TableBuilder>> {
+    planner::auto_table_candidates()
+        .into_iter()
+        .filter(|e| threads >= 2 || !e.model.parallel)
+        .collect()
+}
+
+/// Seconds per build of `builder` at `n`: builds until [`MIN_TIMING`] has passed; the last
+/// table is returned for the agreement check.
+fn time_batch(builder: &dyn TableBuilder, moves: &Moves, n: usize) -> (f64, Table) {
+    let start = Instant::now();
+    let mut builds = 0u32;
+    loop {
+        let table = builder.build(moves, n);
+        builds += 1;
+        let elapsed = start.elapsed();
+        if elapsed >= MIN_TIMING {
+            return (elapsed.as_secs_f64() / f64::from(builds), table);
+        }
+    }
+}
+
+/// The race at one thread count: the medians per point, and the last point's tables' shape.
+struct Race {
+    /// (N, back-end, median seconds) in measuring order.
+    timings: Vec<(u64, &'static str, f64)>,
+    /// (N, alphabet, mean value) of the table at each point.
+    shapes: Vec<(u64, usize, f64)>,
+    /// The candidates still in the race at the last point.
+    alive: Vec<&'static Entry<dyn TableBuilder>>,
+    /// The last point's table.
+    last: Option<Table>,
+}
+
+/// Tunes every thread count of `settings`; `on` sees every event.
+pub fn run(settings: &Settings, mut on: impl FnMut(Event)) -> Result<Wisdom> {
+    let points = grid(settings.to);
+    let of = points.len() * settings.threads.len();
+    let mut plans = Vec::new();
+    let mut measured_up_to = 0;
+    for (t_index, &threads) in settings.threads.iter().enumerate() {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .map_err(|e| Error::Invalid(format!("cannot start {threads} threads: {e}")))?;
+        let race = measure(
+            settings,
+            (threads, &pool),
+            &points,
+            t_index * points.len(),
+            of,
+            &mut on,
+        )?;
+        let modelled = model(settings, threads, &race, &mut on);
+        measured_up_to = race
+            .timings
+            .iter()
+            .map(|t| t.0)
+            .fold(measured_up_to, u64::max);
+        plans.push(plan_of(threads, &race, &modelled));
+    }
+    Ok(Wisdom {
+        format: FORMAT.into(),
+        version: env!("CARGO_PKG_VERSION").into(),
+        build: crate::base::provenance::BUILD_REV.into(),
+        cpu: crate::base::provenance::cpu_model(),
+        isa: crate::base::isa::active().name().into(),
+        moves: settings.moves.label(),
+        date: crate::base::provenance::utc_date_today(),
+        measured_up_to,
+        repeats: settings.repeats,
+        plans,
+    })
+}
+
+/// The timed race at one thread count.
+fn measure(
+    settings: &Settings,
+    (threads, pool): (usize, &rayon::ThreadPool),
+    points: &[u64],
+    done: usize,
+    of: usize,
+    on: &mut impl FnMut(Event),
+) -> Result<Race> {
+    let mut alive = candidates(threads);
+    let mut behind: Vec<(&'static str, u32)> = Vec::new();
+    let mut race = Race {
+        timings: Vec::new(),
+        shapes: Vec::new(),
+        alive: Vec::new(),
+        last: None,
+    };
+    let share = settings.budget_seconds / settings.threads.len().max(1) as f64;
+    let start = Instant::now();
+    for (i, &n) in points.iter().enumerate() {
+        if let Some(predicted) = predict_point(&race, &alive, n, settings.repeats) {
+            let left = share - start.elapsed().as_secs_f64();
+            if predicted > left {
+                on(Event::Stopped {
+                    threads,
+                    n,
+                    predicted,
+                    left,
+                });
+                break;
+            }
+        }
+        on(Event::Point {
+            threads,
+            n,
+            index: done + i + 1,
+            of,
+        });
+        let builders: Vec<_> = alive.iter().map(|e| (e.make)()).collect();
+        let mut times = vec![Vec::new(); alive.len()];
+        let mut first: Option<Table> = None;
+        for round in 0..settings.repeats.max(1) {
+            let first_best = times
+                .iter()
+                .filter_map(|t| t.first().copied())
+                .fold(f64::INFINITY, f64::min);
+            for (k, b) in builders.iter().enumerate() {
+                // A clear loser of the first round is not timed again at large N: its one
+                // timing already says it loses, and repeating it would cost the most.
+                if round > 0
+                    && n >= ONE_ROUND_FOR_LOSERS_FROM
+                    && times[k][0] > DROP_RATIO * first_best
+                {
+                    continue;
+                }
+                let (s, table) = pool.install(|| time_batch(&**b, &settings.moves, n as usize));
+                times[k].push(s);
+                match &first {
+                    None => first = Some(table),
+                    Some(t) if t.values() != table.values() => {
+                        return Err(Error::Disagreement(format!(
+                            "tune: '{}' and '{}' built different tables at N = {n}; run `nimsquare verify`",
+                            alive[0].name, alive[k].name
+                        )))
+                    }
+                    Some(_) => {}
+                }
+            }
+        }
+        let medians: Vec<f64> = times.iter().map(|t| median(t)).collect();
+        let best = medians.iter().copied().fold(f64::INFINITY, f64::min);
+        for (k, e) in alive.iter().enumerate() {
+            race.timings.push((n, e.name, medians[k]));
+            on(Event::Timed {
+                threads,
+                n,
+                table: e.name,
+                seconds: medians[k],
+            });
+        }
+        let table = first.expect("one candidate at least");
+        race.shapes.push((n, table.alphabet(), mean_value(&table)));
+        race.last = Some(table);
+        race.alive = alive.clone();
+        if n < DROP_FROM {
+            continue;
+        }
+        let mut keep = Vec::new();
+        for (k, e) in alive.iter().enumerate() {
+            let ratio = medians[k] / best;
+            let strikes = behind.iter().find(|b| b.0 == e.name).map_or(0, |b| b.1);
+            let strikes = if ratio > DROP_RATIO { strikes + 1 } else { 0 };
+            behind.retain(|b| b.0 != e.name);
+            behind.push((e.name, strikes));
+            if strikes >= 2 && i + 1 < points.len() {
+                on(Event::Dropped {
+                    threads,
+                    n,
+                    table: e.name,
+                    ratio,
+                });
+            } else {
+                keep.push(*e);
+            }
+        }
+        alive = keep;
+    }
+    Ok(race)
+}
+
+/// The seconds timing point `n` is predicted to take: each candidate's median at the last
+/// point scaled by (n / that N)^1.5 (the table's cost), times the rounds, plus the batch
+/// floor; None before the first point.
+fn predict_point(
+    race: &Race,
+    alive: &[&'static Entry<dyn TableBuilder>],
+    n: u64,
+    repeats: usize,
+) -> Option<f64> {
+    let &(last_n, _, _) = race.timings.last()?;
+    let growth = (n as f64 / last_n as f64).powf(1.5);
+    let seconds = alive
+        .iter()
+        .filter_map(|e| {
+            race.timings
+                .iter()
+                .find(|t| t.0 == last_n && t.1 == e.name)
+                .map(|t| (t.2 * growth).max(MIN_TIMING.as_secs_f64()))
+        })
+        .sum::<f64>();
+    Some(seconds * repeats.max(1) as f64)
+}
+
+fn mean_value(table: &Table) -> f64 {
+    let h = table.histogram();
+    let positions: u64 = h.iter().sum();
+    let sum: f64 = h
+        .iter()
+        .enumerate()
+        .map(|(v, &c)| v as f64 * c as f64)
+        .sum();
+    sum / positions.max(1) as f64
+}
+
+/// The modelled times past the grid: (N, back-end, seconds) for every candidate alive at
+/// the last point, at each point of [`model_grid`] whose primitives fit in memory.
+fn model(
+    settings: &Settings,
+    threads: usize,
+    race: &Race,
+    on: &mut impl FnMut(Event),
+) -> Vec<(u64, &'static str, f64)> {
+    let Some(last) = &race.last else {
+        return Vec::new();
+    };
+    let top = last.limit() as u64;
+    let moves = &settings.moves;
+    // Each candidate's efficiency at the largest N timed, with primitives measured there.
+    let shape = primitives::Shape::of_table(moves, last);
+    let workload = last.workload(moves, threads);
+    let mut efficiency = Vec::new();
+    let at_top = |name: &str| {
+        race.timings
+            .iter()
+            .rev()
+            .find(|t| t.0 == top && t.1 == name)
+            .map_or(f64::NAN, |t| t.2)
+    };
+    let best = race
+        .alive
+        .iter()
+        .map(|e| at_top(e.name))
+        .fold(f64::INFINITY, f64::min);
+    // Only the contenders at the largest N timed are modelled: a model extrapolates a
+    // back-end's own efficiency, it does not revive one that was clearly losing.
+    let contenders = race
+        .alive
+        .iter()
+        .filter(|e| at_top(e.name) <= DROP_RATIO * best);
+    for e in contenders {
+        let rates = primitives::measure(
+            &shape,
+            roofline::threads_for(&e.model, threads),
+            primitives::Budget::QUICK,
+        );
+        let bound = roofline::bound(&(e.model.demand)(&workload), &rates).seconds;
+        let eff = roofline::efficiency(bound, at_top(e.name));
+        // Far above 1 the model is no bound for this back-end here (it counts work the
+        // back-end skips), so it cannot be trusted to extrapolate.
+        if eff.is_finite() && eff > 0.0 && eff <= MAX_MODELLED_EFFICIENCY {
+            efficiency.push((*e, eff));
+        }
+    }
+    // The largest points' tables, where the growth of the values has settled.
+    let fitted = &race.shapes[race.shapes.len().saturating_sub(SHAPE_FIT_POINTS)..];
+    let big: Vec<(f64, f64)> = fitted.iter().map(|s| (s.0 as f64, s.1 as f64)).collect();
+    let means: Vec<(f64, f64)> = fitted
+        .iter()
+        .filter(|s| s.2 > 0.0)
+        .map(|s| (s.0 as f64, s.2))
+        .collect();
+    let (Some(alphabet_fit), Some(mean_fit)) = (fit_loglog(&big), fit_loglog(&means)) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for n in model_grid(top, settings.model_to) {
+        let limit = n as usize;
+        // The span primitive reads a table of N + 1 values.
+        let needed = 2 * (n + 1);
+        if crate::base::memory::check_fits(needed, crate::base::memory::available_bytes(), "")
+            .is_err()
+        {
+            break;
+        }
+        let alphabet = (alphabet_fit.predict(n as f64).round() as usize).max(last.alphabet());
+        let shape = primitives::Shape {
+            limit,
+            alphabet,
+            moves: moves.up_to(limit),
+        };
+        let workload = Workload {
+            limit,
+            steps: moves.option_steps(limit) as f64,
+            alphabet,
+            mean_value: mean_fit.predict(n as f64),
+            threads,
+        };
+        for &(e, eff) in &efficiency {
+            let rates = primitives::measure(
+                &shape,
+                roofline::threads_for(&e.model, threads),
+                primitives::Budget::QUICK,
+            );
+            let seconds = roofline::bound(&(e.model.demand)(&workload), &rates).seconds / eff;
+            out.push((n, e.name, seconds));
+            on(Event::Modelled {
+                threads,
+                n,
+                table: e.name,
+                seconds,
+                efficiency: eff,
+            });
+        }
+    }
+    out
+}
+
+/// The steps of one thread count: the winner at each point, measured then modelled, merged
+/// where it does not change, each boundary at the geometric mean of the points either side.
+fn plan_of(threads: usize, race: &Race, modelled: &[(u64, &'static str, f64)]) -> ThreadPlan {
+    let mut winners: Vec<(u64, &str, Basis)> = Vec::new();
+    let mut collect = |rows: &[(u64, &'static str, f64)], basis: Basis| {
+        let mut ns: Vec<u64> = rows.iter().map(|r| r.0).collect();
+        ns.dedup();
+        for n in ns {
+            let best = rows
+                .iter()
+                .filter(|r| r.0 == n)
+                .min_by(|a, b| a.2.total_cmp(&b.2))
+                .expect("a row at n");
+            winners.push((n, best.1, basis));
+        }
+    };
+    collect(&race.timings, Basis::Measured);
+    collect(modelled, Basis::Modelled);
+    let mut steps: Vec<Step> = Vec::new();
+    let mut previous_n = 0u64;
+    for (n, name, basis) in winners {
+        match steps.last() {
+            Some(s) if s.table == name && (s.basis == basis || basis == Basis::Measured) => {}
+            Some(_) => steps.push(Step {
+                from: ((previous_n as f64) * (n as f64)).sqrt().round() as u64,
+                table: name.into(),
+                basis,
+            }),
+            None => steps.push(Step {
+                from: 0,
+                table: name.into(),
+                basis,
+            }),
+        }
+        previous_n = n;
+    }
+    let timings = race
+        .timings
+        .iter()
+        .chain(modelled)
+        .map(|&(n, table, seconds)| Timing {
+            n,
+            table: table.into(),
+            seconds,
+        })
+        .collect();
+    ThreadPlan {
+        threads,
+        steps,
+        timings,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_grid_has_two_points_a_decade_and_models_past_it() {
+        assert_eq!(grid(10_000), vec![100, 316, 1000, 3162, 10_000]);
+        assert_eq!(grid(50), vec![50]);
+        assert_eq!(
+            model_grid(10_000_000, 1_000_000_000),
+            vec![31_622_777, 100_000_000, 316_227_766, 1_000_000_000]
+        );
+        assert!(model_grid(10_000, 10_000).is_empty());
+    }
+
+    #[test]
+    fn steps_follow_the_winners_with_boundaries_between_points() {
+        let race = Race {
+            timings: vec![
+                (100, "stamped", 1.0),
+                (100, "bitset", 2.0),
+                (10_000, "stamped", 3.0),
+                (10_000, "bitset", 2.0),
+                (1_000_000, "stamped", 5.0),
+                (1_000_000, "bitset", 4.0),
+            ],
+            shapes: Vec::new(),
+            alive: Vec::new(),
+            last: None,
+        };
+        let modelled = [(10_000_000, "stamped", 6.0), (10_000_000, "bitset", 7.0)];
+        let plan = plan_of(2, &race, &modelled);
+        let got: Vec<(u64, &str, Basis)> = plan
+            .steps
+            .iter()
+            .map(|s| (s.from, s.table.as_str(), s.basis))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (0, "stamped", Basis::Measured),
+                (1000, "bitset", Basis::Measured),
+                (3_162_278, "stamped", Basis::Modelled),
+            ]
+        );
+        assert_eq!(plan.timings.len(), 8);
+    }
+}
