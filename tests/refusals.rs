@@ -83,7 +83,7 @@ fn a_shell_pipe_into_head_reports_141() {
     output_cannot_fit_a_pipe();
     let bin = assert_cmd::cargo::cargo_bin("nimsquare");
     // bash: `$?` of a pipeline is head's; PIPESTATUS[0] is the writer's, 128 + 13.
-    let out = Command::new("bash")
+    let out = std::process::Command::new("bash")
         .env(nimsquare::instruments::wisdom::OFF_VARIABLE, "1")
         .arg("-c")
         .arg(r#""$0" "$@" | head -n 1; exit "${PIPESTATUS[0]}""#)
