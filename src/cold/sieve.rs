@@ -389,4 +389,53 @@ mod tests {
         assert!(small >= 1024);
         assert_eq!(wide - small, 2 * 4096 - 1024);
     }
+
+    #[test]
+    fn scratch_is_the_windows_plus_two_cursor_vectors() {
+        // By hand: a list's live cursors are min(N + 1, largest move + window), the squares'
+        // N^0.7 + 64 (10^4^0.7 = 10^2.8 = 630.96, 10^6^0.7 = 10^4.2 = 15 848.9); 32 bytes a
+        // cursor; one window per part, a window never longer than N + 1 positions.
+        let list = Moves::List(vec![1, 5]);
+        let s = Sieve::with_window(64);
+        assert_eq!(s.scratch_bytes(&list, 1000, 2), 2 * 64 + 32 * 69);
+        let three = Sieve::with_window(64).with_parts(3);
+        assert_eq!(three.scratch_bytes(&list, 10, 1), 3 * 11 + 32 * 11);
+        let squares = Sieve::with_window(1024).scratch_bytes(&Moves::Squares, 9999, 1);
+        assert_eq!(squares, 1024 + 32 * (630 + 64));
+        // The default window is 512 KiB (DEFAULT_WINDOW's documented, measured choice).
+        let default = Sieve::default().scratch_bytes(&Moves::Squares, 999_999, 1);
+        assert_eq!(default, 512 * 1024 + 32 * (15_848 + 64));
+    }
+
+    #[test]
+    fn parts_are_the_fixed_count_or_one_per_thread() {
+        assert_eq!(Sieve::with_window(8).with_parts(3).part_count(), 3);
+        assert_eq!(Sieve::with_window(8).with_parts(0).part_count(), 1);
+        let threads = rayon::current_num_threads();
+        assert_eq!(Sieve::with_window(8).part_count(), threads);
+    }
+
+    #[test]
+    fn cursors_are_dealt_round_robin() {
+        // Subtract-a-square has 21 cold positions below 100 (the seeds' list); each still
+        // has a mark in 100..=200 (squares are at most 29 apart there), so after the window
+        // [0, 100) all 21 cursors are live, dealt 7 to each of three parts.
+        let parts = (0..3)
+            .map(|_| Part {
+                cursors: Vec::new(),
+                marks: vec![0; 100],
+            })
+            .collect();
+        let mut run = Run {
+            steps: &SquareSteps,
+            limit: 200,
+            set: ColdSet::empty(200),
+            parts,
+            next_part: 0,
+        };
+        run.window(0, 100);
+        assert_eq!(run.set.count(), 21);
+        let dealt: Vec<usize> = run.parts.iter().map(|p| p.cursors.len()).collect();
+        assert_eq!(dealt, [7, 7, 7]);
+    }
 }

@@ -173,4 +173,35 @@ mod tests {
         let want = rising / cycle_index::factorial(16);
         assert_eq!(exact, want);
     }
+
+    #[test]
+    fn scratch_is_the_transform_and_seventeen_power_sums() {
+        // G = 75 (the squares' at 10^5): W = 128 i64 values (1024 bytes), plus 64 bytes for
+        // each of the K + 1 <= 17 power sums.
+        assert_eq!(Wht.scratch_bytes(75, 1), 1024 + 64 * 17);
+    }
+
+    #[test]
+    fn the_cost_model_counts_w_log_w_butterflies_and_w_cubes() {
+        let w = crate::cost::Workload {
+            limit: 100_000,
+            steps: 0.0,
+            alphabet: 75,
+            mean_value: 0.0,
+            threads: 1,
+        };
+        // W = 128: 128 · log2(128) = 896 butterfly adds and 128 cubes.
+        let demand = (ENTRY.model.demand)(&w);
+        assert_eq!(demand.of(Primitive::MulAdd), 896.0 + 128.0);
+    }
+
+    #[test]
+    fn a_table_with_no_xor_zero_triple_counts_zero() {
+        // Values 1 and 2 only: 1^1^1 = 1, 1^1^2 = 2, 1^2^2 = 1, 2^2^2 = 2, so no sorted
+        // triple xors to 0 (brute force agrees); the sum of cubes is then exactly 0 and must
+        // not be taken for an error.
+        let table = Table::from_values(vec![1, 2]);
+        assert_eq!(crate::count::brute::Brute.count(&table, 3).unwrap(), 0);
+        assert_eq!(Wht.count(&table, 3).unwrap(), 0);
+    }
 }

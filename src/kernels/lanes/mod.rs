@@ -511,4 +511,58 @@ mod tests {
             assert_eq!(s.mex(5), 1);
         }
     }
+
+    #[test]
+    fn lanes_record_exactly_each_positions_options_near_the_start_and_past_it() {
+        // For every lane j the recorded set must be {g[n0 + j - s] : s in moves, s <= n0 + j},
+        // computed here by plain loops; the block starts cover moves wholly below, across and
+        // past the block (s > n0, the partial start), and 20 moves reach the prefetch.
+        let g: Vec<u16> = (0..300u16).map(|n| (n * 7 + 3) % 64).collect();
+        let moves = [
+            1, 2, 3, 5, 7, 9, 11, 13, 16, 20, 25, 31, 32, 33, 40, 50, 64, 70, 90, 100,
+        ];
+        for n0 in [0, 1, 5, 31, 32, 40, 64, 100, 150, 250] {
+            let want: Vec<u64> = (0..LANES)
+                .map(|j| {
+                    let n = n0 + j;
+                    moves
+                        .iter()
+                        .filter(|&&s| s <= n)
+                        .fold(0, |bits, &s| bits | 1 << g[n - s])
+                })
+                .collect();
+            // The table may end with the block (the last block of a run): the kernel must
+            // read no value past it.
+            let g = &g[..n0 + LANES];
+            let mut block = SeenLanes::<64, Scalar>::new();
+            block.next_block();
+            block.stamp_moves(g, n0, &moves);
+            let mut by_position = SeenLanes::<64, Scalar>::new();
+            by_position.next_block();
+            for lane in 0..LANES {
+                by_position.stamp_position(g, n0 + lane, lane, &moves);
+            }
+            for (what, lanes) in [("block", &block), ("position", &by_position)] {
+                let mut out = vec![0u64; LANES];
+                lanes.to_bitmasks(&mut out, 1);
+                assert_eq!(out, want, "{what} at n0 = {n0}");
+            }
+        }
+    }
+
+    #[test]
+    fn strides_hold_every_value_and_scratch_is_one_lane_set() {
+        // A stride holds the values 0..=max: 65 values need 128 bytes, 64 fit in 64.
+        let strides: Vec<usize> = [0, 63, 64, 127, 128, 65_535 + LANES]
+            .iter()
+            .map(|&m| stride_for(m))
+            .collect();
+        assert_eq!(strides, [64, 64, 128, 128, 256, 131_072]);
+        // {1, 2, 3}: values <= 3, plus a block of 32: stride 64, 32 lanes of it.
+        let few = crate::base::moves::Moves::List(vec![1, 2, 3]);
+        assert_eq!(lane_scratch_bytes(&few, 100), 32 * 64);
+        // The squares up to 10^4: 100 moves, + 32 = 132 -> stride 256.
+        let squares = crate::base::moves::Moves::Squares;
+        assert_eq!(lane_scratch_bytes(&squares, 10_000), 32 * 256);
+    }
 }
