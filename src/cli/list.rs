@@ -1,5 +1,6 @@
 //! `nimsquare list`: the back-ends of each stage, straight from the registries, and the
-//! vector paths (`--isa`) this CPU supports with the one active.
+//! vector paths (`--isa`) this CPU supports with the one active, and those it cannot run (so
+//! a run whose per-path tests skipped a path says which).
 
 use super::args::JsonArg;
 use super::CliResult;
@@ -23,6 +24,7 @@ pub fn run(args: Args) -> CliResult {
             "isa": {
                 "supported": Isa::supported_all().iter().map(|i| i.name()).collect::<Vec<_>>(),
                 "active": isa::active().name(),
+                "unavailable": unavailable(),
             },
         }));
         return Ok(0);
@@ -35,12 +37,27 @@ pub fn run(args: Args) -> CliResult {
     print_stage(cold::BACKENDS);
     // One unindented line: the back-end lines are the indented ones.
     let supported: Vec<&str> = Isa::supported_all().iter().map(|i| i.name()).collect();
+    let missing = unavailable();
     println!(
-        "vector paths (--isa PATH): {} on this CPU; active: {}",
+        "vector paths (--isa PATH): {} on this CPU; active: {}{}",
         supported.join(", "),
-        isa::active()
+        isa::active(),
+        if missing.is_empty() {
+            String::new()
+        } else {
+            format!("; unavailable: {}", missing.join(", "))
+        }
     );
     Ok(0)
+}
+
+/// The paths this process cannot take: the CPU lacks them or `NIMSQUARE_ISA_CAP` hides them.
+fn unavailable() -> Vec<&'static str> {
+    Isa::ALL
+        .into_iter()
+        .filter(|i| !i.supported())
+        .map(|i| i.name())
+        .collect()
 }
 
 /// The word shown for a role.
