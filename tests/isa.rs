@@ -73,21 +73,28 @@ fn small_tables_match_the_controls_at_every_n_on_every_path() {
 }
 
 #[test]
-fn tables_at_1e5_match_stamped_on_every_path() {
-    // Squares, and a set whose values outgrow several lane strides.
+fn tables_up_to_1e5_match_stamped_on_every_path() {
+    // Squares (max 74 at 10^5, a known value: lane strides 64 and 128), a 7-move set (its
+    // values are at most 7, the number of moves: stride 64 throughout), and 1..=300 with three
+    // far moves (g(300) = 300, so strides 64 to 512). tests/regimes.rs goes past 1024.
+    let mut dense: Vec<u64> = (1..=300).collect();
+    dense.extend([1000, 4321, 9999]);
     let sets = [
-        Moves::Squares,
-        Moves::list(vec![1, 2, 3, 5, 8, 13, 21]).unwrap(),
+        (Moves::Squares, 100_000),
+        (Moves::list(vec![1, 2, 3, 5, 8, 13, 21]).unwrap(), 100_000),
+        (Moves::list(dense).unwrap(), 20_000),
     ];
-    for moves in &sets {
-        let judge = build("stamped", moves, 100_000);
+    for (i, (moves, limit)) in sets.iter().enumerate() {
+        let judge = build("stamped", moves, *limit);
+        let max = judge.max_value();
+        assert!([max == 74, max <= 7, max >= 300][i], "set {i}: max {max}");
         let tables = vector_tables();
         on_every_path(|path| {
             for e in &tables {
-                let t = (e.make)().build(moves, 100_000);
+                let t = (e.make)().build(moves, *limit);
                 assert!(
                     t.values() == judge.values(),
-                    "{} on {path} differs from stamped for {moves:?}",
+                    "{} on {path} differs from stamped for max {max}",
                     e.name
                 );
             }
@@ -165,8 +172,20 @@ fn list_shows_the_supported_paths_and_the_active_one() {
         .unwrap_or_else(|| panic!("no vector paths line:\n{text}"));
     let names: Vec<&str> = Isa::supported_all().iter().map(|i| i.name()).collect();
     assert!(line.contains(&names.join(", ")), "{line}");
-    assert!(line.ends_with("active: scalar"), "{line}");
+    // The paths this CPU cannot run are named, so a skipped path is never silent.
+    let missing: Vec<&str> = Isa::ALL
+        .into_iter()
+        .filter(|i| !i.supported())
+        .map(|i| i.name())
+        .collect();
+    if missing.is_empty() {
+        assert!(line.ends_with("active: scalar"), "{line}");
+    } else {
+        let tail = format!("active: scalar; unavailable: {}", missing.join(", "));
+        assert!(line.ends_with(&tail), "{line}");
+    }
     let json = json_of(["list", "--json"]);
     assert_eq!(json["isa"]["supported"], serde_json::json!(names));
+    assert_eq!(json["isa"]["unavailable"], serde_json::json!(missing));
     assert_eq!(json["isa"]["active"], Isa::best().name());
 }

@@ -397,13 +397,18 @@ fn a_checkpoint_never_replaces_a_foreign_file() {
     let big = reference(&moves, 500);
     let b = dir.join("big.tbl");
     tablefile::write_atomic(&b, &moves, 500, &big, max_of(&big)).unwrap();
+    let big_before = std::fs::read(&b).unwrap();
     let opts = LongRun {
         checkpoint: Some(b.clone()),
         ..quiet()
     };
     let err = longrun::run_fill(&moves, 100, Start::Fresh, &never, &opts).unwrap_err();
     assert!(err.to_string().contains("refusing to overwrite"), "{err}");
+    // Both refused files are byte for byte what they were, and big.tbl still reads back as
+    // the 500-position table.
     assert_eq!(std::fs::read(&t).unwrap(), before);
+    assert_eq!(std::fs::read(&b).unwrap(), big_before);
+    assert_eq!(tablefile::read(&b).unwrap().values, big);
 }
 
 #[test]

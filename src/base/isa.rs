@@ -14,6 +14,14 @@
 //! kernel asks (one relaxed atomic load, so dispatch costs nothing beside a kernel call).
 //! Forcing a path the CPU lacks is refused by [`force`], so no `#[target_feature]` function
 //! can ever run on a CPU without the feature.
+//!
+//! A cap presents FEWER paths than the CPU has, never more: [`Isa::supported`] is the CPU's
+//! answer AND "at most the cap", so the kernels' safety (they run only on a path the CPU has)
+//! does not depend on it. The cap comes from the environment variable [`CAP_ENV`]
+//! (`NIMSQUARE_ISA_CAP=avx2` makes an AVX-512 machine look like an AVX2 one, for the binary,
+//! the tests and the benches alike; the binary refuses a bad value through [`cap_from_env`])
+//! or, in tests, from [`capped`]. It is how the refusal of a missing path and `auto`'s
+//! fallback are tested on every machine.
 
 use crate::base::error::{Error, Result};
 use std::sync::atomic::{AtomicU8, Ordering};
@@ -62,8 +70,14 @@ impl Isa {
             })
     }
 
-    /// True when this CPU can run the path.
+    /// True when this CPU can run the path and the cap ([`CAP_ENV`], [`capped`]) does not
+    /// hide it.
     pub fn supported(self) -> bool {
+        self <= cap() && self.on_cpu()
+    }
+
+    /// True when this CPU can run the path, whatever the cap says.
+    pub fn on_cpu(self) -> bool {
         match self {
             Isa::Scalar | Isa::Portable => true,
             Isa::Avx2 => has_avx2(),
@@ -136,12 +150,17 @@ pub fn active() -> Isa {
 }
 
 /// Makes every kernel take `isa` from now on, or refuses (naming `--isa` and what the CPU
-/// has) when this CPU cannot run it.
+/// has) when this CPU cannot run it or the cap hides it.
 pub fn force(isa: Isa) -> Result<()> {
     if !isa.supported() {
         let have: Vec<&str> = Isa::supported_all().iter().map(|i| i.name()).collect();
+        let why = if isa.on_cpu() {
+            format!("the paths are capped at {} ({CAP_ENV})", cap())
+        } else {
+            "this CPU does not support it".to_string()
+        };
         return Err(Error::Invalid(format!(
-            "--isa {isa}: this CPU does not support it; it supports {}",
+            "--isa {isa}: {why}; it supports {}",
             have.join(", ")
         )));
     }
@@ -160,8 +179,75 @@ pub fn with<R>(isa: Isa, body: impl FnOnce() -> R) -> Result<R> {
     Ok(out)
 }
 
-/// Serialises the tests of one process that force paths with [`with`].
+/// Serialises the tests of one process that force paths with [`with`] or cap them with
+/// [`capped`].
 pub static TEST_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// The environment variable that caps the paths (`scalar`, `portable`, `avx2` or `avx512`):
+/// the process then behaves as on a CPU without the wider ones.
+pub const CAP_ENV: &str = "NIMSQUARE_ISA_CAP";
+
+/// The widest path [`Isa::supported`] may report, or 0 before [`CAP_ENV`] was read.
+static CAP: AtomicU8 = AtomicU8::new(0);
+
+/// The cap: set by [`capped`], else [`CAP_ENV`] (read on first use; a bad value caps
+/// nothing here, and the binary refuses it first through [`cap_from_env`]), else none
+/// ([`Isa::Avx512`], the widest).
+fn cap() -> Isa {
+    if let Some(isa) = Isa::from_code(CAP.load(Ordering::Relaxed)) {
+        return isa;
+    }
+    let isa = env_cap().ok().flatten().unwrap_or(Isa::Avx512);
+    // A cap set meanwhile by `capped` wins over the environment.
+    let _ = CAP.compare_exchange(0, isa.code(), Ordering::Relaxed, Ordering::Relaxed);
+    Isa::from_code(CAP.load(Ordering::Relaxed)).unwrap_or(isa)
+}
+
+/// The cap [`CAP_ENV`] asks for (None when unset or empty), or the refusal of a bad value.
+fn env_cap() -> Result<Option<Isa>> {
+    let Ok(text) = std::env::var(CAP_ENV) else {
+        return Ok(None);
+    };
+    let name = text.trim().to_ascii_lowercase();
+    if name.is_empty() {
+        return Ok(None);
+    }
+    Isa::ALL
+        .into_iter()
+        .find(|isa| isa.name() == name)
+        .map(Some)
+        .ok_or_else(|| {
+            Error::Invalid(format!(
+                "{CAP_ENV} takes scalar, portable, avx2 or avx512, got '{name}'; fix or unset it"
+            ))
+        })
+}
+
+/// Checks [`CAP_ENV`] and applies it: what the binary calls before anything else, so a bad
+/// value is refused in one line rather than ignored.
+pub fn cap_from_env() -> Result<()> {
+    env_cap()?;
+    cap();
+    Ok(())
+}
+
+/// Runs `body` with the paths capped at `top` (the CPU's own paths still bound them: a cap
+/// never adds one), then restores the cap and the forced path. A path forced above `top`
+/// is dropped for the duration, so [`active`] stays within the cap. Tests that call it hold
+/// [`TEST_LOCK`].
+#[cfg(any(test, feature = "testing"))]
+pub fn capped<R>(top: Isa, body: impl FnOnce() -> R) -> R {
+    let before_cap = cap();
+    let before_forced = FORCED.load(Ordering::Relaxed);
+    CAP.store(top.code(), Ordering::Relaxed);
+    if Isa::from_code(before_forced).is_some_and(|f| f > top) {
+        FORCED.store(0, Ordering::Relaxed);
+    }
+    let out = body();
+    CAP.store(before_cap.code(), Ordering::Relaxed);
+    FORCED.store(before_forced, Ordering::Relaxed);
+    out
+}
 
 #[cfg(test)]
 mod tests {

@@ -1,5 +1,6 @@
 //! `nimsquare list`: the back-ends of each stage, straight from the registries, and the
-//! vector paths (`--isa`) this CPU supports with the one active.
+//! vector paths (`--isa`) this CPU supports with the one active, and those it cannot run (so
+//! a run whose per-path tests skipped a path says which).
 
 use super::args::JsonArg;
 use super::CliResult;
@@ -23,6 +24,7 @@ pub fn run(args: Args) -> CliResult {
             "isa": {
                 "supported": Isa::supported_all().iter().map(|i| i.name()).collect::<Vec<_>>(),
                 "active": isa::active().name(),
+                "unavailable": unavailable(),
             },
             "auto_table_choices": auto_choices(),
         }));
@@ -36,10 +38,16 @@ pub fn run(args: Args) -> CliResult {
     print_stage(cold::BACKENDS);
     // One unindented line: the back-end lines are the indented ones.
     let supported: Vec<&str> = Isa::supported_all().iter().map(|i| i.name()).collect();
+    let missing = unavailable();
     println!(
-        "vector paths (--isa PATH): {} on this CPU; active: {}",
+        "vector paths (--isa PATH): {} on this CPU; active: {}{}",
         supported.join(", "),
-        isa::active()
+        isa::active(),
+        if missing.is_empty() {
+            String::new()
+        } else {
+            format!("; unavailable: {}", missing.join(", "))
+        }
     );
     println!("auto's table choices: {}", auto_choices());
     Ok(0)
@@ -57,6 +65,15 @@ fn auto_choices() -> String {
         (Some(_), Some(_)) => source.describe(),
         _ => here.source,
     }
+}
+
+/// The paths this process cannot take: the CPU lacks them or `NIMSQUARE_ISA_CAP` hides them.
+fn unavailable() -> Vec<&'static str> {
+    Isa::ALL
+        .into_iter()
+        .filter(|i| !i.supported())
+        .map(|i| i.name())
+        .collect()
 }
 
 /// The word shown for a role.

@@ -213,6 +213,11 @@ pub fn print_json(mut value: serde_json::Value) {
 
 /// Parses the arguments, runs the subcommand, and returns the exit code.
 pub fn main() -> i32 {
+    // Before parsing: `--isa auto` is the widest path the cap leaves.
+    if let Err(e) = nimsquare::base::isa::cap_from_env() {
+        eprintln!("error: {e}");
+        return EXIT_USAGE;
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(err) => return clap_exit(err),

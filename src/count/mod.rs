@@ -172,3 +172,74 @@ pub(crate) fn sweep_range(values: &[u16], prefix: &mut [u64], suffix: &mut [u64]
     }
     total
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The sweep's state for the middle heaps `values`: the value counts of the positions
+    /// before them (`before`, plus `dp` more zeros) and of them and the positions after
+    /// (`after` plus `values`' own, plus `ds` more zeros), the suffix padded to a power of two.
+    fn state(
+        values: &[u16],
+        before: &[u64],
+        after: &[u64],
+        dp: u64,
+        ds: u64,
+    ) -> (Vec<u64>, Vec<u64>) {
+        let mut prefix = before.to_vec();
+        let mut suffix = after.to_vec();
+        suffix.resize(after.len().next_power_of_two(), 0);
+        for &v in values {
+            suffix[v as usize] += 1;
+        }
+        prefix[0] += dp;
+        suffix[0] += ds;
+        (prefix, suffix)
+    }
+
+    /// The count's fallback at N + 1 = 2^32 positions, the largest table (N = MAX_LIMIT): once
+    /// a value's count passes u32 the sweep leaves the u32 xor-dot kernels for its u64 loop.
+    /// A synthetic histogram puts 2^32 - 12 zeros before 12 swept middle heaps (N + 1 = 2^32,
+    /// so no other value has room). The expected total comes from the same heaps without the
+    /// zeros (the vector path) by expanding the bilinear sum: with Dp more zeros in P each
+    /// middle heap b adds Dp·S_b(g(b)) (the x = 0 term).
+    #[test]
+    fn the_sweep_falls_back_to_u64_counts_at_n_2_to_the_32() {
+        let values: Vec<u16> = vec![0, 3, 1, 2, 3, 0, 5, 4, 0, 7, 6, 1];
+        let (before, after) = ([0u64; 8], [0u64; 8]);
+        let (dp, ds) = ((1u64 << 32) - values.len() as u64, 0u64);
+        assert_eq!(dp + values.len() as u64, crate::table::MAX_LIMIT + 1);
+
+        let (mut p0, mut s0) = state(&values, &before, &after, 0, 0);
+        assert!(XorSweep::fits(&p0, &s0, values.len()));
+        // The linear terms, from the small state step by step.
+        let (mut p, mut s) = (p0.clone(), s0.clone());
+        let (mut s_at_g, mut p_at_g, mut zeros) = (0u128, 0u128, 0u128);
+        for &v in &values {
+            let v = v as usize;
+            p[v] += 1;
+            s_at_g += s[v] as u128;
+            p_at_g += p[v] as u128;
+            zeros += (v == 0) as u128;
+            s[v] -= 1;
+        }
+        let small = sweep_range(&values, &mut p0, &mut s0);
+        let want =
+            small + dp as u128 * s_at_g + ds as u128 * p_at_g + dp as u128 * ds as u128 * zeros;
+
+        let (mut pb, mut sb) = state(&values, &before, &after, dp, ds);
+        assert!(
+            !XorSweep::fits(&pb, &sb, values.len()),
+            "the fallback must run"
+        );
+        assert_eq!(sweep_range(&values, &mut pb, &mut sb), want);
+        // The tables end as the sweep's invariant says: every value moved from S to P.
+        let (pe, se) = state(&[], &before, &after, dp, ds);
+        let mut pe = pe;
+        for &v in &values {
+            pe[v as usize] += 1;
+        }
+        assert_eq!((pb, sb), (pe, se));
+    }
+}

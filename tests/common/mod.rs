@@ -27,14 +27,68 @@ pub fn assert_agree(
     report.into_result().unwrap()
 }
 
-/// A proptest strategy for subtraction sets: 1 to 8 moves from 1..=max_move (shrinks
-/// towards fewer and smaller moves).
+/// A proptest strategy for subtraction sets from 1..=max_move: mostly 1 to 8 moves, one
+/// case in four 9 to 300 (hundreds of moves where max_move allows; shrinks towards fewer and
+/// smaller moves).
 pub fn moves_strategy(
     max_move: u64,
 ) -> impl proptest::strategy::Strategy<Value = nimsquare::base::moves::Moves> {
     use proptest::prelude::*;
-    proptest::collection::vec(1..=max_move, 1..=8)
-        .prop_map(|list| nimsquare::base::moves::Moves::list(list).expect("non-empty, no zero"))
+    prop_oneof![
+        3 => proptest::collection::vec(1..=max_move, 1..=8),
+        1 => proptest::collection::vec(1..=max_move, 9..=300),
+    ]
+    .prop_map(|list| nimsquare::base::moves::Moves::list(list).expect("non-empty, no zero"))
+}
+
+/// The dense runs 1..=k that [`regime_moves`] and [`regime_strategy`] start from, one band per
+/// regime of the table kernels: none (values stay small), past `stamped-lanes`' scalar start
+/// (36) and the first mask word (64), past 128 and 256 (lane strides 256 and 512, a fifth
+/// mask word) and past 1024 (stride 2048, 17 mask words). With 1..=k among the moves,
+/// g(n) = n for n <= k, so a table with N >= k reaches k; the tests check what was reached.
+pub const REGIME_BANDS: [(u64, u64); 6] = [
+    (0, 0),
+    (37, 63),
+    (65, 127),
+    (129, 255),
+    (257, 511),
+    (1025, 1150),
+];
+
+/// A subtraction set and N for the regime tests: the dense run 1..=k of a random band of
+/// [`REGIME_BANDS`] (`band`, or a random one), plus 1 to 300 moves drawn from 1..=3000
+/// (sparse, so the far-move paths run too); N from k to k + 3000, at most 10^4.
+pub fn regime_moves(
+    rng: &mut SplitMix64,
+    band: Option<usize>,
+) -> (nimsquare::base::moves::Moves, usize) {
+    let band = band.unwrap_or_else(|| rng.range(0, REGIME_BANDS.len() as u64 - 1) as usize);
+    let (lo, hi) = REGIME_BANDS[band];
+    let k = rng.range(lo, hi);
+    let extra = rng.range(1, 300);
+    let mut list: Vec<u64> = (1..=k).collect();
+    list.extend((0..extra).map(|_| rng.range(1, 3000)));
+    let limit = rng.range(k, (k + 3000).min(10_000)) as usize;
+    let moves = nimsquare::base::moves::Moves::list(list).expect("non-empty, no zero");
+    (moves, limit)
+}
+
+/// [`regime_moves`] as a proptest strategy: (moves, N), shrinking towards a shorter dense
+/// run, fewer extra moves and a smaller N.
+pub fn regime_strategy(
+) -> impl proptest::strategy::Strategy<Value = (nimsquare::base::moves::Moves, usize)> {
+    use proptest::prelude::*;
+    let band = (0..REGIME_BANDS.len()).prop_flat_map(|b| {
+        let (lo, hi) = REGIME_BANDS[b];
+        lo..=hi
+    });
+    (band, proptest::collection::vec(1u64..=3000, 1..=300)).prop_flat_map(|(k, extra)| {
+        let mut list: Vec<u64> = (1..=k).collect();
+        list.extend(extra);
+        let moves = nimsquare::base::moves::Moves::list(list).expect("non-empty, no zero");
+        let k = k as usize;
+        (Just(moves), k..=(k + 3000).min(10_000))
+    })
 }
 
 /// The table back-ends the per-path tests (`tests/isa.rs`) run on every vector path: every
