@@ -176,9 +176,10 @@ mod tests {
 
     #[test]
     fn scratch_is_the_transform_and_seventeen_power_sums() {
-        // G = 75 (the squares' at 10^5): W = 128 i64 values (1024 bytes), plus 64 bytes for
-        // each of the K + 1 <= 17 power sums.
-        assert_eq!(Wht.scratch_bytes(75, 1), 1024 + 64 * 17);
+        // G = 75 (the squares' at 10^5): W = 128 i64 values (1024 bytes), plus 104 bytes for
+        // each of the K + 1 <= 17 power sums (80 bytes of digits below 2^640 and a 24-byte
+        // header), plus the cycle-index sum's 64 KiB.
+        assert_eq!(Wht.scratch_bytes(75, 1), 1024 + 104 * 17 + 65_536);
     }
 
     #[test]
