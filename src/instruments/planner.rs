@@ -12,7 +12,8 @@
 //! back-end names, whether the counter supports the number of heaps, and the memory the run
 //! needs (each back-end states its own scratch through its trait). Like RustFFT's planner
 //! choosing an algorithm by length, `auto` picks a back-end from N and the thread count,
-//! using crossovers measured on the project's 2-core machine (results/planner.md).
+//! using crossovers measured on the project's 2-core machines (results/planner.md), or from
+//! wisdom `tune` measured on this one.
 //!
 //! The planner only chooses; it never changes an answer (every back-end it can name is in
 //! the registry and checked by the checker).
@@ -85,9 +86,10 @@ pub fn choose_table(
     choose_table_on(crate::base::isa::active(), moves, limit, threads)
 }
 
-/// The table back-end `auto` means on the instruction-set path `isa`: the bitset kernels
-/// where AVX-512 makes them the fastest, the stamped ones elsewhere (off AVX-512 `bitset`
-/// was no faster than `stamped-lanes`, results/isa-bits.md).
+/// The table back-end `auto` means on the instruction-set path `isa` by the built-in
+/// crossovers: the bitset kernels in the middle range of N on the AVX-512 and AVX2 paths
+/// (each with its own crossovers), the stamped ones below and above it and on the scalar and
+/// portable paths (results/planner.md, "Built-in choices against the best, per machine").
 pub fn choose_table_on(
     isa: Isa,
     _moves: &Moves,
