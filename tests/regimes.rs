@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{regime_moves, regime_strategy, SplitMix64, REGIME_BANDS};
+use common::{fill_in_pieces, naive, regime_moves, regime_strategy, SplitMix64, REGIME_BANDS};
 use nimsquare::base::isa::{self, Isa};
 use nimsquare::base::moves::Moves;
 use nimsquare::kernels::lanes::{stride_for, LANES};
@@ -16,28 +16,6 @@ use proptest::prelude::*;
 /// `stamped-lanes` runs its scalar loop while the running max is below this (its
 /// `SCALAR_BELOW_MAX`), `bitset` on AVX-512 its AVX2 kernels below 64 (`AVX2_BELOW_MAX`).
 const VECTOR_FROM: u16 = 64;
-
-/// g(0..=limit) by the naive control: the judge.
-fn naive(moves: &Moves, limit: usize) -> Vec<u16> {
-    table::build("naive-mex", moves, limit as u64)
-        .unwrap()
-        .values()
-        .to_vec()
-}
-
-/// Fills g in pieces ending at `cuts` (ascending), each resumed from the finished prefix
-/// with its max, as a checkpointed run does.
-fn fill_in_pieces(b: &dyn TableBuilder, moves: &Moves, limit: usize, cuts: &[usize]) -> Vec<u16> {
-    let mut g = vec![0u16; limit + 1];
-    let mut from = 0;
-    for &to in cuts.iter().chain([&(limit + 1)]) {
-        let to = to.clamp(from, limit + 1);
-        let max = g[..from].iter().copied().max().unwrap_or(0);
-        b.fill(moves, &mut g[..to], from, max);
-        from = to;
-    }
-    g
-}
 
 /// The first position after which the running max of `want` is at least [`VECTOR_FROM`]
 /// (a resume there starts on the vector path), if any.

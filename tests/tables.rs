@@ -4,33 +4,12 @@
 
 mod common;
 
-use common::{assert_agree, moves_strategy};
+use common::{assert_agree, fill_in_pieces, moves_strategy, naive};
 use nimsquare::base::moves::Moves;
 use nimsquare::instruments::planner;
 use nimsquare::registry;
 use nimsquare::table::{self, Schedule, StampedParallel, TableBuilder};
 use proptest::prelude::*;
-
-/// g(0..=limit) by the naive control.
-fn naive(moves: &Moves, limit: usize) -> Vec<u16> {
-    table::build("naive-mex", moves, limit as u64)
-        .unwrap()
-        .values()
-        .to_vec()
-}
-
-/// Fills g in pieces ending at `cuts` (ascending), each resumed from the finished prefix.
-fn fill_in_pieces(b: &dyn TableBuilder, moves: &Moves, limit: usize, cuts: &[usize]) -> Vec<u16> {
-    let mut g = vec![0u16; limit + 1];
-    let mut from = 0;
-    for &to in cuts.iter().chain([&(limit + 1)]) {
-        let to = to.clamp(from, limit + 1);
-        let max = g[..from].iter().copied().max().unwrap_or(0);
-        b.fill(moves, &mut g[..to], from, max);
-        from = to;
-    }
-    g
-}
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]

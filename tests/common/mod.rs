@@ -180,3 +180,30 @@ pub fn assert_every_count(table: &nimsquare::table::Table, expected: u128, what:
         }
     }
 }
+
+/// g(0..=limit) by the naive control: the judge of the table tests.
+pub fn naive(moves: &nimsquare::base::moves::Moves, limit: usize) -> Vec<u16> {
+    nimsquare::table::build("naive-mex", moves, limit as u64)
+        .unwrap()
+        .values()
+        .to_vec()
+}
+
+/// Fills g in pieces ending at `cuts` (ascending), each resumed from the finished prefix
+/// with its max, as a checkpointed run does.
+pub fn fill_in_pieces(
+    b: &dyn nimsquare::table::TableBuilder,
+    moves: &nimsquare::base::moves::Moves,
+    limit: usize,
+    cuts: &[usize],
+) -> Vec<u16> {
+    let mut g = vec![0u16; limit + 1];
+    let mut from = 0;
+    for &to in cuts.iter().chain([&(limit + 1)]) {
+        let to = to.clamp(from, limit + 1);
+        let max = g[..from].iter().copied().max().unwrap_or(0);
+        b.fill(moves, &mut g[..to], from, max);
+        from = to;
+    }
+    g
+}
