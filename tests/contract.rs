@@ -188,18 +188,9 @@ fn scale_and_roofline_take_every_fast_entry_by_default() {
         2,
         "{csv}"
     );
-    let out = nimsquare()
-        .args([
-            "roofline", "--limit", "3000", "--count", "wht", "--repeat", "1",
-        ])
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let text = common::stdout_of([
+        "roofline", "--limit", "3000", "--count", "wht", "--repeat", "1",
+    ]);
     for e in registry::fast(table::BACKENDS) {
         let line = format!("table  {} ", e.name);
         assert!(text.lines().any(|l| l.starts_with(&line)), "{line}: {text}");
