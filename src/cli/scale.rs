@@ -18,13 +18,15 @@ use std::path::PathBuf;
 #[derive(clap::Args)]
 #[command(
     long_about = "Times table back-ends on a geometric grid of N (the scaling study).\n\n\
-    For each N from --from to --to (--points values, equally spaced in log N) and each back-end, \
-    builds the table --repeat times (after one untimed warm-up build when a point is under \
-    2^30 option steps, N below about 1.3·10^6 for the squares, so that what ran before, such as the \
-    roofline primitives, does not slow its first timed build) and appends one CSV row (median and minimum seconds, option \
-    steps S(N), ns per step, max value, threads, moves, git revision, CPU, vector path, and the \
-    roofline: bound ns per step, binding resource, efficiency, from primitives measured once per N) \
-    to --out, flushed at once, so an interrupted run keeps every finished point. An existing --out is never replaced \
+    For each N from --from to --to (--points values, equally spaced in log N), builds the table \
+    of each back-end once untimed when the point is under 2^30 option steps (N below about \
+    1.3·10^6 for the squares), so that what ran before, such as the roofline primitives, does \
+    not slow a first timed build; then --repeat rounds, each timing every back-end once, in an \
+    order that rotates from round to round, so that no back-end is always timed first or after \
+    the same one. After its last build, a back-end gets one CSV row (median and minimum \
+    seconds, option steps S(N), ns per step, max value, threads, moves, git revision, CPU, \
+    vector path, and the roofline: bound ns per step, binding resource, efficiency, from \
+    primitives measured once per N) in --out, flushed at once, so an interrupted run keeps every finished row (an N cut short is timed again, for its missing back-ends, by --resume). An existing --out is never replaced \
     silently: pass --force to replace it, or --resume to skip the points already there (refused \
     when the file was measured with other --moves, --threads or --repeat, or by an earlier version \
     without the roofline columns; the back-end list may differ). The CSV is plain, one header line, readable as is by pandas.read_csv or Python's \
@@ -190,9 +192,16 @@ fn measure(plan: &Plan, log: &mut CsvLog) -> Result<()> {
             &bar,
             format!("resume: {rows} rows already in {}", plan.out.display()),
         ),
-        Event::Start { name, n, index, of } => {
-            bar.set_message(format!("point {index}/{of}: {name} at N = {n}"))
-        }
+        Event::Start {
+            name,
+            n,
+            index,
+            of,
+            round,
+            rounds,
+        } => bar.set_message(format!(
+            "point {index}/{of}: {name} at N = {n}, run {round}/{rounds}"
+        )),
         Event::Row(row) => say(&bar, row_line(row)),
         Event::Skip { name, n, why } => say(&bar, skip_line(name, n, why)),
         Event::Done { work } => bar.inc(work),

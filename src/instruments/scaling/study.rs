@@ -1,28 +1,34 @@
-//! The scaling study itself: which points of a grid remain, how one point is timed, checked
-//! and held against its roofline bound, and which points are skipped as too slow. The CLI
-//! (`nimsquare scale`) parses the arguments, opens the [`CsvLog`] and shows what happens
-//! through the [`Event`]s [`Study::run`] reports; everything it measures is decided here.
+//! The scaling study itself: which points of a grid remain, how the points of one N are timed,
+//! checked and held against their roofline bounds, and which points are skipped as too slow.
+//! The CLI (`nimsquare scale`) parses the arguments, opens the [`CsvLog`] and shows what
+//! happens through the [`Event`]s [`Study::run`] reports; everything it measures is decided
+//! here.
 //!
-//! A study is a set of table back-ends timed at each N of a geometric grid. For every
-//! (back-end, N) point not yet in the log, in grid order (all back-ends at one N before the
-//! next N):
+//! A study is a set of table back-ends timed at each N of a geometric grid. At each N, for the
+//! (back-end, N) points not yet in the log (all back-ends at one N before the next N):
 //!
-//! - below [`WARM_UP_BELOW_STEPS`] option steps the table is built once untimed, then
-//!   `repeats` times timed; the row holds the median and the minimum;
-//! - the first table built at each N judges the others there ([`check::against_first`]): a
-//!   difference stops the study with [`crate::base::error::Error::Disagreement`];
-//! - the primitive rates of the roofline are measured with the first table of each N (a
-//!   [`RateBook`], kept while N stays) and fill the row's bound columns;
-//! - with a budget ([`Study::skip_over`]), a back-end whose fitted slope predicts one run
-//!   over the budget is skipped there and at every larger N.
+//! - a back-end skipped at a smaller N, or whose fitted slope predicts one run over the budget
+//!   ([`Study::skip_over`]), is skipped there and at every larger N;
+//! - below [`WARM_UP_BELOW_STEPS`] option steps each back-end builds the table once untimed;
+//! - then `repeats` rounds, each timing every back-end once, in an order that rotates by one
+//!   from round to round: a build is slowed or sped by what ran just before it, so no back-end
+//!   is always timed first or always after the same one, and a drift of the machine's speed
+//!   during the N falls on every back-end alike. The row holds the median and the minimum;
+//! - in the first round, the first table built judges the others there
+//!   ([`check::against_first`]): a difference stops the study with
+//!   [`crate::base::error::Error::Disagreement`];
+//! - the primitive rates of the roofline are measured with the judge's table (a [`RateBook`],
+//!   kept while N stays) and fill the rows' bound columns.
 //!
-//! Invariants: every row is appended to the log, and flushed, before the next point starts,
-//! so an interrupted study keeps every finished point and `--resume` completes it; points
-//! already in the log are never measured again.
+//! Invariants: a back-end's row is appended to the log, and flushed, right after its last
+//! timed build, in the last round; an interrupted study keeps every row so finished, loses
+//! the rounds of the N it was in for the others, and `--resume` completes it; points already
+//! in the log are never measured again.
 //!
 //! Cost: per point, `repeats` builds (plus the warm-up below the threshold), one comparison
-//! with the first table at its N, and once per N the roofline primitives
-//! ([`primitives::Budget::QUICK`]); the work of a point, for progress, is [`work`].
+//! with the judge at its N, and once per N the roofline primitives
+//! ([`primitives::Budget::QUICK`]); the work of a point, for progress, is [`work`], reported
+//! build by build.
 
 use super::fit::predict_seconds;
 use super::log::{CsvLog, Settings};
@@ -75,23 +81,34 @@ pub enum Skip {
     Predicted { seconds: f64, budget: f64 },
 }
 
+/// A point to time at one N: its number in the study (from 1) and its back-end's name.
+#[derive(Debug, Clone, Copy)]
+struct Point {
+    index: usize,
+    name: &'static str,
+}
+
 /// What [`Study::run`] reports, in order: `Planned` once, `Resumed` when the log already held
-/// rows, then for each remaining point `Start`, one `Row` or `Skip`, and `Done`.
+/// rows, then at each N a `Skip` and a `Done` for each point skipped there, and for each timed
+/// build a `Start` and a `Done`, the `Row` of a point following its last build.
 #[derive(Debug)]
 pub enum Event<'a> {
     /// The points to do and their total [`work`].
     Planned { points: usize, work: u64 },
     /// The log already held this many rows (never sent for zero).
     Resumed { rows: usize },
-    /// Point `index` (from 1) of `of` is about to be measured or skipped.
+    /// Timed build `round` (from 1) of `rounds` of point `index` (from 1) of `of` is about to
+    /// start.
     Start {
         name: &'static str,
         n: u64,
         index: usize,
         of: usize,
+        round: usize,
+        rounds: usize,
     },
-    /// A measured point, checked against the first table at its N; it is appended to the
-    /// log and flushed right after this event, before the next point starts.
+    /// A measured point, checked against the judge at its N; it is appended to the log and
+    /// flushed right after this event, before the next build starts.
     Row(&'a Row),
     /// A point not measured, and why.
     Skip {
@@ -99,7 +116,8 @@ pub enum Event<'a> {
         n: u64,
         why: Skip,
     },
-    /// The point just started counts as done (measured or skipped), weighing `work`.
+    /// Work done: one timed build (the option steps of its table, at least one) or a skipped
+    /// point (its whole [`work`]).
     Done { work: u64 },
 }
 
@@ -140,39 +158,135 @@ impl Study {
         }
         let host = Provenance::here(self.moves.label(), self.settings.threads);
         let mut skipped: Vec<&'static str> = Vec::new();
-        // The first table measured at each N judges the others there (the one checker).
-        let mut checker: Option<Checker> = None;
-        // The primitive rates at the current N, measured with its first table (once per N
+        // The primitive rates at the current N, measured with its judge's table (once per N
         // and thread count, again after a minute).
         let mut book: Option<RateBook> = None;
         let of = todo.len();
-        for (i, (name, n)) in todo.into_iter().enumerate() {
-            if checker
-                .as_ref()
-                .is_some_and(|c| c.judge_table().limit() as u64 != n)
-            {
-                checker = None;
+        let mut index = 0;
+        for &n in &self.grid {
+            let mut timed: Vec<Point> = Vec::new();
+            for &(name, _) in todo.iter().filter(|&&(_, at)| at == n) {
+                index += 1;
+                if let Some(why) = self.skip(log, &mut skipped, name, n) {
+                    on(Event::Skip { name, n, why });
+                    on(Event::Done {
+                        work: work(&self.moves, n, repeats),
+                    });
+                } else {
+                    timed.push(Point { index, name });
+                }
             }
-            on(Event::Start {
-                name,
-                n,
-                index: i + 1,
-                of,
-            });
-            if let Some(why) = self.skip(log, &mut skipped, name, n) {
-                on(Event::Skip { name, n, why });
-            } else {
-                let (mut row, table) = self.measure_point(name, n, &host)?;
-                self.fill_bound(&mut row, &mut book, &table)?;
-                check::against_first(&mut checker, &self.moves, name, table)?;
-                on(Event::Row(&row));
-                log.append(row)?;
+            if !timed.is_empty() {
+                self.measure_n(n, &timed, of, &host, &mut book, log, &mut on)?;
             }
-            on(Event::Done {
-                work: work(&self.moves, n, repeats),
-            });
         }
         Ok(())
+    }
+
+    /// Times the `points` at `n` in rotating rounds (see the module doc), checks each
+    /// back-end's first table against the first one built, and appends each point's row
+    /// (bound filled) right after its last build.
+    #[allow(clippy::too_many_arguments)]
+    fn measure_n(
+        &self,
+        n: u64,
+        points: &[Point],
+        of: usize,
+        host: &Provenance,
+        book: &mut Option<RateBook>,
+        log: &mut CsvLog,
+        on: &mut impl FnMut(Event),
+    ) -> Result<()> {
+        let limit = n as usize; // on the grid, a valid limit
+        let load_start = load_average().unwrap_or(f64::NAN);
+        let entries = points
+            .iter()
+            .map(|p| self.entry(p.name, n))
+            .collect::<Result<Vec<_>>>()?;
+        let builders: Vec<_> = entries.iter().map(|e| (e.make)()).collect();
+        let steps = self.moves.option_steps(limit);
+        if steps < WARM_UP_BELOW_STEPS {
+            for builder in &builders {
+                drop(builder.build(&self.moves, limit));
+            }
+        }
+        let repeats = self.settings.repeats;
+        let mut times: Vec<Vec<f64>> = vec![Vec::with_capacity(repeats); points.len()];
+        // The first table built at this N judges the others (the one checker).
+        let mut checker: Option<Checker> = None;
+        for round in 0..repeats {
+            for k in 0..points.len() {
+                let j = (k + round) % points.len();
+                let Point { index, name } = points[j];
+                on(Event::Start {
+                    name,
+                    n,
+                    index,
+                    of,
+                    round: round + 1,
+                    rounds: repeats,
+                });
+                let start = Instant::now();
+                let table = builders[j].build(&self.moves, limit);
+                times[j].push(start.elapsed().as_secs_f64());
+                if round == 0 {
+                    check::against_first(&mut checker, &self.moves, name, table)?;
+                } else {
+                    drop(table);
+                }
+                on(Event::Done {
+                    work: u64::try_from(steps.max(1)).unwrap_or(u64::MAX),
+                });
+                if round + 1 == repeats {
+                    let judged = checker.as_ref().expect("set in the first round");
+                    let table = judged.judge_table();
+                    let mut row = self.row(name, entries[j].name, table, &times[j], host);
+                    row.load_start = load_start;
+                    self.fill_bound(&mut row, book, table)?;
+                    on(Event::Row(&row));
+                    log.append(row)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The row of `name` (the back-end `chosen` for it) from its timed builds of `table` (or
+    /// of a table checked equal to it); its bound and its starting load not yet filled.
+    fn row(
+        &self,
+        name: &str,
+        chosen: &str,
+        table: &table::Table,
+        times: &[f64],
+        host: &Provenance,
+    ) -> Row {
+        let n = table.limit() as u64;
+        let steps = self.moves.option_steps(table.limit());
+        let med = median(times);
+        Row {
+            backend: name.to_string(),
+            n,
+            seconds_median: med,
+            seconds_min: times.iter().copied().fold(f64::INFINITY, f64::min),
+            repeats: times.len(),
+            option_steps: steps,
+            ns_per_step: if steps > 0 {
+                med * 1e9 / steps as f64
+            } else {
+                0.0
+            },
+            max_value: table.max_value(),
+            chosen: (name == planner::AUTO).then(|| chosen.to_string()),
+            provenance: host.clone(),
+            isa: crate::base::isa::active().name().to_string(),
+            // Filled by `fill_bound` and the caller.
+            bound_ns_per_step: f64::NAN,
+            bound_resource: String::new(),
+            efficiency: f64::NAN,
+            load_start: f64::NAN,
+            load_end: load_average().unwrap_or(f64::NAN),
+        }
     }
 
     /// Why `name` is not measured at `n`, if it is not: skipped at a smaller N already, or
@@ -210,55 +324,6 @@ impl Study {
             .0);
         }
         table::find(name)
-    }
-
-    /// Builds the table of `name` at `n` `repeats` times (after one untimed warm-up build
-    /// below [`WARM_UP_BELOW_STEPS`]): the row (its bound not yet filled) and the last table.
-    fn measure_point(&self, name: &str, n: u64, host: &Provenance) -> Result<(Row, table::Table)> {
-        let limit = n as usize; // on the grid, a valid limit
-        let load_start = load_average().unwrap_or(f64::NAN);
-        let entry = self.entry(name, n)?;
-        let builder = (entry.make)();
-        let steps = self.moves.option_steps(limit);
-        if steps < WARM_UP_BELOW_STEPS {
-            drop(builder.build(&self.moves, limit));
-        }
-        let repeats = self.settings.repeats;
-        let mut times = Vec::with_capacity(repeats);
-        let mut table = None;
-        for _ in 0..repeats {
-            drop(table.take()); // only the last repeat's table is held
-            let start = Instant::now();
-            let t = builder.build(&self.moves, limit);
-            times.push(start.elapsed().as_secs_f64());
-            table = Some(t);
-        }
-        let table = table.expect("at least one repeat");
-        let med = median(&times);
-        let row = Row {
-            backend: name.to_string(),
-            n,
-            seconds_median: med,
-            seconds_min: times.iter().copied().fold(f64::INFINITY, f64::min),
-            repeats,
-            option_steps: steps,
-            ns_per_step: if steps > 0 {
-                med * 1e9 / steps as f64
-            } else {
-                0.0
-            },
-            max_value: table.max_value(),
-            chosen: (name == planner::AUTO).then(|| entry.name.to_string()),
-            provenance: host.clone(),
-            isa: crate::base::isa::active().name().to_string(),
-            // Filled by `fill_bound` once the table is built.
-            bound_ns_per_step: f64::NAN,
-            bound_resource: String::new(),
-            efficiency: f64::NAN,
-            load_start,
-            load_end: load_average().unwrap_or(f64::NAN),
-        };
-        Ok((row, table))
     }
 
     /// Fills the row's roofline columns: its back-end's cost model on this table, at the
@@ -299,5 +364,64 @@ mod tests {
         let sq = Moves::Squares;
         assert_eq!(work(&sq, 10_000, 3), 3 * 661_750);
         assert_eq!(work(&sq, 0, 1), 1);
+    }
+
+    #[test]
+    fn rounds_rotate_the_order_and_each_row_follows_its_last_build() {
+        let dir = std::env::temp_dir().join(format!("nimsquare-study-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("rounds.csv");
+        let _ = std::fs::remove_file(&path);
+        let mut log = CsvLog::create(&path).unwrap();
+        let study = Study {
+            names: vec!["stamped", "bitset", "value-bounded"],
+            wisdom: None,
+            grid: vec![300, 600],
+            moves: Moves::Squares,
+            settings: Settings {
+                moves: Moves::Squares.label(),
+                threads: 1,
+                repeats: 3,
+            },
+            skip_over: None,
+        };
+        let mut seen = Vec::new();
+        let mut work_done = 0;
+        let mut planned = 0;
+        study
+            .run(&mut log, |e| match e {
+                Event::Planned { work, .. } => planned = work,
+                Event::Start { name, n, round, .. } => seen.push(format!("{n} {round} {name}")),
+                Event::Row(row) => seen.push(format!("{} row {}", row.n, row.backend)),
+                Event::Done { work } => work_done += work,
+                _ => {}
+            })
+            .unwrap();
+        let want_at = |n: u64| {
+            [
+                "1 stamped",
+                "1 bitset",
+                "1 value-bounded",
+                "2 bitset",
+                "2 value-bounded",
+                "2 stamped",
+                "3 value-bounded",
+                "row value-bounded",
+                "3 stamped",
+                "row stamped",
+                "3 bitset",
+                "row bitset",
+            ]
+            .map(|s| format!("{n} {s}"))
+        };
+        let want: Vec<String> = want_at(300).into_iter().chain(want_at(600)).collect();
+        assert_eq!(seen, want);
+        assert_eq!(work_done, planned);
+        assert_eq!(log.rows().len(), 6);
+        assert!(log
+            .rows()
+            .iter()
+            .all(|r| r.repeats == 3 && r.seconds_min <= r.seconds_median));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
