@@ -16,18 +16,21 @@ pub const LONG_ABOUT: &str = "Times the table back-ends `auto` can pick, on this
     For one thread and for all threads (--threads, default all cores), on the active vector path \
     (--isa), at two points a decade of N from 100 to --to, every candidate (stamped, stamped-lanes, \
     bitset, and with two threads or more stamped-parallel and bitset-parallel) is built in \
-    alternating rounds (--repeat, the median is kept); a candidate 1.5 times slower than the best \
-    at two points in a row from N = 10^4 on leaves the race. Past --to, up to --model-to, the \
-    times are modelled: each remaining candidate's roofline bound at that N (cost model priced \
-    with primitives measured there), divided by its efficiency at --to. The wisdom file says \
-    which choices were measured and which modelled.\n\n\
-    Timing stops before a point predicted to overrun --budget (default 150 s, shared by the thread     counts; the modelled part then starts there), so the defaults take about 3 minutes. The file goes to --wisdom FILE, else \
+    alternating rounds (--repeat, the median is kept); a candidate more than twice the best \
+    at two points in a row from N = 10^6 on leaves the race. Past the largest N timed, up to \
+    --model-to, the times are modelled: each remaining candidate's roofline bound at that N \
+    (cost model priced with primitives measured there), divided by its efficiency at the \
+    largest N timed; when the winner there has a cost model that is no bound (efficiency over \
+    1.25), nothing is modelled and the winner holds (an `unmodelled ...` line). The wisdom file \
+    says which choices were measured and which modelled.\n\n\
+    Timing stops before a point predicted to overrun --budget (default 150 s, shared by the \
+    thread counts; the modelled part then starts there), so the defaults take about 3 minutes. The file goes to --wisdom FILE, else \
     $NIMSQUARE_WISDOM, else ~/.cache/nimsquare/wisdom.json ($XDG_CACHE_HOME/nimsquare/wisdom.json \
     when set); an existing file is replaced only with --force. Wisdom is used by `auto` only on \
     the same CPU model, vector path, thread count, build of nimsquare and moves; `list` and \
     `solve --json` say which choices are in force.\n\n\
-    Stdout: one `time threads=T n=N table=NAME seconds=S` line per median, `drop ...` and \
-    `model ...` lines, then one `step threads=T from=N table=NAME basis=measured|modelled` line \
+    Stdout: one `time threads=T n=N table=NAME seconds=S` line per median, `drop ...`, \
+    `stop ...`, `model ...` and `unmodelled ...` lines, then one `step threads=T from=N table=NAME basis=measured|modelled` line \
     per choice and `wrote FILE`; with --json the wisdom object instead. Progress goes to stderr \
     when it is a terminal.";
 
@@ -97,6 +100,16 @@ pub fn run(args: Args, flag: Option<PathBuf>) -> CliResult {
             ratio,
         } if !args.json.json => bar.suspend(|| {
             println!("drop threads={threads} n={n} table={table} ratio_to_best={ratio:.2}")
+        }),
+        Event::Unmodelled {
+            threads,
+            n,
+            table,
+            efficiency,
+        } if !args.json.json => bar.suspend(|| {
+            println!(
+                "unmodelled threads={threads} n={n} table={table} efficiency_at_largest_timed={efficiency:.3}"
+            )
         }),
         Event::Modelled {
             threads,

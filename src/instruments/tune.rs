@@ -14,7 +14,9 @@
 //! [`Settings::model_to`], each candidate within [`DROP_RATIO`] of the winner at the largest
 //! N timed has its time modelled: its cost model's
 //! roofline bound at that N (the alphabet and mean value extrapolated from the tables built,
-//! the primitives measured at that N) divided by its efficiency at the largest N timed.
+//! the primitives measured at that N) divided by its efficiency at the largest N timed. A
+//! candidate whose efficiency there is above [`MAX_MODELLED_EFFICIENCY`] is not modelled; when
+//! that is the winner, nothing is, and the winner measured last holds past the grid.
 //!
 //! Cost: the builds' time, about `repeats` × (candidates) × (the time of one build) summed
 //! over the grid, dominated by its largest N, kept within [`Settings::budget_seconds`] by
@@ -107,6 +109,16 @@ pub enum Event<'a> {
         n: u64,
         table: &'a str,
         ratio: f64,
+    },
+    /// Nothing is modelled past the grid for this thread count: the winner at the largest N
+    /// timed, `n`, has a cost model that is no bound there (efficiency above
+    /// [`MAX_MODELLED_EFFICIENCY`], or not finite), so no model can say another back-end
+    /// overtakes it, and the winner measured last holds past the grid.
+    Unmodelled {
+        threads: usize,
+        n: u64,
+        table: &'a str,
+        efficiency: f64,
     },
     /// A modelled time past the grid.
     Modelled {
@@ -384,7 +396,6 @@ fn model(
     // Each candidate's efficiency at the largest N timed, with primitives measured there.
     let shape = primitives::Shape::of_table(moves, last);
     let workload = last.workload(moves, threads);
-    let mut efficiency = Vec::new();
     let at_top = |name: &str| {
         race.timings
             .iter()
@@ -403,6 +414,7 @@ fn model(
         .alive
         .iter()
         .filter(|e| at_top(e.name) <= DROP_RATIO * best);
+    let mut priced = Vec::new();
     for e in contenders {
         let rates = primitives::measure(
             &shape,
@@ -411,12 +423,20 @@ fn model(
         );
         let bound = roofline::bound(&(e.model.demand)(&workload), &rates).seconds;
         let eff = roofline::efficiency(bound, at_top(e.name));
-        // Far above 1 the model is no bound for this back-end here (it counts work the
-        // back-end skips), so it cannot be trusted to extrapolate.
-        if eff.is_finite() && eff > 0.0 && eff <= MAX_MODELLED_EFFICIENCY {
-            efficiency.push((*e, eff));
-        }
+        priced.push((*e, at_top(e.name), eff));
     }
+    let efficiency = match modellable(&priced) {
+        Ok(trusted) => trusted,
+        Err((winner, eff)) => {
+            on(Event::Unmodelled {
+                threads,
+                n: top,
+                table: winner.name,
+                efficiency: eff,
+            });
+            return Vec::new();
+        }
+    };
     // The largest points' tables, where the growth of the values has settled.
     let fitted = &race.shapes[race.shapes.len().saturating_sub(SHAPE_FIT_POINTS)..];
     let big: Vec<(f64, f64)> = fitted.iter().map(|s| (s.0 as f64, s.1 as f64)).collect();
@@ -469,6 +489,26 @@ fn model(
         }
     }
     out
+}
+
+/// The contenders whose cost model may extrapolate them, from (contender, seconds at the
+/// largest N timed, efficiency there): those whose efficiency is positive and at most
+/// [`MAX_MODELLED_EFFICIENCY`] (far above 1 a model counts work the back-end skips, so it is
+/// no bound there), each with its efficiency. Err((the winner, its efficiency)) when the
+/// winner, the fastest, is not among them: modelling only the others could hand the N past
+/// the grid to a back-end the measurements put behind it (it happened: on two threads
+/// `bitset-parallel` modelled from 5.6·10^6 on, twice `stamped-parallel`'s time at 10^7).
+fn modellable<T: Copy>(priced: &[(T, f64, f64)]) -> std::result::Result<Vec<(T, f64)>, (T, f64)> {
+    let trusted = |eff: f64| eff.is_finite() && eff > 0.0 && eff <= MAX_MODELLED_EFFICIENCY;
+    let winner = priced.iter().min_by(|a, b| a.1.total_cmp(&b.1));
+    match winner {
+        Some(&(w, _, eff)) if !trusted(eff) => Err((w, eff)),
+        _ => Ok(priced
+            .iter()
+            .filter(|p| trusted(p.2))
+            .map(|&(t, _, eff)| (t, eff))
+            .collect()),
+    }
 }
 
 /// The steps of one thread count: the winner at each point, measured then modelled, merged
@@ -527,6 +567,23 @@ fn plan_of(threads: usize, race: &Race, modelled: &[(u64, &'static str, f64)]) -
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_winner_whose_model_is_no_bound_stops_the_modelling() {
+        // (name, seconds at the largest N timed, efficiency there)
+        let fair = [("a", 8.0, 0.7), ("b", 10.0, 1.3), ("c", 11.0, 0.9)];
+        assert_eq!(modellable(&fair), Ok(vec![("a", 0.7), ("c", 0.9)]));
+        let untrusted_winner = [("a", 8.0, 1.4), ("b", 10.0, 0.9), ("c", 11.0, 0.8)];
+        assert_eq!(modellable(&untrusted_winner), Err(("a", 1.4)));
+        let unpriced_winner = [("b", 10.0, 0.9), ("a", 8.0, f64::NAN)];
+        assert!(matches!(modellable(&unpriced_winner), Err(("a", e)) if e.is_nan()));
+        let at_the_limit = [("a", 8.0, MAX_MODELLED_EFFICIENCY)];
+        assert_eq!(
+            modellable(&at_the_limit),
+            Ok(vec![("a", MAX_MODELLED_EFFICIENCY)])
+        );
+        assert_eq!(modellable::<&str>(&[]), Ok(vec![]));
+    }
 
     #[test]
     fn the_grid_has_two_points_a_decade_and_models_past_it() {
