@@ -165,7 +165,11 @@ impl<const G: usize, K: LaneKernel> SeenLanes<G, K> {
     /// option value `g[n0 + j - s]` in lane j. The caller guarantees all those options are
     /// finished and their values are below `G`, and that n0 + LANES - 1 - s indexes `g` for
     /// every s (true whenever s >= LANES or the block is complete).
-    #[inline]
+    ///
+    /// Kept out of line: the same loop inlined into the block loop's AVX2 entry made
+    /// `stamped-lanes` slower at 10^7 on the EPYC-AVX2 (results/tune.md, "No back-end slower
+    /// than at 6a4a985"); it does one call per block of 32 positions.
+    #[inline(never)]
     pub fn stamp_moves(&mut self, g: &[u16], n0: usize, moves: &[usize]) {
         let stamp = self.stamp;
         let lanes = &mut *self.lanes;
