@@ -163,7 +163,18 @@ pub fn fill(
             pending: None,
         };
         while !run.finished(g) {
+            let before = run.pending.as_ref().map(|p| p.n0);
             step(&mut run, g);
+            // Every step runs at least one super-block (a back-end's step is chosen for
+            // the running max and stays while it holds), so a step without progress is a
+            // bug that would loop here forever: fail instead. One compare per step, outside
+            // the super-block loop.
+            let after = run.pending.as_ref().map(|p| p.n0);
+            assert!(
+                after > before,
+                "the pipeline made no progress at n = {before:?} (max {})",
+                run.max()
+            );
         }
         if let Some(p) = run.pending {
             recycle(p);

@@ -147,7 +147,16 @@ fn fill_with<K: MaskKernel>(
                     max_so_far = max_so_far.max(block_max);
                     break;
                 }
-                None => words += 1,
+                None => {
+                    // A mex is at most the number of moves, at most 65535, so 1024 words
+                    // hold it: a mex that does not fit them is a bug that would widen
+                    // here forever. Fail instead (only when a block widens, which is rare).
+                    assert!(
+                        words < 1024,
+                        "bitset: no mex fits {words} mask words at n = {n0}"
+                    );
+                    words += 1
+                }
             }
         }
         n0 += len;

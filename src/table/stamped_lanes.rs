@@ -105,10 +105,18 @@ fn fill_on(
         } else {
             (path, usize::MAX)
         };
-        (n0, max) = with_stride!(stride, G => {
+        let (next, next_max) = with_stride!(stride, G => {
             let blocks = Blocks::<G> { g: &mut *g, n0, max, until, near, far };
             lanes::dispatch(path, blocks)
         });
+        // A stride above max + L always runs at least one block, so a run without progress
+        // is a bug (a stride too small for the values) that would loop here forever: fail
+        // instead. One compare per stride change, outside the block loop.
+        assert!(
+            next > n0,
+            "stamped-lanes made no progress at n = {n0}: lane stride {stride} for a max of {max}"
+        );
+        (n0, max) = (next, next_max);
     }
 }
 

@@ -127,7 +127,14 @@ fn fill_with<K: SumsetKernel>(moves: &[usize], g: &mut [u16]) {
     let mut remaining = limit + 1;
     let mut value = 0u16;
     while remaining > 0 {
-        remaining -= state.pass::<K>(g, value);
+        // The least unassigned position always joins the class (module doc), so a pass
+        // that assigns nothing is a bug that would loop here forever: fail instead.
+        let assigned = state.pass::<K>(g, value);
+        assert!(
+            assigned > 0,
+            "value-bounded: class {value} is empty with {remaining} positions left"
+        );
+        remaining -= assigned;
         value += 1;
     }
 }
