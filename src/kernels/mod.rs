@@ -102,6 +102,40 @@ mod tests {
     }
 
     #[test]
+    fn the_families_that_follow_isa_are_those_with_x86_kernels() {
+        // The families with one kernel per path are the folders that hold an `x86.rs`
+        // (read from the source tree here, not from `follows_isa`); the others have none.
+        let folder = |f: Family| match f {
+            Family::Lanes => Some("lanes"),
+            Family::Masks => Some("masks"),
+            Family::Sumset => Some("sumset"),
+            Family::XorDot => Some("xor_dot"),
+            Family::SuperBlocks | Family::Hadamard | Family::Sieve => None,
+        };
+        let all = [
+            Family::Lanes,
+            Family::Masks,
+            Family::SuperBlocks,
+            Family::Sumset,
+            Family::XorDot,
+            Family::Hadamard,
+            Family::Sieve,
+        ];
+        for f in all {
+            let has_x86 = folder(f).is_some_and(|d| {
+                std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                    .join("src/kernels")
+                    .join(d)
+                    .join("x86.rs")
+                    .is_file()
+            });
+            assert_eq!(f.follows_isa(), has_x86, "{f:?}");
+        }
+        // Both answers occur, so neither constant passes.
+        assert!(all.iter().any(|f| f.follows_isa()) && all.iter().any(|f| !f.follows_isa()));
+    }
+
+    #[test]
     #[should_panic(expected = "differs from the scalar twin")]
     fn a_path_that_differs_from_the_twin_fails() {
         // Portable is supported everywhere, so this always has a second path to fail on.

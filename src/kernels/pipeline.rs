@@ -379,3 +379,125 @@ fn set_bit_checked(mask: &mut [u64], v: u16) -> Option<()> {
     let v = v as usize;
     (v >> 6 < mask.len()).then(|| set_bit(mask, v))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::masks::{Portable, Scalar};
+
+    /// Phase 1a by plain loops, `L` lanes a block: for every lane j of block b (j0 = b·L),
+    /// n = n0 + j0 + j, bit g(n - s) for each move s >= d + j0 + L with s <= n.
+    struct PlainFar<'a, const L: usize> {
+        moves: &'a [usize],
+    }
+
+    impl<const L: usize> FarPhase for PlainFar<'_, L> {
+        const LANES: usize = L;
+
+        fn words(&self, max: usize, _reach: usize) -> usize {
+            max / 64 + 1
+        }
+
+        fn run(&self, done: &[u16], n0: usize, d: usize, masks: &mut [u64], words: usize) {
+            assert_eq!(done.len(), n0 - d, "phase 1a reads g[..n0 - d]");
+            masks.fill(0);
+            for (b, out) in masks.chunks_mut(L * words).enumerate() {
+                let j0 = b * L;
+                for j in 0..L {
+                    let n = n0 + j0 + j;
+                    for &s in self.moves {
+                        if s >= d + j0 + L && s <= n {
+                            let v = done[n - s] as usize;
+                            out[j * words + v / 64] |= 1 << (v % 64);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// g(0..=limit) by the definition: the least value no move reaches.
+    fn naive(moves: &[usize], limit: usize) -> Vec<u16> {
+        let mut g: Vec<u16> = Vec::new();
+        for n in 0..=limit {
+            let options: Vec<u16> = moves
+                .iter()
+                .filter(|&&s| s <= n)
+                .map(|&s| g[n - s])
+                .collect();
+            g.push((0..).find(|v| !options.contains(v)).unwrap());
+        }
+        g
+    }
+
+    /// g[from..] filled by the pipeline with phase 1a `PlainFar<L>` and the mask kernels `K`.
+    fn piped<const L: usize, K: MaskKernel>(
+        sched: &Schedule,
+        moves: &[usize],
+        g: &mut [u16],
+        from: usize,
+    ) {
+        let far = PlainFar::<L> { moves };
+        let max = g[..from].iter().copied().max().unwrap_or(0) as usize;
+        fill(sched, moves, g, from, max, |run, g| {
+            run.blocks::<_, K>(g, &far, |_| true)
+        });
+    }
+
+    #[test]
+    fn every_table_length_across_every_super_block_size_matches_the_definition() {
+        // Super-blocks of 64 up to 128, then 128, 256 and 512 (growing at 130, 300 and 500):
+        // from 0 they end at 64, 128, 192, 320 and 576 (by hand: 128 < 130 <= 192, 320 =
+        // 192 + 128 >= 300, 576 = 320 + 256 >= 500). The tables end before, at and past each
+        // of those (and have every length up to 70), each filled from 0, resumed from the
+        // middle and from its last position.
+        // {1..=150} has g(n) = n mod 151, so the running max crosses 64 and 128 inside
+        // super-blocks (phase 2 widens); the squares and a sparse set reach phase 1a.
+        let sched = Schedule {
+            base: 64,
+            grow_at: [130, 300, 500],
+        };
+        let sets: [Vec<usize>; 3] = [
+            (1..=26).map(|k| k * k).collect(),
+            (1..=150).collect(),
+            vec![1, 3, 7, 32, 64, 65, 100, 129, 200, 333, 512],
+        ];
+        for moves in &sets {
+            let want = naive(moves, 700);
+            let ends = [64, 128, 192, 320, 576];
+            let lens = (1..=70).chain(ends.iter().flat_map(|&e| [e - 1, e, e + 1, e + 2]));
+            for len in lens.chain([700]) {
+                for from in [0, len / 2, len - 1] {
+                    let mut g = want[..len].to_vec();
+                    g[from..].fill(0);
+                    piped::<64, Portable>(&sched, moves, &mut g, from);
+                    assert_eq!(
+                        g,
+                        want[..len],
+                        "L = 64, {len} positions from {from}, {moves:?}"
+                    );
+                    g[from..].fill(0);
+                    piped::<32, Scalar>(&sched, moves, &mut g, from);
+                    assert_eq!(
+                        g,
+                        want[..len],
+                        "L = 32, {len} positions from {from}, {moves:?}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_largest_super_block_is_the_base_doubled_at_each_threshold() {
+        // Three doublings: 64 -> 128 -> 256 -> 512, and 512 -> 4096 for the default.
+        let small = Schedule {
+            base: 64,
+            grow_at: [700, 1500, 2500],
+        };
+        assert_eq!(small.largest(), 512);
+        assert_eq!(small.super_block(2499), 256);
+        assert_eq!(small.super_block(1 << 40), 512);
+        assert_eq!(Schedule::default().largest(), 4096);
+    }
+}
