@@ -29,6 +29,13 @@ fn a_signal_stops_the_run_after_its_chunk_and_keeps_a_checkpoint() {
         (libc::SIGINT, Signal::Int, 130),
         (libc::SIGTERM, Signal::Term, 143),
     ] {
+        // A test binary started in the background of a non-interactive shell inherits
+        // SIGINT ignored; this test is about the default disposition, so it starts there.
+        // SAFETY: SIG_DFL is a valid disposition for these signals; nothing else in this
+        // test binary handles them.
+        unsafe {
+            libc::signal(sig, libc::SIG_DFL);
+        }
         assert!(is_default(sig));
         let path = dir.join(format!("ck-{sig}.tbl"));
         let (out, second_end) = run_raising_in_second_chunk(&moves, limit, sig, &path);
