@@ -214,19 +214,24 @@ fn the_per_path_tests_run_the_fixture_and_vector_kernels_match_the_declared_fami
     }
 }
 
+/// `--threads 2 solve --limit 10000 --table NAME`, the run the memory tests make.
+fn solve_10000(name: &str) -> [&str; 7] {
+    [
+        "--threads",
+        "2",
+        "solve",
+        "--limit",
+        "10000",
+        "--table",
+        name,
+    ]
+}
+
 /// `solve --table NAME -n 10000 --json`'s `memory_needed_bytes`.
 fn memory_needed(name: &str) -> u64 {
     let out = nimsquare()
-        .args([
-            "--threads",
-            "2",
-            "solve",
-            "--limit",
-            "10000",
-            "--json",
-            "--table",
-            name,
-        ])
+        .args(solve_10000(name))
+        .arg("--json")
         .output()
         .unwrap();
     assert!(out.status.success(), "{name}");
@@ -238,15 +243,7 @@ fn memory_needed(name: &str) -> u64 {
 fn solve_with_memory(name: &str, available: u64) -> (Option<i32>, String) {
     let out = nimsquare()
         .env(AVAILABLE_OVERRIDE, available.to_string())
-        .args([
-            "--threads",
-            "2",
-            "solve",
-            "--limit",
-            "10000",
-            "--table",
-            name,
-        ])
+        .args(solve_10000(name))
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();

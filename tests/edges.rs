@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::nimsquare;
+use common::{nimsquare, reseal};
 use nimsquare::base::isa::{self, Isa};
 use nimsquare::base::moves::Moves;
 use nimsquare::instruments::longrun::tablefile;
@@ -138,20 +138,6 @@ fn scratch(name: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
-}
-
-/// FNV-1a 64, the header checksum, written here again (as in tests/longrun.rs).
-fn fnv(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
-        (h ^ b as u64).wrapping_mul(0x100_0000_01b3)
-    })
-}
-
-/// Rewrites the header checksum after an edit, so the edit itself is what is refused.
-fn reseal(bytes: &mut [u8]) {
-    bytes[48..56].fill(0);
-    let sum = fnv(&bytes[..4096]);
-    bytes[48..56].copy_from_slice(&sum.to_le_bytes());
 }
 
 /// Table files with a consistent checksum but a limit above the maximum, a moves label that

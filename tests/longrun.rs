@@ -2,6 +2,9 @@
 //! a run stopped at any position and resumed from its checkpoint gives the same table as an
 //! uninterrupted run, and a table for a smaller N seeds a larger one.
 
+mod common;
+
+use common::{fnv, reseal};
 use nimsquare::base::error::Error;
 use nimsquare::base::moves::Moves;
 use nimsquare::instruments::longrun::{self, tablefile, LongRun, Outcome, Start, TableFile};
@@ -106,20 +109,6 @@ fn values_are_plain_little_endian_u16_at_offset_4096() {
         .collect();
     assert_eq!(values, g);
     assert_eq!(bytes.len(), 4096 + 2 * 2001);
-}
-
-/// FNV-1a 64, written here again so the test checks the documented checksum, not the code.
-fn fnv(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
-        (h ^ b as u64).wrapping_mul(0x100_0000_01b3)
-    })
-}
-
-/// Rewrites the header checksum after a deliberate edit, so a later check is what refuses.
-fn reseal(bytes: &mut [u8]) {
-    bytes[48..56].fill(0);
-    let sum = fnv(&bytes[..4096]);
-    bytes[48..56].copy_from_slice(&sum.to_le_bytes());
 }
 
 fn refusal(path: &Path) -> String {
