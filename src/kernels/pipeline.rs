@@ -297,8 +297,18 @@ fn finish<F: FarPhase, K: MaskKernel>(
         }
         // Rare: the running max crossed a word boundary inside the previous super-block or
         // this one. Phase 1a reads only g[..n0 - d], which is unaffected.
-        words += 1;
         let n0 = done.len();
+        // Every value here is at most max + len (a mex is at most one past the values before
+        // it) and at most the number of moves, so that many bits always fit: a value that
+        // still does not fit is a bug (stale mask bits, say) that would widen here forever.
+        // Fail instead; this runs only when a super-block widens, which is rare.
+        let enough = (max + block.len()).min(moves.len()) / 64 + 1;
+        assert!(
+            words < enough,
+            "the pipeline widened to {words} mask words at n = {n0} (max {max}), enough \
+             for every value, and a value still does not fit"
+        );
+        words += 1;
         masks.resize(block.len().div_ceil(F::LANES) * F::LANES * words, 0);
         far.run(&done[..n0 - d], n0, d, masks, words);
     }
