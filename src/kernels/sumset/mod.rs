@@ -226,24 +226,33 @@ mod tests {
         });
     }
 
-    /// The group width of the kernel [`dispatch`] chooses.
+    /// The kernel a path runs, as its group width and its type's name.
     struct Group;
 
     impl WithSumset for Group {
-        type Out = usize;
+        type Out = (usize, &'static str);
 
-        fn run<K: SumsetKernel>(self) -> usize {
-            K::GROUP
+        fn run<K: SumsetKernel>(self) -> Self::Out {
+            // `a::b::Avx512<true>` -> `Avx512`.
+            let path = std::any::type_name::<K>()
+                .split('<')
+                .next()
+                .unwrap_or_default();
+            (K::GROUP, path.rsplit("::").next().unwrap_or_default())
         }
     }
 
+    /// Each path runs its own kernel: the scalar path the scalar twin (which has the same
+    /// group width as the portable kernel, so only the name tells them apart).
     #[test]
-    fn dispatch_takes_the_group_pass_of_each_path() {
+    fn each_path_dispatches_to_its_own_kernel() {
         for isa in Isa::supported_all() {
             let want = match isa {
-                Isa::Scalar | Isa::Portable => 1,
-                Isa::Avx2 => 4,
-                Isa::Avx512 => 8,
+                Isa::Scalar => (1, "Scalar"),
+                Isa::Portable => (1, "Portable"),
+                Isa::Avx2 => (4, "Avx2"),
+                // `Avx512<true>` with VBMI2, `Avx512<false>` without: both are `Avx512`.
+                Isa::Avx512 => (8, "Avx512"),
             };
             assert_eq!(dispatch(isa, Group), want, "{isa}");
         }
