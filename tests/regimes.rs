@@ -117,6 +117,21 @@ fn every_back_end_on_every_path_reaches_every_value_regime() {
     );
 }
 
+/// Runs resumed a few positions in, where a block starts off the 64-position grid: the far
+/// moves (s >= 64) then reach a lane at the end of a block one position after the start, a
+/// case the grid-aligned cuts above never make. Moves 1, 64 and 65: the move 64 applies
+/// first at n = 64, the last lane of the block that starts at n = 1.
+#[test]
+fn every_back_end_on_every_path_resumes_off_the_block_grid() {
+    let moves = Moves::list(vec![1, 64, 65]).unwrap();
+    let want = naive(&moves, 400);
+    // By hand: g(n) = n mod 2 below 64, and g(64) = mex{g(63), g(0)} = mex{1, 0} = 2.
+    assert_eq!((want[63], want[64]), (1, 2));
+    for cut in [1, 2, 3, 63, 64, 65, 127, 129] {
+        assert_every_back_end_on_every_path(&moves, &want, &[cut]);
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(12))]
 
