@@ -498,6 +498,39 @@ mod tests {
         }
     }
 
+    /// A broken phase 1a that marks every value as an option, so no mex ever fits.
+    struct FullFar;
+
+    impl FarPhase for FullFar {
+        const LANES: usize = 64;
+
+        fn words(&self, max: usize, _reach: usize) -> usize {
+            max / 64 + 1
+        }
+
+        fn run(&self, _done: &[u16], _n0: usize, _d: usize, masks: &mut [u64], _words: usize) {
+            masks.fill(u64::MAX);
+        }
+    }
+
+    /// The widening stops at the width that holds every possible value: here moves 1..=100
+    /// and g(n) = n below 64 (max 63), so min(63 + 64, 100) / 64 + 1 = 2 words hold every
+    /// value of the super-block 64..128, and the broken phase 1a makes the pipeline widen
+    /// from 1 word to 2 and then fail, instead of widening for ever.
+    #[test]
+    #[should_panic(expected = "the pipeline widened to 2 mask words at n = 64 (max 63)")]
+    fn a_phase_that_fits_no_mex_fails_at_the_width_that_holds_every_value() {
+        let moves: Vec<usize> = (1..=100).collect();
+        let mut g: Vec<u16> = (0..128).collect();
+        let sched = Schedule {
+            base: 64,
+            grow_at: [1 << 20; 3],
+        };
+        fill(&sched, &moves, &mut g, 64, 63, |run, g| {
+            run.blocks::<_, Portable>(g, &FullFar, |_| true)
+        });
+    }
+
     #[test]
     fn the_largest_super_block_is_the_base_doubled_at_each_threshold() {
         // Three doublings: 64 -> 128 -> 256 -> 512, and 512 -> 4096 for the default.
