@@ -92,7 +92,7 @@ fn the_control_builds_values_up_to_the_u16_cap() {
 /// "The u16 cap"). Slow, like `bitset` here, but not refused: the same bound holds for
 /// every move set, and its users choose it where the largest value stays small.
 #[test]
-#[ignore = "about 10 minutes of CPU (estimated, a run stopped unfinished at 146 s): cargo test --release --features testing --test edges -- --ignored value_bounded"]
+#[ignore = "about 7 minutes of CPU: cargo test --release --features testing --test edges -- --ignored value_bounded"]
 fn value_bounded_builds_values_up_to_the_u16_cap() {
     assert_u16_cap(&["value-bounded"]);
 }
