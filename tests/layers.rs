@@ -21,6 +21,7 @@ const LAYERS: &[(&str, usize)] = &[
     ("instruments::longrun", 7),
     ("instruments::check", 8),
     ("instruments::sequence", 8),
+    ("instruments::compare", 9),
     ("instruments::matrix", 9),
     ("instruments::wisdom", 9),
     ("instruments::planner", 10),

@@ -3,6 +3,7 @@
 //! every error into one line on stderr and a non-zero exit.
 
 pub mod args;
+mod compare;
 mod games;
 mod growth;
 mod list;
@@ -98,6 +99,10 @@ enum Command {
     /// to a wisdom file, which `auto` then follows.
     #[command(long_about = tune::LONG_ABOUT)]
     Tune(tune::Args),
+    /// Is A faster than B? Two back-ends (or paths, or builds) in alternating whole runs: the
+    /// median ratio with a confidence interval, a verdict, and an exit status to gate on.
+    #[command(long_about = compare::LONG_ABOUT)]
+    Compare(compare::Args),
     /// Write an OEIS-style b-file of the values, the cold positions or the first position of
     /// each value.
     Sequence(sequence::Args),
@@ -246,6 +251,7 @@ pub fn main() -> i32 {
         return EXIT_USAGE;
     }
     WISDOM_FLAG.get_or_init(|| cli.wisdom.clone());
+    let (threads, isa) = (cli.threads, cli.isa);
     let result = match cli.command {
         Command::Solve(args) => solve::run(args),
         Command::Verify(args) => verify::run(args),
@@ -256,6 +262,7 @@ pub fn main() -> i32 {
         Command::Profile(args) => profile::run(args),
         Command::Roofline(args) => roofline::run(args),
         Command::Sequence(args) => sequence::run(args),
+        Command::Compare(args) => compare::run(args, threads, isa),
         Command::Tune(args) => tune::run(args, WISDOM_FLAG.get().cloned().flatten()),
     };
     match result {

@@ -4,6 +4,7 @@
 //! - [`longrun`]: checkpointed, resumable table runs and the saved-table format;
 //! - [`check`]: every back-end against its control or reference (and [`check::control`],
 //!   the game-tree and brute-force controls written from the rules alone);
+//! - [`compare`]: two commands in alternating whole runs, the median ratio with its interval;
 //! - [`matrix`]: the bench matrix's grid, ids and selection (`benches/matrix.rs`);
 //! - [`wisdom`]: the back-end choices `tune` measured on this machine, read and checked;
 //! - [`planner`]: a request resolved once into a plan, `auto` made concrete;
@@ -14,6 +15,7 @@
 //!   positions), written as b-files.
 
 pub mod check;
+pub mod compare;
 pub mod longrun;
 pub mod matrix;
 pub mod planner;

@@ -1,0 +1,390 @@
+//! `nimsquare compare A B`: two back-ends (or two `--isa` paths, or two binaries) timed as
+//! whole `solve` runs in alternating pairs, their answers checked equal, and the verdict given
+//! as the median ratio B/A with a confidence interval (see
+//! [`nimsquare::instruments::compare`]).
+
+use super::args::{HeapsArg, JsonArg, LimitArg, MovesArg};
+use super::{fmt_seconds, CliResult};
+use nimsquare::base::error::{Error, Result};
+use nimsquare::base::isa::Isa;
+use nimsquare::instruments::compare::{self, Event, Measure, Side, Summary};
+use std::path::PathBuf;
+
+/// Exit status when `--fail-above` finds B slower than the limit beyond doubt.
+pub const EXIT_GATE: i32 = 3;
+
+/// Pairs forecast (from the warm-up) to take longer than this get a note on stderr first.
+const FORECAST_NOTE_SECONDS: f64 = 10.0;
+
+/// The most pairs accepted: the interval is settled long before.
+const MAX_PAIRS: usize = 1000;
+
+pub const LONG_ABOUT: &str = "Compare two back-ends of one stage (or one back-end on two \
+vector paths, or two builds) on the same input: whole `solve --json` runs in alternating \
+pairs (A B, B A, A B, ...), the answers checked equal, and the verdict given as the median of \
+the pair ratios B/A with a distribution-free interval (order statistics of the ratios; 9 \
+pairs give 96%). Each pair's ratio cancels the drift a shared machine shows between runs; two \
+separate medians do not.\n\n\
+A and B are back-end names from `nimsquare list`, each optionally with a vector path after \
+`@` (`bitset@avx2`). Table back-ends are timed by the table seconds their run reports, count \
+back-ends by the count seconds (`--measure wall` times whole processes instead).\n\n\
+Exit status: 0 when the comparison ran (whatever the verdict), 1 when the two sides' answers \
+differ, 2 for bad input, 3 when --fail-above RATIO is given and the whole interval of B/A lies \
+above RATIO (B is slower than RATIO times A beyond the noise of the pairs).";
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Side A: a back-end name, optionally with a vector path (`stamped-lanes`, `bitset@avx2`).
+    #[arg(value_name = "A")]
+    a: String,
+    /// Side B, in the same form; the ratio reported is B's time over A's.
+    #[arg(value_name = "B")]
+    b: String,
+    #[command(flatten)]
+    limit: LimitArg,
+    #[command(flatten)]
+    moves: MovesArg,
+    #[command(flatten)]
+    heaps: HeapsArg,
+    /// Timed pairs (1 to 1000). Fewer than 6 cannot give a 95% interval; the confidence
+    /// reached is always printed.
+    #[arg(long, value_name = "P", default_value_t = 9, value_parser = parse_pairs,
+          allow_hyphen_values = true)]
+    pairs: usize,
+    /// Untimed runs of each side before the pairs (page cache, clocks, the forecast).
+    #[arg(long, value_name = "W", default_value_t = 1, value_parser = parse_warmup,
+          allow_hyphen_values = true)]
+    warmup: usize,
+    /// Relative difference taken as noise: the verdict names a winner only when the whole
+    /// interval lies beyond 1 + NOISE (or below 1/(1 + NOISE)).
+    #[arg(long, value_name = "NOISE", default_value_t = 0.03, value_parser = parse_noise,
+          allow_hyphen_values = true)]
+    noise: f64,
+    /// Exit with status 3 when the interval of B/A lies wholly above RATIO (e.g. 1.05: B is
+    /// more than 5% slower than A, beyond the noise of the pairs). For a before/after gate,
+    /// make A the before.
+    #[arg(long, value_name = "RATIO", value_parser = parse_ratio, allow_hyphen_values = true)]
+    fail_above: Option<f64>,
+    /// What is timed: `stage`, the stage's own seconds as each run reports them (default), or
+    /// `wall`, the whole process from outside (start-up, both stages and exit included).
+    #[arg(long, value_name = "WHAT", default_value = "stage",
+          value_parser = ["stage", "wall"])]
+    measure: String,
+    /// Run side A with this nimsquare binary instead of this one (e.g. a build of main).
+    #[arg(long, value_name = "PATH")]
+    a_binary: Option<PathBuf>,
+    /// Run side B with this nimsquare binary instead of this one.
+    #[arg(long, value_name = "PATH")]
+    b_binary: Option<PathBuf>,
+    #[command(flatten)]
+    json: JsonArg,
+    /// No progress lines on stderr (one per pair otherwise, and a forecast after the warm-up
+    /// when the pairs will take more than 10 seconds).
+    #[arg(long)]
+    quiet: bool,
+}
+
+fn parse_pairs(text: &str) -> std::result::Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Ok(p) if (1..=MAX_PAIRS).contains(&p) => Ok(p),
+        _ => Err(format!(
+            "--pairs takes an integer from 1 to {MAX_PAIRS}, got '{text}'"
+        )),
+    }
+}
+
+fn parse_warmup(text: &str) -> std::result::Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Ok(w) if w <= 100 => Ok(w),
+        _ => Err(format!(
+            "--warmup takes an integer from 0 to 100, got '{text}'"
+        )),
+    }
+}
+
+fn parse_noise(text: &str) -> std::result::Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(x) if (0.0..1.0).contains(&x) => Ok(x),
+        _ => Err(format!(
+            "--noise takes a fraction from 0 to below 1 like 0.03 (3%), got '{text}'"
+        )),
+    }
+}
+
+fn parse_ratio(text: &str) -> std::result::Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(x) if x.is_finite() && x > 0.0 => Ok(x),
+        _ => Err(format!(
+            "--fail-above takes a positive ratio like 1.05, got '{text}'"
+        )),
+    }
+}
+
+/// The stage a comparison times.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Stage {
+    Table,
+    Count,
+}
+
+/// A side as typed: a back-end name and an optional vector path.
+struct Spec {
+    text: String,
+    name: String,
+    isa: Option<Isa>,
+    stage: Option<Stage>,
+}
+
+/// Parses `NAME[@PATH]`; `which` is `A` or `B` for the messages. The name is checked against
+/// this binary's registries, the path against this CPU.
+fn parse_spec(text: &str, which: &str) -> Result<Spec> {
+    let (name, isa) = match text.split_once('@') {
+        Some((name, path)) => {
+            let isa = Isa::parse(path)
+                .map_err(|e| Error::Invalid(format!("side {which} ('{text}'): {e}")))?;
+            if !isa.on_cpu() {
+                return Err(Error::Invalid(format!(
+                    "side {which} ('{text}'): this CPU has no {} path; `nimsquare list` shows the paths it has",
+                    isa.name()
+                )));
+            }
+            (name, Some(isa))
+        }
+        None => (text, None),
+    };
+    let stage = if name == nimsquare::instruments::planner::AUTO {
+        None
+    } else if nimsquare::table::find(name).is_ok() {
+        Some(Stage::Table)
+    } else if nimsquare::count::find(name).is_ok() {
+        Some(Stage::Count)
+    } else {
+        return Err(Error::Invalid(format!(
+            "side {which}: '{name}' is neither a table nor a count back-end; `nimsquare list` names them (auto is allowed)"
+        )));
+    };
+    Ok(Spec {
+        text: text.to_string(),
+        name: name.to_string(),
+        isa,
+        stage,
+    })
+}
+
+/// The program for one side: `--a-binary`/`--b-binary`, checked to exist, or this binary.
+fn program(flag: &str, path: &Option<PathBuf>) -> Result<PathBuf> {
+    match path {
+        Some(p) if p.is_file() => Ok(p.clone()),
+        Some(p) => Err(Error::Invalid(format!(
+            "{flag} {}: no such file; give the path of a nimsquare binary",
+            p.display()
+        ))),
+        None => std::env::current_exe()
+            .map_err(|e| Error::Invalid(format!("cannot find this program's own path: {e}"))),
+    }
+}
+
+pub fn run(args: Args, threads: Option<usize>, isa: Option<Isa>) -> CliResult {
+    let a = parse_spec(&args.a, "A")?;
+    let b = parse_spec(&args.b, "B")?;
+    let stage = match (a.stage, b.stage) {
+        (Some(x), Some(y)) if x != y => {
+            return Err(Error::Invalid(format!(
+                "A ('{}') and B ('{}') belong to different stages; compare two table back-ends or two count back-ends",
+                a.name, b.name
+            )))
+        }
+        (x, y) => x.or(y).unwrap_or(Stage::Table),
+    };
+    let measure = match (args.measure.as_str(), stage) {
+        ("wall", _) => Measure::Wall,
+        (_, Stage::Table) => Measure::Reported("table_seconds"),
+        (_, Stage::Count) => Measure::Reported("count_seconds"),
+    };
+    let side = |spec: &Spec, flag: &str, binary: &Option<PathBuf>| -> Result<Side> {
+        let mut argv: Vec<String> = Vec::new();
+        if let Some(t) = threads {
+            argv.extend(["--threads".into(), t.to_string()]);
+        }
+        if let Some(path) = spec.isa.or(isa) {
+            argv.extend(["--isa".into(), path.name().into()]);
+        }
+        let stage_flag = match stage {
+            Stage::Table => "--table",
+            Stage::Count => "--count",
+        };
+        argv.extend(
+            [
+                "solve",
+                "--json",
+                "--quiet",
+                "--limit",
+                &args.limit.limit.to_string(),
+                "--moves",
+                &args.moves.moves.label(),
+                "--heaps",
+                &args.heaps.heaps.to_string(),
+                stage_flag,
+                &spec.name,
+            ]
+            .map(String::from),
+        );
+        Ok(Side {
+            label: spec.text.clone(),
+            program: program(flag, binary)?,
+            args: argv,
+        })
+    };
+    let side_a = side(&a, "--a-binary", &args.a_binary)?;
+    let side_b = side(&b, "--b-binary", &args.b_binary)?;
+
+    let quiet = args.quiet;
+    let started = std::time::Instant::now();
+    let pair_count = args.pairs;
+    let on_event = |event: Event| match event {
+        _ if quiet => {}
+        Event::WarmedUp { a, b } => {
+            let seconds = (a.wall_seconds + b.wall_seconds) * pair_count as f64;
+            if seconds > FORECAST_NOTE_SECONDS {
+                eprintln!(
+                    "note: the {pair_count} pairs will take about {} (from the warm-up runs)",
+                    nimsquare::instruments::longrun::progress::fmt_eta(seconds)
+                );
+            }
+        }
+        Event::Pair { i, a, b } => eprintln!(
+            "pair {}/{pair_count}: A {}  B {}  B/A {:.3}",
+            i + 1,
+            fmt_seconds(a.seconds),
+            fmt_seconds(b.seconds),
+            b.seconds / a.seconds
+        ),
+    };
+    if !quiet {
+        eprintln!(
+            "compare: {} pairs of `{}` runs after {} warm-up run(s) of each; --quiet hides these lines",
+            args.pairs,
+            side_a.args.join(" "),
+            args.warmup
+        );
+    }
+    let pairs = compare::run_pairs(&side_a, &side_b, args.pairs, args.warmup, measure, on_event)?;
+    let a_times: Vec<f64> = pairs.a.iter().map(|r| r.seconds).collect();
+    let b_times: Vec<f64> = pairs.b.iter().map(|r| r.seconds).collect();
+    if let Some(zero) = a_times.iter().chain(&b_times).find(|&&t| t <= 0.0) {
+        return Err(Error::Invalid(format!(
+            "a run reported {zero} seconds, too short to compare; use a larger --limit or --measure wall"
+        )));
+    }
+    let summary = compare::summarize(&a_times, &b_times, args.noise);
+    let gate_failed = args.fail_above.is_some_and(|r| summary.exceeds(r));
+    let answer = pairs.a[0].answer.clone();
+    let chose = |runs: &[compare::Run], key: &str| runs[0].report[key].clone();
+    if args.json.json {
+        let side_json = |spec: &Spec, s: &Side, runs: &[compare::Run], t: (f64, f64, f64)| {
+            serde_json::json!({
+                "label": spec.text,
+                "requested": spec.name,
+                "table": chose(runs, "table"),
+                "count": chose(runs, "count"),
+                "isa": chose(runs, "isa"),
+                "build": chose(runs, "build"),
+                "program": s.program.display().to_string(),
+                "seconds": runs.iter().map(|r| r.seconds).collect::<Vec<_>>(),
+                "wall_seconds": runs.iter().map(|r| r.wall_seconds).collect::<Vec<_>>(),
+                "median_seconds": t.0,
+                "min_seconds": t.1,
+                "max_seconds": t.2,
+            })
+        };
+        super::print_json(serde_json::json!({
+            "stage": match stage { Stage::Table => "table", Stage::Count => "count" },
+            "measure": measure.name(),
+            "limit": args.limit.limit.as_u64(),
+            "moves": args.moves.moves.label(),
+            "heaps": args.heaps.heaps,
+            "answer": answer,
+            "pairs": summary.pairs,
+            "warmup": args.warmup,
+            "order": "A B, B A, alternating",
+            "a": side_json(&a, &side_a, &pairs.a, summary.a),
+            "b": side_json(&b, &side_b, &pairs.b, summary.b),
+            "ratio": {
+                "definition": "b/a",
+                "per_pair": summary.ratios,
+                "median": summary.ratio_median,
+                "lo": summary.ratio_lo,
+                "hi": summary.ratio_hi,
+                "confidence": summary.confidence,
+                "order_statistic": summary.k,
+            },
+            "noise": args.noise,
+            "verdict": summary.verdict.name(),
+            "sentence": summary.sentence(&format!("A ({})", a.text), &format!("B ({})", b.text)),
+            "fail_above": args.fail_above,
+            "gate_failed": args.fail_above.map(|_| gate_failed),
+            "elapsed_seconds": started.elapsed().as_secs_f64(),
+        }));
+    } else {
+        print_text(&args, &a, &b, &pairs, &summary, measure, &answer);
+        if let Some(r) = args.fail_above {
+            println!(
+                "gate: {} (--fail-above {r}: fails when the whole interval of B/A lies above it)",
+                if gate_failed { "FAILED" } else { "passed" }
+            );
+        }
+    }
+    Ok(if gate_failed { EXIT_GATE } else { 0 })
+}
+
+fn print_text(
+    args: &Args,
+    a: &Spec,
+    b: &Spec,
+    pairs: &compare::Pairs,
+    s: &Summary,
+    measure: Measure,
+    answer: &str,
+) {
+    println!(
+        "compare N = {}, moves {}, {} heaps: {} pairs (A B, B A, ...), timing {}; both answered {answer}",
+        args.limit.limit,
+        args.moves.moves.label(),
+        args.heaps.heaps,
+        s.pairs,
+        measure.name()
+    );
+    let width = a.text.len().max(b.text.len());
+    for (tag, spec, runs, t) in [("A", a, &pairs.a, s.a), ("B", b, &pairs.b, s.b)] {
+        let ran = &runs[0].report;
+        let what = ran["table"]
+            .as_str()
+            .filter(|_| spec.name == nimsquare::instruments::planner::AUTO)
+            .map(|t| format!(" (auto chose {t})"))
+            .unwrap_or_default();
+        println!(
+            "{tag}  {:width$}  median {}  min {}  max {}  isa {}{what}",
+            spec.text,
+            fmt_seconds(t.0),
+            fmt_seconds(t.1),
+            fmt_seconds(t.2),
+            ran["isa"].as_str().unwrap_or("?"),
+        );
+    }
+    println!(
+        "B/A  median {:.3}  interval {:.3}-{:.3} ({:.1}% confidence: order statistics {} and {} of {} pair ratios)  range {:.3}-{:.3}",
+        s.ratio_median,
+        s.ratio_lo,
+        s.ratio_hi,
+        s.confidence * 100.0,
+        s.k,
+        s.pairs + 1 - s.k,
+        s.pairs,
+        s.ratios.iter().copied().fold(f64::INFINITY, f64::min),
+        s.ratios.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+    );
+    println!(
+        "verdict: {}",
+        s.sentence(&format!("A ({})", a.text), &format!("B ({})", b.text))
+    );
+}

@@ -1,0 +1,395 @@
+//! Paired comparison of two commands: is A faster than B, and by how much?
+//!
+//! On these shared machines the same build's time drifts by tens of percent within the hour,
+//! so two separate medians (or criterion's two intervals) can call one build 17% slower and
+//! then 11% faster. A comparison that survives drift times A and B as whole processes in
+//! alternating pairs, in the order A B, B A, A B, ... (so neither side is always first), and
+//! takes the ratio B/A inside each pair, where the drift of the hour cancels. The verdict is
+//! the median of those ratios with a distribution-free interval: the order statistics
+//! `r_(k)` and `r_(n+1-k)` of the n sorted pair ratios cover the true median ratio with
+//! probability `1 - 2·P(Bin(n, 1/2) <= k-1)` whatever the distribution of the noise, as long
+//! as the pairs are independent (the sign test's interval). Nine pairs give 96.1%.
+//!
+//! [`run_pairs`] spawns the processes and reads each one's JSON report; [`summarize`] and
+//! [`median_interval`] are pure, so the statistics are tested without timing anything.
+//! Cost: `2·(pairs + warm-up)` runs of the two commands.
+
+use crate::base::error::{Error, Result};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+/// One side of a comparison: a program and its arguments, which must print one JSON object
+/// with an `answer` field (as `nimsquare solve --json` does).
+#[derive(Clone, Debug)]
+pub struct Side {
+    /// What the reports call this side (`stamped-lanes`, `bitset@avx2`, `old:bitset`).
+    pub label: String,
+    pub program: PathBuf,
+    pub args: Vec<String>,
+}
+
+/// What a run's time is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Measure {
+    /// The seconds the run reports for itself under this JSON key (`table_seconds`,
+    /// `count_seconds`): the stage being compared, without process start-up and the other
+    /// stage.
+    Reported(&'static str),
+    /// The whole process's wall-clock time, measured from outside.
+    Wall,
+}
+
+impl Measure {
+    /// The name reports and `--json` use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Measure::Reported(key) => key,
+            Measure::Wall => "wall_seconds",
+        }
+    }
+}
+
+/// One finished run of one side.
+#[derive(Clone, Debug)]
+pub struct Run {
+    /// The time under the comparison's [`Measure`].
+    pub seconds: f64,
+    /// The whole process's wall-clock seconds.
+    pub wall_seconds: f64,
+    /// The run's answer, as it printed it: both sides must agree on it.
+    pub answer: String,
+    /// The run's whole JSON report.
+    pub report: serde_json::Value,
+}
+
+/// Runs `side` once and reads its report.
+pub fn run_once(side: &Side, measure: Measure) -> Result<Run> {
+    let started = Instant::now();
+    let output = Command::new(&side.program)
+        .args(&side.args)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| {
+            Error::Invalid(format!(
+                "{}: cannot run {}: {e}",
+                side.label,
+                side.program.display()
+            ))
+        })?;
+    let wall_seconds = started.elapsed().as_secs_f64();
+    if !output.status.success() {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let why = stderr
+            .lines()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("no message");
+        return Err(Error::Invalid(format!(
+            "{} failed ({}): {why}",
+            side.label, output.status
+        )));
+    }
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let report: serde_json::Value = stdout
+        .lines()
+        .rev()
+        .find_map(|l| serde_json::from_str(l).ok())
+        .ok_or_else(|| {
+            Error::Invalid(format!(
+                "{}: the run printed no JSON report (is {} a nimsquare binary?)",
+                side.label,
+                side.program.display()
+            ))
+        })?;
+    let answer = match &report["answer"] {
+        serde_json::Value::String(s) => s.clone(),
+        serde_json::Value::Null => {
+            return Err(Error::Invalid(format!(
+                "{}: the report has no answer",
+                side.label
+            )))
+        }
+        other => other.to_string(),
+    };
+    let seconds = match measure {
+        Measure::Wall => wall_seconds,
+        Measure::Reported(key) => report[key].as_f64().ok_or_else(|| {
+            Error::Invalid(format!(
+                "{}: the report has no number '{key}' (use --measure wall to time whole processes)",
+                side.label
+            ))
+        })?,
+    };
+    Ok(Run {
+        seconds,
+        wall_seconds,
+        answer,
+        report,
+    })
+}
+
+/// The runs of a comparison, pair by pair: `a[i]` and `b[i]` ran back to back.
+#[derive(Clone, Debug, Default)]
+pub struct Pairs {
+    pub a: Vec<Run>,
+    pub b: Vec<Run>,
+}
+
+/// What [`run_pairs`] tells its caller as it goes.
+pub enum Event<'a> {
+    /// The warm-up is over; its last run of each side.
+    WarmedUp { a: &'a Run, b: &'a Run },
+    /// Pair `i` (from 0) is done.
+    Pair { i: usize, a: &'a Run, b: &'a Run },
+}
+
+/// Runs `warmup` untimed runs of each side, then `pairs` pairs, A first in even pairs and B
+/// first in odd ones, telling `on_event` after the warm-up and after each pair. Every run's
+/// answer must equal the first one's: a disagreement is [`Error::Disagreement`], found as
+/// soon as it happens.
+pub fn run_pairs(
+    a: &Side,
+    b: &Side,
+    pairs: usize,
+    warmup: usize,
+    measure: Measure,
+    mut on_event: impl FnMut(Event),
+) -> Result<Pairs> {
+    let mut expected: Option<(String, String)> = None;
+    let mut check = |side: &Side, run: &Run| -> Result<()> {
+        match &expected {
+            None => expected = Some((side.label.clone(), run.answer.clone())),
+            Some((who, answer)) if *answer != run.answer => {
+                return Err(Error::Disagreement(format!(
+                    "{} answered {} where {who} answered {answer}: the two sides do not compute the same thing",
+                    side.label, run.answer
+                )))
+            }
+            Some(_) => {}
+        }
+        Ok(())
+    };
+    for w in 0..warmup {
+        let ra = run_once(a, measure)?;
+        check(a, &ra)?;
+        let rb = run_once(b, measure)?;
+        check(b, &rb)?;
+        if w + 1 == warmup {
+            on_event(Event::WarmedUp { a: &ra, b: &rb });
+        }
+    }
+    let mut out = Pairs::default();
+    for i in 0..pairs {
+        let (first, second) = if i % 2 == 0 { (a, b) } else { (b, a) };
+        let r1 = run_once(first, measure)?;
+        check(first, &r1)?;
+        let r2 = run_once(second, measure)?;
+        check(second, &r2)?;
+        let (ra, rb) = if i % 2 == 0 { (r1, r2) } else { (r2, r1) };
+        on_event(Event::Pair { i, a: &ra, b: &rb });
+        out.a.push(ra);
+        out.b.push(rb);
+    }
+    Ok(out)
+}
+
+/// A distribution-free interval for the median of `xs`: `(lo, hi, confidence, k)` with
+/// `lo = x_(k)`, `hi = x_(n+1-k)` (1-based order statistics) for the largest `k` whose
+/// confidence `1 - 2·P(Bin(n, 1/2) <= k-1)` is at least `level`; when even `k = 1` (the
+/// minimum and maximum) falls short, `k = 1` with its lower confidence. `xs` must be
+/// non-empty.
+pub fn median_interval(xs: &[f64], level: f64) -> (f64, f64, f64, usize) {
+    assert!(!xs.is_empty());
+    let mut v = xs.to_vec();
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    // P(Bin(n, 1/2) <= j) for j = 0, 1, ...: the cumulative sum of C(n, j) / 2^n, in f64 (the
+    // terms are exact up to n = 1000 to far better than the 3 digits reported).
+    let mut cdf = Vec::with_capacity(n / 2 + 1);
+    let mut term = 0.5f64.powi(n as i32);
+    let mut sum = 0.0;
+    for j in 0..=n / 2 {
+        sum += term;
+        cdf.push(sum);
+        term = term * (n - j) as f64 / (j + 1) as f64;
+    }
+    let confidence = |k: usize| 1.0 - 2.0 * cdf[k - 1];
+    let mut k = 1;
+    while k < n / 2 && confidence(k + 1) >= level {
+        k += 1;
+    }
+    (v[k - 1], v[n - k], confidence(k).max(0.0), k)
+}
+
+/// What the pairs say, against a noise threshold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// The whole interval of B/A lies above `1 + noise`: A is faster.
+    AFaster,
+    /// The whole interval lies below `1 / (1 + noise)`: B is faster.
+    BFaster,
+    /// The whole interval lies inside the noise band: no difference worth the name.
+    Same,
+    /// The interval reaches across a band edge: more pairs are needed to decide.
+    Inconclusive,
+}
+
+impl Verdict {
+    /// The name `--json` uses.
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::AFaster => "a_faster",
+            Verdict::BFaster => "b_faster",
+            Verdict::Same => "same_within_noise",
+            Verdict::Inconclusive => "inconclusive",
+        }
+    }
+}
+
+/// The confidence level [`summarize`] asks of its interval.
+pub const LEVEL: f64 = 0.95;
+
+/// A comparison's statistics: each side's times and the pair ratios B/A.
+#[derive(Clone, Debug)]
+pub struct Summary {
+    pub pairs: usize,
+    /// Median, minimum and maximum seconds of A's timed runs.
+    pub a: (f64, f64, f64),
+    /// The same for B.
+    pub b: (f64, f64, f64),
+    /// B's time over A's, pair by pair, in the order run.
+    pub ratios: Vec<f64>,
+    pub ratio_median: f64,
+    /// The interval of [`median_interval`] at [`LEVEL`], its confidence and its `k`.
+    pub ratio_lo: f64,
+    pub ratio_hi: f64,
+    pub confidence: f64,
+    pub k: usize,
+    pub noise: f64,
+    pub verdict: Verdict,
+}
+
+/// Summarizes paired times (`a[i]` and `b[i]` from one pair) against the relative noise
+/// threshold `noise` (0.03 means differences under 3% are noise). `a` and `b` must be
+/// non-empty, of one length, and positive.
+pub fn summarize(a: &[f64], b: &[f64], noise: f64) -> Summary {
+    assert!(!a.is_empty() && a.len() == b.len());
+    let spread = |xs: &[f64]| {
+        let lo = xs.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = xs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        (crate::base::stats::median(xs), lo, hi)
+    };
+    let ratios: Vec<f64> = a.iter().zip(b).map(|(x, y)| y / x).collect();
+    let (lo, hi, confidence, k) = median_interval(&ratios, LEVEL);
+    let (upper, lower) = (1.0 + noise, 1.0 / (1.0 + noise));
+    let verdict = if lo > upper {
+        Verdict::AFaster
+    } else if hi < lower {
+        Verdict::BFaster
+    } else if lo >= lower && hi <= upper {
+        Verdict::Same
+    } else {
+        Verdict::Inconclusive
+    };
+    Summary {
+        pairs: a.len(),
+        a: spread(a),
+        b: spread(b),
+        ratio_median: crate::base::stats::median(&ratios),
+        ratios,
+        ratio_lo: lo,
+        ratio_hi: hi,
+        confidence,
+        k,
+        noise,
+        verdict,
+    }
+}
+
+impl Summary {
+    /// True when B is slower than `limit` times A beyond doubt: the interval's lower end is
+    /// above `limit`. A gate on this fails only on a regression the pairs establish, never on
+    /// noise.
+    pub fn exceeds(&self, limit: f64) -> bool {
+        self.ratio_lo > limit
+    }
+
+    /// One sentence for a person: the verdict with the factor and the interval behind it.
+    pub fn sentence(&self, a: &str, b: &str) -> String {
+        let band = format!("the noise threshold is {:.0}%", self.noise * 100.0);
+        match self.verdict {
+            Verdict::AFaster => format!(
+                "{a} is {:.3}x faster than {b} (B/A interval {:.3}-{:.3}, beyond noise; {band})",
+                self.ratio_median, self.ratio_lo, self.ratio_hi
+            ),
+            Verdict::BFaster => format!(
+                "{b} is {:.3}x faster than {a} (A/B interval {:.3}-{:.3}, beyond noise; {band})",
+                1.0 / self.ratio_median,
+                1.0 / self.ratio_hi,
+                1.0 / self.ratio_lo
+            ),
+            Verdict::Same => format!(
+                "no difference beyond noise between {a} and {b} (the whole interval lies within {:.0}% of 1)",
+                self.noise * 100.0
+            ),
+            Verdict::Inconclusive => format!(
+                "inconclusive: the interval {:.3}-{:.3} reaches across the noise band ({band}); run more pairs",
+                self.ratio_lo, self.ratio_hi
+            ),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interval_confidence_matches_the_binomial_by_hand() {
+        // n = 9: P(Bin(9, 1/2) <= 1) = (1 + 9)/512, so k = 2 has 1 - 20/512 = 0.9609;
+        // k = 3 would have 1 - 2·(1 + 9 + 36)/512 = 0.8203 < 0.95.
+        let xs: Vec<f64> = (1..=9).map(f64::from).collect();
+        let (lo, hi, conf, k) = median_interval(&xs, 0.95);
+        assert_eq!((lo, hi, k), (2.0, 8.0, 2));
+        assert!((conf - (1.0 - 20.0 / 512.0)).abs() < 1e-12);
+        // n = 5: even min-max covers only 1 - 2/32 = 0.9375.
+        let (lo, hi, conf, k) = median_interval(&[5.0, 1.0, 4.0, 2.0, 3.0], 0.95);
+        assert_eq!((lo, hi, k), (1.0, 5.0, 1));
+        assert!((conf - 0.9375).abs() < 1e-12);
+        // n = 20: P(Bin(20, 1/2) <= 5) = 21700/1048576 = 0.0207, so k = 6 (0.9586); k = 7
+        // has 1 - 2·60460/1048576 = 0.8847.
+        let xs: Vec<f64> = (1..=20).map(f64::from).collect();
+        let (lo, hi, conf, k) = median_interval(&xs, 0.95);
+        assert_eq!((lo, hi, k), (6.0, 15.0, 6));
+        assert!((conf - (1.0 - 2.0 * 21700.0 / 1048576.0)).abs() < 1e-12);
+        // One value: the interval is the value, with confidence 0.
+        assert_eq!(median_interval(&[1.5], 0.95), (1.5, 1.5, 0.0, 1));
+    }
+
+    #[test]
+    fn verdicts_follow_the_interval_and_the_band() {
+        let a = [1.0; 9];
+        let b = [1.30, 1.25, 1.31, 1.40, 1.28, 1.33, 1.29, 1.35, 1.27];
+        let s = summarize(&a, &b, 0.03);
+        assert_eq!(s.verdict, Verdict::AFaster);
+        assert_eq!(s.ratio_median, 1.30);
+        assert_eq!((s.ratio_lo, s.ratio_hi), (1.27, 1.35));
+        assert!(s.exceeds(1.2) && !s.exceeds(1.3));
+        let s = summarize(&b, &a, 0.03);
+        assert_eq!(s.verdict, Verdict::BFaster);
+        let same = [1.0, 1.01, 0.99, 1.0, 1.02, 0.995, 1.005, 1.0, 0.99];
+        assert_eq!(summarize(&a, &same, 0.03).verdict, Verdict::Same);
+        // Drift that scales both sides of a pair alike cancels in the ratio.
+        let drift: Vec<f64> = (0..9).map(|i| 1.0 + 0.2 * i as f64).collect();
+        let b: Vec<f64> = drift.iter().map(|d| d * 1.1).collect();
+        let s = summarize(&drift, &b, 0.03);
+        assert!((s.ratio_lo - 1.1).abs() < 1e-12 && (s.ratio_hi - 1.1).abs() < 1e-12);
+        assert_eq!(s.verdict, Verdict::AFaster);
+        // Wide noise across 1: inconclusive, and no gate fires.
+        let wide = [0.8, 1.2, 0.9, 1.3, 1.0, 0.85, 1.25, 1.1, 0.95];
+        let s = summarize(&a, &wide, 0.03);
+        assert_eq!(s.verdict, Verdict::Inconclusive);
+        assert!(!s.exceeds(1.0));
+    }
+}

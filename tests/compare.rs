@@ -1,0 +1,225 @@
+//! `nimsquare compare`: the paired comparison end to end. Real back-ends show that the runs
+//! happen, the answers agree and the ratio is B/A pair by pair; stand-in "binaries" (shell
+//! scripts that print a fixed JSON report) give exact times, so the verdict, the gate's exit
+//! status and the disagreement check are tested against known ratios, not timing luck.
+
+mod common;
+
+use common::{assert_refused, nimsquare};
+use std::os::unix::fs::PermissionsExt;
+use std::path::PathBuf;
+
+/// A fresh empty folder under the system temp dir, unique to this test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("nimsquare-compare-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// An executable script in `dir` that prints one `solve --json`-like report.
+fn stand_in(dir: &std::path::Path, name: &str, answer: &str, table_seconds: f64) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(
+        &path,
+        format!(
+            "#!/bin/sh\necho '{{\"answer\":\"{answer}\",\"table_seconds\":{table_seconds},\"isa\":\"scalar\",\"table\":\"x\"}}'\n"
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
+#[test]
+fn a_back_end_against_itself_agrees_and_its_ratio_is_b_over_a_pair_by_pair() {
+    let out = nimsquare()
+        .args([
+            "compare",
+            "stamped",
+            "stamped",
+            "--limit",
+            "40",
+            "--pairs",
+            "5",
+            "--json",
+            "--measure",
+            "wall",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    // L(40) = 2632 (the seeds' table), from every run.
+    assert_eq!(v["answer"], "2632");
+    assert_eq!(v["pairs"], 5);
+    let a: Vec<f64> = serde_json::from_value(v["a"]["seconds"].clone()).unwrap();
+    let b: Vec<f64> = serde_json::from_value(v["b"]["seconds"].clone()).unwrap();
+    let r: Vec<f64> = serde_json::from_value(v["ratio"]["per_pair"].clone()).unwrap();
+    assert_eq!((a.len(), b.len(), r.len()), (5, 5, 5));
+    for i in 0..5 {
+        assert!(
+            (r[i] - b[i] / a[i]).abs() < 1e-12,
+            "pair {i}: {r:?} {a:?} {b:?}"
+        );
+    }
+    // Five pairs: the interval is the smallest and largest ratio, 1 - 2/32 = 93.75%.
+    let (lo, hi) = (
+        v["ratio"]["lo"].as_f64().unwrap(),
+        v["ratio"]["hi"].as_f64().unwrap(),
+    );
+    let min = r.iter().copied().fold(f64::INFINITY, f64::min);
+    let max = r.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    assert_eq!((lo, hi), (min, max));
+    assert!((v["ratio"]["confidence"].as_f64().unwrap() - 0.9375).abs() < 1e-12);
+    // One progress line per pair on stderr.
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("pair 5/5:"), "{stderr}");
+}
+
+#[test]
+fn text_output_names_both_sides_the_interval_and_a_verdict() {
+    let out = nimsquare()
+        .args([
+            "compare", "stamped", "bitset", "--limit", "1000", "--pairs", "3", "--quiet",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.stderr.is_empty(),
+        "--quiet: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 5, "{text}");
+    assert!(
+        lines[0].starts_with("compare N = 1000, moves squares, 3 heaps: 3 pairs"),
+        "{text}"
+    );
+    assert!(
+        lines[1].starts_with("A  stamped ") && lines[2].starts_with("B  bitset "),
+        "{text}"
+    );
+    assert!(lines[3].starts_with("B/A  median "), "{text}");
+    assert!(lines[3].contains("75.0% confidence"), "{text}");
+    assert!(lines[4].starts_with("verdict: "), "{text}");
+}
+
+#[test]
+fn known_times_give_the_verdict_and_the_gate_its_exit_status() {
+    let dir = scratch("gate");
+    let a = stand_in(&dir, "a", "7", 0.2);
+    let b = stand_in(&dir, "b", "7", 0.3);
+    let run = |extra: &[&str]| {
+        let mut args = vec!["compare", "stamped", "stamped", "--pairs", "9", "--quiet"];
+        args.extend_from_slice(extra);
+        nimsquare()
+            .args(&args)
+            .args([
+                "--a-binary",
+                a.to_str().unwrap(),
+                "--b-binary",
+                b.to_str().unwrap(),
+            ])
+            .output()
+            .unwrap()
+    };
+    let out = run(&["--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!((v["ratio"]["median"].as_f64().unwrap() - 1.5).abs() < 1e-12);
+    assert_eq!(v["verdict"], "a_faster");
+    assert!((v["ratio"]["confidence"].as_f64().unwrap() - (1.0 - 20.0 / 512.0)).abs() < 1e-12);
+    // B takes 1.5 times A: a gate at 1.4 fails with status 3, one at 1.6 passes.
+    let out = run(&["--fail-above", "1.4"]);
+    assert_eq!(out.status.code(), Some(3));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("A (stamped) is 1.500x faster than B (stamped)"),
+        "{text}"
+    );
+    assert!(text.contains("gate: FAILED"), "{text}");
+    let out = run(&["--fail-above", "1.6"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8(out.stdout)
+        .unwrap()
+        .contains("gate: passed"));
+    // The other way round B is the faster one.
+    let out = nimsquare()
+        .args([
+            "compare", "stamped", "stamped", "--pairs", "3", "--quiet", "--json",
+        ])
+        .args([
+            "--a-binary",
+            b.to_str().unwrap(),
+            "--b-binary",
+            a.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["verdict"], "b_faster");
+}
+
+#[test]
+fn sides_that_answer_differently_fail_as_a_disagreement() {
+    let dir = scratch("disagree");
+    let a = stand_in(&dir, "a", "7", 0.2);
+    let b = stand_in(&dir, "b", "8", 0.2);
+    let out = nimsquare()
+        .args(["compare", "stamped", "stamped", "--pairs", "3", "--quiet"])
+        .args([
+            "--a-binary",
+            a.to_str().unwrap(),
+            "--b-binary",
+            b.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("answered 8 where stamped answered 7"),
+        "{stderr}"
+    );
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn bad_sides_and_flags_are_refused_before_any_run() {
+    let e = assert_refused(&["compare", "stamped", "no-such"]);
+    assert!(e.contains("side B") && e.contains("no-such"), "{e}");
+    let e = assert_refused(&["compare", "stamped", "sweep"]);
+    assert!(e.contains("different stages"), "{e}");
+    let e = assert_refused(&["compare", "stamped@avx9", "stamped"]);
+    assert!(e.contains("side A"), "{e}");
+    let e = assert_refused(&["compare", "stamped", "stamped", "--pairs", "0"]);
+    assert!(e.contains("--pairs"), "{e}");
+    let e = assert_refused(&["compare", "stamped", "stamped", "--noise", "2"]);
+    assert!(e.contains("--noise"), "{e}");
+    let e = assert_refused(&["compare", "stamped", "stamped", "--fail-above", "-1"]);
+    assert!(e.contains("--fail-above"), "{e}");
+    let e = assert_refused(&[
+        "compare",
+        "stamped",
+        "stamped",
+        "--a-binary",
+        "/no/such/nimsquare",
+    ]);
+    assert!(e.contains("--a-binary"), "{e}");
+}
