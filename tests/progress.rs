@@ -1,7 +1,8 @@
 //! The progress bar of `verify` and `profile`, seen through a pseudo-terminal (`script` from
 //! util-linux): drawn for a table build longer than a second, with positions, option steps per
-//! second and an ETA, labelled with the back-end; `--quiet` turns it off. (Without a terminal
-//! nothing reaches stderr: tests/cli_longrun.rs checks that for `solve`.)
+//! second and an ETA, labelled with the back-end; `--quiet` turns it off. Without a terminal,
+//! plain lines at an interval instead (a minute by default, so a short run prints nothing:
+//! tests/cli_longrun.rs checks that for `solve`).
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -80,4 +81,40 @@ fn verify_of_a_saved_table_draws_a_bar_for_its_judge() {
     let quiet = on_a_terminal(&["verify", "--quiet", "--load-table", path]);
     assert!(!quiet.contains("steps/s"), "{quiet}");
     let _ = std::fs::remove_file(&table);
+}
+
+/// Off a terminal (stderr a pipe, as in a background job or a batch log) a long build prints
+/// plain progress lines at the interval NIMSQUARE_PROGRESS_EVERY sets (a minute by default),
+/// each with the position, the rate and an ETA; `--quiet` prints none.
+#[test]
+fn off_a_terminal_a_long_build_prints_plain_lines_and_quiet_removes_them() {
+    let run = |quiet: bool| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_nimsquare"));
+        cmd.args(["solve", "--table", "stamped", "--limit", "2e6"])
+            .env(nimsquare::instruments::wisdom::OFF_VARIABLE, "1")
+            .env("NIMSQUARE_PROGRESS_EVERY", "0.1");
+        if quiet {
+            cmd.arg("--quiet");
+        }
+        let out = cmd.output().unwrap();
+        assert!(out.status.success(), "{out:?}");
+        (
+            String::from_utf8(out.stdout).unwrap(),
+            String::from_utf8(out.stderr).unwrap(),
+        )
+    };
+    let (answer, stderr) = run(false);
+    let lines: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("progress: "))
+        .collect();
+    assert!(!lines.is_empty(), "no progress line: {stderr}");
+    for line in &lines {
+        assert!(line.contains(" of 2000001 positions ("), "{line}");
+        assert!(line.contains(" steps/s, ETA "), "{line}");
+        assert!(line.ends_with(" so far"), "{line}");
+    }
+    let (quiet_answer, quiet_stderr) = run(true);
+    assert_eq!(answer, quiet_answer);
+    assert!(quiet_stderr.is_empty(), "{quiet_stderr}");
 }

@@ -6,8 +6,11 @@
 //! about 65% of the work and an ETA from positions would promise too early a finish.
 //!
 //! The bar is drawn on stderr only when stderr is a terminal and the run is not `quiet`, and
-//! only once the run has lasted [`SHOW_AFTER`]: a short run, a pipe or a log file gets
-//! nothing at all on stderr.
+//! only once the run has lasted [`SHOW_AFTER`]. When stderr is not a terminal (a background
+//! job, a batch system's log) a run that is not `quiet` prints instead one plain line every
+//! [`plain_every`] (a minute unless `NIMSQUARE_PROGRESS_EVERY` says otherwise), so an hour's
+//! run does not go silent between its forecast and its answer; a run shorter than that
+//! prints nothing.
 
 use crate::base::moves::Moves;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -29,6 +32,26 @@ pub fn set_quiet(quiet: bool) {
 pub fn may_show(quiet: bool) -> bool {
     !quiet && !QUIET.load(Ordering::Relaxed) && std::io::stderr().is_terminal()
 }
+
+/// True when plain progress lines are due instead of a bar: stderr is not a terminal and
+/// neither `quiet` nor [`set_quiet`] turned progress off.
+pub fn plain_lines(quiet: bool) -> bool {
+    !quiet && !QUIET.load(Ordering::Relaxed) && !std::io::stderr().is_terminal()
+}
+
+/// The interval between two plain progress lines: `NIMSQUARE_PROGRESS_EVERY` seconds when
+/// set to a positive number (tests use a fraction of a second), else [`PLAIN_EVERY`].
+pub fn plain_every() -> Duration {
+    std::env::var("NIMSQUARE_PROGRESS_EVERY")
+        .ok()
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .filter(|s| s.is_finite() && *s > 0.0)
+        .map_or(PLAIN_EVERY, Duration::from_secs_f64)
+}
+
+/// The default interval between plain progress lines: often enough that a log shows a run
+/// alive, rarely enough that an hour's run writes 60 lines.
+pub const PLAIN_EVERY: Duration = Duration::from_secs(60);
 
 /// How long a run goes before the bar appears.
 pub const SHOW_AFTER: Duration = Duration::from_secs(1);
@@ -74,6 +97,10 @@ fn fmt_rate(rate: f64) -> String {
 pub struct Progress {
     bar: ProgressBar,
     visible_possible: bool,
+    /// When plain lines are due: the interval and when the last one (or the start) was.
+    plain: Option<(Duration, Instant)>,
+    label: String,
+    positions: u64,
     shown: bool,
     start: Instant,
     /// Steps already done when this run started (a resumed prefix): not part of the rate.
@@ -99,11 +126,15 @@ impl Progress {
             bar.set_prefix(format!("{label} "));
         }
         bar.set_position(done as u64);
+        let start = Instant::now();
         Progress {
             bar,
             visible_possible,
+            plain: plain_lines(quiet).then(|| (plain_every(), start)),
+            label: label.to_string(),
+            positions: limit as u64 + 1,
             shown: false,
-            start: Instant::now(),
+            start,
             steps_at_start: steps_before(moves, done),
             steps_total: steps_before(moves, limit + 1),
         }
@@ -120,12 +151,29 @@ impl Progress {
         let this_run = steps_done.saturating_sub(self.steps_at_start);
         let secs = elapsed.as_secs_f64();
         let left_total = self.steps_total.saturating_sub(self.steps_at_start);
-        if let Some(eta) = eta_seconds(this_run, left_total, secs) {
+        let eta = eta_seconds(this_run, left_total, secs);
+        if let Some(eta) = eta {
             self.bar.set_message(format!(
                 "{} steps/s  ETA {}",
                 fmt_rate(this_run as f64 / secs),
                 fmt_eta(eta)
             ));
+        }
+        if let Some((every, last)) = &mut self.plain {
+            if last.elapsed() >= *every {
+                *last = Instant::now();
+                eprintln!(
+                    "{}",
+                    plain_line(
+                        &self.label,
+                        done as u64,
+                        self.positions,
+                        this_run,
+                        secs,
+                        eta
+                    )
+                );
+            }
         }
     }
 
@@ -133,6 +181,34 @@ impl Progress {
     pub fn finish(&self) {
         self.bar.finish_and_clear();
     }
+}
+
+/// One plain progress line: `progress: stamped-lanes g(0..123456) of 1000001 positions
+/// (12.3%), 1.23e9 steps/s, ETA 3m 07s, 1m 00s so far`.
+fn plain_line(
+    label: &str,
+    done: u64,
+    positions: u64,
+    steps_this_run: u128,
+    secs: f64,
+    eta: Option<f64>,
+) -> String {
+    let label = if label.is_empty() {
+        String::new()
+    } else {
+        format!("{label} ")
+    };
+    let rate = if secs > 0.0 {
+        fmt_rate(steps_this_run as f64 / secs)
+    } else {
+        "?".into()
+    };
+    format!(
+        "progress: {label}g(0..{done}) of {positions} positions ({:.1}%), {rate} steps/s, ETA {}, {} so far",
+        100.0 * done as f64 / positions.max(1) as f64,
+        eta.map_or_else(|| "?".into(), fmt_eta),
+        fmt_eta(secs)
+    )
 }
 
 #[cfg(test)]
@@ -159,6 +235,18 @@ mod tests {
         let eta = eta_seconds(half, total, 10.0).unwrap();
         assert!((eta - 10.0 * (total - half) as f64 / half as f64).abs() < 1e-9);
         assert!(eta > 18.0 && eta < 19.0, "{eta}");
+    }
+
+    #[test]
+    fn plain_line_reads_as_documented() {
+        assert_eq!(
+            plain_line("stamped-lanes", 123_456, 1_000_001, 1_230_000_000, 1.0, Some(187.0)),
+            "progress: stamped-lanes g(0..123456) of 1000001 positions (12.3%), 1.23e9 steps/s, ETA 3m 07s, 1s so far"
+        );
+        assert_eq!(
+            plain_line("", 0, 11, 0, 60.0, None),
+            "progress: g(0..0) of 11 positions (0.0%), 0.00e0 steps/s, ETA ?, 1m 00s so far"
+        );
     }
 
     #[test]
