@@ -73,9 +73,36 @@ fn solve_refuses_bad_heaps_and_three_heap_only_back_ends() {
         2,
         "does not support 2 heaps",
     );
-    refused(&["solve", "--heaps", "16"], 2, "overflows u128");
     refused(&["verify", "--heaps", "0"], 2, "between 1 and 16");
     refused(&["verify", "--heaps", "17"], 2, "between 1 and 16");
+}
+
+#[test]
+fn a_count_past_u128_is_printed_exactly_by_both_big_integer_routes() {
+    // Sixteen heaps at N = 10^5: a count of about 2^215 (C(100016, 16) is about 2^221). The
+    // Walsh-Hadamard power sums and the repeated xor convolution are independent routes.
+    let run = |count: &str| {
+        let out = common::nimsquare()
+            .args([
+                "solve", "--heaps", "16", "--limit", "1e5", "--count", count, "--json",
+            ])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["answer"].as_str().unwrap().to_string()
+    };
+    let (wht, burnside) = (run("wht"), run("burnside"));
+    assert_eq!(wht, burnside);
+    let exact: num_bigint::BigUint = wht.parse().unwrap();
+    assert!(exact.bits() > 128, "{wht}");
+    // The plain answer is the same decimal, on one line.
+    let text = common::stdout_of(["solve", "--heaps", "16", "--limit", "1e5"]);
+    assert_eq!(text.trim_end(), wht);
 }
 
 #[test]

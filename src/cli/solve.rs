@@ -102,7 +102,7 @@ pub fn run(args: Args) -> CliResult {
         .map_err(|e| Error::Invalid(format!("--save-table: {e}")))?;
     }
     let started = Instant::now();
-    let answer = plan.count(&t)?;
+    let answer = plan.count_exact(&t)?;
     let count_seconds = started.elapsed().as_secs_f64();
     if args.json.json {
         // S(N) < 2^53 for every accepted input (N < 2^32, at most 65 535 moves), so it is a

@@ -74,6 +74,10 @@ impl Counter for Burnside {
         cycle_index::three_heaps_from_ordered(ordered, table.limit(), table.cold_count())
     }
 
+    fn count_exact(&self, table: &Table, heaps: usize) -> Result<BigUint> {
+        burnside_count_big(table, heaps)
+    }
+
     fn heaps(&self) -> RangeInclusive<usize> {
         1..=MAX_HEAPS
     }

@@ -50,6 +50,14 @@ pub trait Counter: Send + Sync {
     /// fit `u128` is [`Error::Overflow`].
     fn count(&self, table: &Table, heaps: usize) -> Result<u128>;
 
+    /// The count as an exact big integer, for the (N, K) whose answer passes `u128` (up to
+    /// C(N+16, 16), about 2^468). Back-ends whose arithmetic is big-integer already (`burnside`,
+    /// `wht`) override it; the others, whose sums are `u128`, pass on [`Counter::count`]'s
+    /// answer or its [`Error::Overflow`].
+    fn count_exact(&self, table: &Table, heaps: usize) -> Result<num_bigint::BigUint> {
+        self.count(table, heaps).map(num_bigint::BigUint::from)
+    }
+
     /// The numbers of heaps K the back-end can count.
     fn heaps(&self) -> RangeInclusive<usize>;
 

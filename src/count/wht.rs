@@ -72,6 +72,10 @@ impl Counter for Wht {
         cycle_index::to_u128(heaps, table.limit(), &answer)
     }
 
+    fn count_exact(&self, table: &Table, heaps: usize) -> Result<num_bigint::BigUint> {
+        wht_count_big(table, heaps)
+    }
+
     fn heaps(&self) -> RangeInclusive<usize> {
         1..=MAX_HEAPS
     }

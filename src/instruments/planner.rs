@@ -320,6 +320,18 @@ impl Plan {
         (self.count.make)().count(table, self.heaps)
     }
 
+    /// The planned back-end's count as an exact decimal string: the `u128` count, or, when
+    /// that overflows (many heaps), the back-end's big-integer count where it has one.
+    pub fn count_exact(&self, table: &Table) -> Result<String> {
+        match self.count(table) {
+            Ok(n) => Ok(n.to_string()),
+            Err(Error::Overflow(_)) => (self.count.make)()
+                .count_exact(table, self.heaps)
+                .map(|n| n.to_string()),
+            Err(e) => Err(e),
+        }
+    }
+
     /// The plan's facts as JSON fields (merged into each command's report). On the sieve
     /// route `table` and `count` are null (neither runs) and `cold` names the sieve.
     pub fn to_json(&self) -> serde_json::Value {
