@@ -29,9 +29,12 @@ fn a_sampled_solve_writes_a_flamegraph() {
     let svg = dir.join("f.svg");
     // The defaults (N = 10^6, solves repeated until 1000 samples) give a readable graph; one
     // solve gave about 60 samples, mostly thread-pool start-up.
+    let folded = dir.join("f.folded");
     let out = nimsquare()
         .args(["profile", "--out"])
         .arg(&svg)
+        .arg("--folded")
+        .arg(&folded)
         .output()
         .unwrap();
     assert!(out.status.success(), "{out:?}");
@@ -103,6 +106,41 @@ fn a_sampled_solve_writes_a_flamegraph() {
         text.contains("nimsquare::table::"),
         "no table frame in the graph"
     );
+    // The subtitle gives the rate the timer reached, as the summary line does, beside the
+    // one asked.
+    assert!(
+        text.contains(&format!(
+            "{samples} samples over {cpu:.1} CPU seconds: {rate:.0} per CPU second (997 Hz asked)"
+        )),
+        "no honest rate in the subtitle"
+    );
+    // The folded stacks: one `stack count` line per stack, sorted, whose counts add up to the
+    // samples the summary line reports, and a table frame among them.
+    let lines: Vec<String> = std::fs::read_to_string(&folded)
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect();
+    let total: u64 = lines
+        .iter()
+        .map(|l| l.rsplit_once(' ').unwrap().1.parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(total, samples);
+    assert!(
+        lines.windows(2).all(|w| w[0] <= w[1]),
+        "folded lines not sorted"
+    );
+    assert!(lines.iter().any(|l| l.contains("nimsquare::table::")));
+    // A second run refuses to write over the folded file.
+    let out = nimsquare()
+        .args(["profile", "--limit", "1e4", "--samples", "0", "--out"])
+        .arg(dir.join("g.svg"))
+        .arg("--folded")
+        .arg(&folded)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--folded"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

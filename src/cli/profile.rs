@@ -72,6 +72,12 @@ pub struct Args {
         allow_hyphen_values = true
     )]
     samples: i64,
+    /// Also write the samples as folded stacks to FILE (`thread;outer;...;inner COUNT`, one
+    /// line per distinct stack, sorted): the text `inferno-flamegraph` or `flamegraph.pl`
+    /// draw, and that two profiles can be diffed by (`inferno-diff-folded`). Refused if FILE
+    /// exists.
+    #[arg(long, value_name = "FILE")]
+    folded: Option<PathBuf>,
     #[command(flatten)]
     quiet: QuietArg,
 }
@@ -149,6 +155,10 @@ fn parse(args: Args) -> Result<Job> {
         )));
     }
     check_output_path(&args.out, "--out")?;
+    if let Some(folded) = &args.folded {
+        nimsquare::instruments::longrun::tablefile::check_absent(folded, "--folded")?;
+        check_output_path(folded, "--folded")?;
+    }
     Ok(Job {
         limit,
         table_name: table.name,
@@ -242,6 +252,24 @@ fn solve_once(plan: &Job) -> Result<u128> {
     plan.counter.count(&t, 3)
 }
 
+/// The report as folded stacks, one `thread;outer;...;inner COUNT\n` line per stack, sorted:
+/// the lines pprof itself hands the flamegraph renderer.
+fn folded_lines(report: &pprof::Report) -> Vec<String> {
+    let mut lines: Vec<String> = report
+        .data
+        .iter()
+        .map(|(stack, count)| {
+            let mut names = vec![stack.thread_name_or_id()];
+            for frame in stack.frames.iter().rev() {
+                names.extend(frame.iter().rev().map(|symbol| symbol.to_string()));
+            }
+            format!("{} {count}\n", names.join(";"))
+        })
+        .collect();
+    lines.sort();
+    lines
+}
+
 /// Writes the flamegraph and the summary line, or refuses an empty profile.
 fn write(plan: &Job, s: &Sampled) -> CliResult {
     let out = &plan.args.out;
@@ -264,14 +292,21 @@ fn write(plan: &Job, s: &Sampled) -> CliResult {
         rayon::current_num_threads(),
         nimsquare::base::isa::active().name()
     );
+    let per_cpu_second = s.samples as f64 / s.cpu_seconds.max(1e-9);
+    // The rate the timer really reached, not the one asked: a shared VM drops many ticks, and
+    // a title saying 997 Hz over a quarter of that misleads whoever reads the widths as time.
     options.subtitle = Some(format!(
-        "{} samples at {} Hz over {:.1} CPU seconds, {} solves",
-        s.samples, plan.args.frequency, s.cpu_seconds, s.repeats
+        "{} samples over {:.1} CPU seconds: {:.0} per CPU second ({} Hz asked), {} solves",
+        s.samples, s.cpu_seconds, per_cpu_second, plan.args.frequency, s.repeats
     ));
     s.report
         .flamegraph_with_options(file, &mut options)
         .map_err(|e| Error::Invalid(format!("cannot write {}: {e}", out.display())))?;
-    let per_cpu_second = s.samples as f64 / s.cpu_seconds.max(1e-9);
+    if let Some(path) = &plan.args.folded {
+        let text: String = folded_lines(&s.report).concat();
+        std::fs::write(path, text)
+            .map_err(|e| Error::Invalid(format!("--folded {}: {e}", path.display())))?;
+    }
     if s.stopped_by_time {
         eprintln!(
             "note: stopped after {:.1} s with {} of {} samples; the profiling timer fired {:.0} times \
