@@ -130,3 +130,53 @@ fn an_unknown_sequence_is_refused_naming_the_three() {
     let stderr = assert_refused(&["sequence", "grundy"]);
     assert!(stderr.contains("values, cold, first"), "{stderr}");
 }
+
+/// `--terms K`: the first K terms, N chosen to hold them, against the seeds' and the OEIS's
+/// published values; with a --limit too small, the file ends early and says so.
+#[test]
+fn terms_gives_the_first_k_terms_of_each_sequence() {
+    let terms = |args: &[&str]| -> Vec<u64> {
+        common::stdout_of(args)
+            .lines()
+            .enumerate()
+            .map(|(i, l)| {
+                let (n, a) = l.split_once(' ').unwrap();
+                assert_eq!(n.parse::<usize>().unwrap(), i, "{l}");
+                a.parse().unwrap()
+            })
+            .collect()
+    };
+    // g(0..29) for the squares (the seeds).
+    let g = [
+        0, 1, 0, 1, 2, 0, 1, 0, 1, 2, 0, 1, 0, 1, 2, 0, 1, 0, 1, 2, 0, 1, 0, 1, 2, 3, 2, 3, 4, 5,
+    ];
+    assert_eq!(terms(&["sequence", "values", "--terms", "30"]), g);
+    // The 21 cold positions below 100 (the seeds; A030193).
+    let cold = [
+        0, 2, 5, 7, 10, 12, 15, 17, 20, 22, 34, 39, 44, 52, 57, 62, 65, 67, 72, 85, 95,
+    ];
+    assert_eq!(terms(&["sequence", "cold", "--terms", "21"]), cold);
+    // A297963 a(0..15) (Eppstein).
+    let first = [
+        0, 1, 4, 25, 28, 29, 75, 103, 200, 234, 315, 364, 479, 633, 802, 1054,
+    ];
+    assert_eq!(terms(&["sequence", "first", "--terms", "16"]), first);
+    // 3000 cold positions need N past 100 000 (2781 up to it): N grows to hold them.
+    assert_eq!(terms(&["sequence", "cold", "--terms", "3000"]).len(), 3000);
+    // With --limit 50 only the published cold positions up to 50 exist: all of them, and a
+    // note.
+    let up_to_50 = A030193.iter().filter(|&&c| c <= 50).count();
+    let out = nimsquare()
+        .args(["sequence", "cold", "--terms", "30", "--limit", "50"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap().lines().count(),
+        up_to_50
+    );
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    let note = format!("only {up_to_50} terms up to N = 50 (asked for 30)");
+    assert!(stderr.contains(&note), "{stderr}");
+    assert_refused(&["sequence", "values", "--terms", "0"]);
+}

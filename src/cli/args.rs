@@ -43,7 +43,7 @@ fn parse_repeat(text: &str) -> std::result::Result<usize, String> {
 #[derive(clap::Args, Debug, Clone)]
 pub struct MovesArg {
     /// Subtraction set: `squares` (any case) or a comma-separated list like 1,3,4. Order,
-    /// spaces and repeats do not matter (`3,1, 3` is {1,3}); `--json` reports the set that ran.
+    /// spaces and repeats do not matter (`3,1, 3` is {1,3}).
     #[arg(long, value_name = "LIST", default_value = "squares", value_parser = parse_moves,
           allow_hyphen_values = true)]
     pub moves: Moves,

@@ -39,9 +39,25 @@ pub struct Args {
     /// Read the table from FILE instead of building it (same moves, complete).
     #[arg(long, value_name = "FILE")]
     load_table: Option<PathBuf>,
+    /// Write only the first K terms, a(0..K-1). Without --limit or --load-table, N is chosen
+    /// to hold them (K - 1 for values; for cold and first, doubled from 100000 until the
+    /// table holds K terms, at most 4294967295); with either, a table holding fewer ends the
+    /// file early and says so on stderr.
+    #[arg(long, value_name = "K", value_parser = parse_terms, allow_hyphen_values = true)]
+    terms: Option<u64>,
     /// Write the b-file to FILE instead of stdout (refused if FILE exists).
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
+}
+
+fn parse_terms(text: &str) -> std::result::Result<u64, String> {
+    match text.trim().parse::<u64>() {
+        Ok(k) if (1..=nimsquare::base::limit::MAX_LIMIT + 1).contains(&k) => Ok(k),
+        _ => Err(format!(
+            "--terms takes a positive integer (at most {}), got '{text}'",
+            nimsquare::base::limit::MAX_LIMIT + 1
+        )),
+    }
 }
 
 fn parse_kind(text: &str) -> std::result::Result<Kind, String> {
@@ -56,8 +72,20 @@ pub fn run(args: Args) -> CliResult {
         tablefile::check_absent(out, "--out")?;
         super::args::check_output_path(out, "--out")?;
     }
-    let table = table_for(&args)?;
-    let seq = sequence::terms(args.kind, &table);
+    let (table, mut seq) = terms_for(&args)?;
+    if let Some(k) = args.terms {
+        if (seq.terms.len() as u64) < k {
+            eprintln!(
+                "{}: only {} terms up to N = {} (asked for {k}); raise --limit for more",
+                args.kind.name(),
+                seq.terms.len(),
+                table.limit()
+            );
+        } else {
+            seq.terms.truncate(k as usize);
+            seq.missing = None;
+        }
+    }
     match &args.out {
         Some(path) => {
             let mut file = std::io::BufWriter::new(
@@ -88,12 +116,35 @@ pub fn run(args: Args) -> CliResult {
     Ok(0)
 }
 
-/// The table up to --limit: a prefix of --load-table, or built by the planner's choice.
-fn table_for(args: &Args) -> Result<Table> {
+/// The table and its sequence: for --limit (or --load-table, or the default N), or, with
+/// --terms K and neither of those, for an N that holds K terms.
+fn terms_for(args: &Args) -> Result<(Table, sequence::Terms)> {
+    let fixed = args.limit.is_some() || args.load_table.is_some();
+    let mut limit = match (args.terms, args.kind, fixed) {
+        (Some(k), Kind::Values, false) => Some(Limit::new(k - 1)?),
+        _ => args.limit,
+    };
+    loop {
+        let table = table_for(args, limit)?;
+        let seq = sequence::terms(args.kind, &table);
+        let n = table.limit() as u64;
+        let short = args.terms.is_some_and(|k| (seq.terms.len() as u64) < k);
+        if fixed || !short || n >= nimsquare::base::limit::MAX_LIMIT {
+            return Ok((table, seq));
+        }
+        limit = Some(Limit::new(
+            n.saturating_mul(2)
+                .clamp(DEFAULT_SEQUENCE_LIMIT, nimsquare::base::limit::MAX_LIMIT),
+        )?);
+    }
+}
+
+/// The table up to `limit`: a prefix of --load-table, or built by the planner's choice.
+fn table_for(args: &Args, limit: Option<Limit>) -> Result<Table> {
     let moves = &args.moves.moves;
     if let Some(path) = &args.load_table {
         let file = tablefile::read_complete(path, moves, "--load-table")?;
-        let limit = args.limit.map_or(file.limit, Limit::as_u64);
+        let limit = limit.map_or(file.limit, Limit::as_u64);
         if limit > file.limit {
             return Err(Error::Invalid(format!(
                 "--limit {limit} is above the N = {} of --load-table {}; lower --limit or build a larger table",
@@ -105,7 +156,7 @@ fn table_for(args: &Args) -> Result<Table> {
         values.truncate(limit as usize + 1);
         return Ok(Table::from_values(values));
     }
-    let limit = match args.limit {
+    let limit = match limit {
         Some(l) => l,
         None => Limit::new(DEFAULT_SEQUENCE_LIMIT)?,
     };
