@@ -189,3 +189,24 @@ fn list_shows_the_supported_paths_and_the_active_one() {
     assert_eq!(json["isa"]["unavailable"], serde_json::json!(missing));
     assert_eq!(json["isa"]["active"], Isa::best().name());
 }
+
+/// `NIMSQUARE_REQUIRE_ISA=avx512,avx2` (`.ci/run` sets it from /proc/cpuinfo, which does not
+/// go through the crate's detection): every named path must be one this binary detects and
+/// runs, so the per-path tests above cannot skip a path the machine has and still pass.
+#[test]
+fn every_required_path_is_detected_and_runs() {
+    let Ok(required) = std::env::var("NIMSQUARE_REQUIRE_ISA") else {
+        return;
+    };
+    let have = Isa::supported_all();
+    for name in required.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        let path = Isa::parse(name)
+            .unwrap_or_else(|e| panic!("NIMSQUARE_REQUIRE_ISA names '{name}': {e}"));
+        assert!(
+            have.contains(&path),
+            "NIMSQUARE_REQUIRE_ISA requires the {name} path, but this build detects only {have:?} \
+             (a detection bug, a cap in {}, or a machine without it)",
+            isa::CAP_ENV
+        );
+    }
+}
