@@ -519,3 +519,134 @@ fn a_seeded_runs_json_separates_this_sitting_from_the_whole_table() {
     assert_eq!(v["seeded_positions"], 0);
     assert_eq!(v["option_steps_this_run"], option_steps(50_000));
 }
+
+/// Runs the binary under `sh -c` with `setup` first (a file-size limit, say), SIGXFSZ
+/// ignored so that an over-long write fails with EFBIG as on a full disk instead of killing
+/// the process.
+fn under_sh(setup: &str, args: &[&str]) -> std::process::Output {
+    let line = format!(
+        "trap '' XFSZ; {setup}; exec {} {}",
+        env!("CARGO_BIN_EXE_nimsquare"),
+        args.join(" ")
+    );
+    std::process::Command::new("sh")
+        .args(["-c", &line])
+        .env(nimsquare::instruments::wisdom::OFF_VARIABLE, "1")
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_table_file_that_cannot_be_written_at_the_end_loses_no_answer() {
+    // The kernel's own file-size limit (ulimit -f, 512-byte blocks in sh: 50 KiB) makes the
+    // 200 KB table file's write fail after every check before the work has passed.
+    let dir = scratch("efbig");
+    for flag in ["--save-table", "--checkpoint"] {
+        let file = dir.join(format!("t{flag}.tbl"));
+        let out = under_sh(
+            "ulimit -f 100",
+            &["solve", "--limit", "1e5", flag, file.to_str().unwrap()],
+        );
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        // L(10^5) from the seeds, then one line naming the file that was not written.
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            "2586528661783\n",
+            "{flag}: {stderr}"
+        );
+        assert_eq!(out.status.code(), Some(4), "{flag}: {stderr}");
+        let errors: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error:")).collect();
+        assert_eq!(errors.len(), 1, "{flag}: {stderr}");
+        assert!(
+            errors[0].contains(flag) && errors[0].contains(file.to_str().unwrap()),
+            "{stderr}"
+        );
+        assert!(errors[0].contains("too large"), "{stderr}");
+        // Nothing half-written is left under the name.
+        assert!(!file.exists(), "{flag}: {}", file.display());
+    }
+}
+
+#[test]
+fn a_periodic_checkpoint_that_fails_is_retried_and_the_run_finishes() {
+    let dir = scratch("retry");
+    let file = dir.join("c.tbl");
+    let out = under_sh(
+        "ulimit -f 100",
+        &[
+            "solve",
+            "--table",
+            "stamped",
+            "--limit",
+            "1e6",
+            "--checkpoint-every",
+            "0",
+            "--checkpoint",
+            file.to_str().unwrap(),
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    // The answer of a run without any file: the failed writes cost the run nothing.
+    let plain = common::stdout_of(["solve", "--table", "stamped", "--limit", "1e6"]);
+    assert_eq!(String::from_utf8_lossy(&out.stdout), plain, "{stderr}");
+    assert_eq!(out.status.code(), Some(4), "{stderr}");
+    // Early checkpoints fit in 50 KiB and are written; later ones fail, each with a warning,
+    // and the run goes on to the end.
+    let warnings = stderr
+        .lines()
+        .filter(|l| l.starts_with("warning: checkpoint not written"))
+        .count();
+    assert!(warnings >= 2, "{stderr}");
+}
+
+#[test]
+fn files_that_cannot_fit_on_their_disk_are_refused_before_any_work() {
+    // A real small disk: a 1 MiB tmpfs in a private mount namespace (root only; CI runs as
+    // root). A table of N = 10^6 needs 2 MB.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("needs root to mount a tmpfs; not run");
+        return;
+    }
+    let dir = scratch("tmpfs");
+    let line = format!(
+        "mount -t tmpfs -o size=1m tmpfs {0} && exec {1} solve --limit 1e6 --save-table {0}/t.tbl",
+        dir.display(),
+        env!("CARGO_BIN_EXE_nimsquare")
+    );
+    let started = Instant::now();
+    let out = std::process::Command::new("unshare")
+        .args(["--mount", "sh", "-c", &line])
+        .env(nimsquare::instruments::wisdom::OFF_VARIABLE, "1")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("--save-table") && stderr.contains("free"),
+        "{stderr}"
+    );
+    assert!(out.stdout.is_empty());
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "refused only after work"
+    );
+    // Two files that fit one by one but not together on the 1 MiB disk (N = 3 * 10^5: 600 KB
+    // each) are refused together.
+    let line = format!(
+        "mount -t tmpfs -o size=1m tmpfs {0} && exec {1} solve --limit 3e5 --save-table {0}/t.tbl --checkpoint {0}/c.tbl",
+        dir.display(),
+        env!("CARGO_BIN_EXE_nimsquare")
+    );
+    let out = std::process::Command::new("unshare")
+        .args(["--mount", "sh", "-c", &line])
+        .env(nimsquare::instruments::wisdom::OFF_VARIABLE, "1")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("--save-table") && stderr.contains("--checkpoint"),
+        "{stderr}"
+    );
+}

@@ -86,20 +86,23 @@ pub fn run(args: Args) -> CliResult {
         super::forecast(&plan);
     }
     let started = Instant::now();
-    let t = match build_table(&plan, start, &args.longrun)? {
+    // Files that could not be written: reported after the answer, which is never lost to them.
+    let mut unsaved: Vec<String> = Vec::new();
+    let t = match build_table(&plan, start, &args.longrun, &mut unsaved)? {
         Ok(t) => t,
         Err(exit_code) => return Ok(exit_code),
     };
     let table_seconds = started.elapsed().as_secs_f64();
     if let Some(path) = &args.longrun.save_table {
-        tablefile::write_atomic(
+        if let Err(e) = tablefile::write_atomic(
             path,
             &plan.moves,
             plan.limit as u64,
             t.values(),
             t.max_value(),
-        )
-        .map_err(|e| Error::Invalid(format!("--save-table: {e}")))?;
+        ) {
+            unsaved.push(format!("--save-table: {e}"));
+        }
     }
     let started = Instant::now();
     let answer = plan.count_exact(&t)?;
@@ -131,8 +134,18 @@ pub fn run(args: Args) -> CliResult {
     } else {
         println!("{answer}");
     }
-    Ok(0)
+    if unsaved.is_empty() {
+        return Ok(0);
+    }
+    for line in &unsaved {
+        eprintln!("error: the answer above is complete, but a file was not written: {line}");
+    }
+    Ok(EXIT_UNSAVED)
 }
+
+/// Exit status of a run that printed its answer but could not write a file it was asked to
+/// (`--save-table`, the final `--checkpoint`): distinct from a refusal (2), which does no work.
+pub const EXIT_UNSAVED: i32 = 4;
 
 /// One heap through the win/lose sieve: the answer is the cold count. Fields a sieve cannot
 /// know (the max value and where it occurs, option steps) are null in `--json`, and the work
@@ -201,6 +214,16 @@ fn check_files(plan: &Plan, lr: &LongRunArgs) -> Result<Start> {
         tablefile::check_overwritable(path, &plan.moves, plan.limit)
             .map_err(|e| Error::Invalid(format!("--checkpoint: {e}")))?;
     }
+    // Both files must fit, together where they share a disk: refused now, not after hours.
+    let bytes = tablefile::file_bytes(&plan.moves, plan.limit as u64);
+    let mut files = Vec::new();
+    if let Some(path) = &lr.save_table {
+        files.push((path.as_path(), bytes, "--save-table"));
+    }
+    if let Some(path) = &lr.checkpoint {
+        files.push((path.as_path(), bytes, "--checkpoint"));
+    }
+    nimsquare::base::paths::check_room(&files)?;
     let start = longrun::start_from_files(
         &plan.moves,
         plan.limit,
@@ -223,6 +246,7 @@ fn build_table(
     plan: &Plan,
     start: Start,
     lr: &LongRunArgs,
+    unsaved: &mut Vec<String>,
 ) -> Result<std::result::Result<Table, i32>> {
     let builder = (plan.table.make)();
     let opts = LongRun {
@@ -235,6 +259,10 @@ fn build_table(
     let fill = |g: &mut [u16], from: usize, max: u16| builder.fill(&plan.moves, g, from, max);
     match longrun::run_fill(&plan.moves, plan.limit, start, &fill, &opts)? {
         Outcome::Finished(values) => Ok(Ok(Table::from_values(values))),
+        Outcome::FinishedUnsaved { values, error } => {
+            unsaved.push(format!("--checkpoint: {error}"));
+            Ok(Ok(Table::from_values(values)))
+        }
         Outcome::Interrupted {
             signal,
             done,

@@ -16,7 +16,10 @@
 //!
 //! At the end of a finished run the checkpoint file, if one was given, is written as the
 //! complete table (a complete checkpoint is a table file): running the same command again
-//! then finds the whole table and skips the table stage.
+//! then finds the whole table and skips the table stage. A failed write never throws the
+//! table away: a periodic checkpoint that fails is reported on stderr and tried again at the
+//! next interval, and a failed final write ends the run as [`Outcome::FinishedUnsaved`], the
+//! values still in hand.
 
 use super::progress::{steps_before, Progress};
 use super::signals::{self, Signal, SignalGuard};
@@ -89,6 +92,11 @@ pub enum Start {
 pub enum Outcome {
     /// g(0..=N), complete.
     Finished(Vec<u16>),
+    /// g(0..=N), complete, but the checkpoint file could not be written at the end (a full
+    /// disk, a permission taken away mid-run): the values are here for the count, `error`
+    /// says in one line which file and why. The file holds the last checkpoint that was
+    /// written, or nothing.
+    FinishedUnsaved { values: Vec<u16>, error: Error },
     /// Stopped after g(0..done): by a signal (`signal` is `Some`) or by
     /// [`LongRun::stop_after_positions`] (`None`). `checkpoint` is the file that holds
     /// g(0..done), if one was asked.
@@ -167,7 +175,12 @@ pub fn run_fill(
     }
     if let Some(path) = &opts.checkpoint {
         if !(seeded == end && holds_table(path, moves, limit, &run.g)) {
-            run.write(path, moves, limit)?;
+            if let Err(error) = run.write(path, moves, limit) {
+                return Ok(Outcome::FinishedUnsaved {
+                    values: run.g,
+                    error,
+                });
+            }
         }
     }
     Ok(Outcome::Finished(run.g))
@@ -270,7 +283,14 @@ impl Filling {
             }
             if let Some(path) = &opts.checkpoint {
                 if self.done < end && last_write.elapsed() >= opts.every {
-                    self.write(path, moves, limit)?;
+                    // A failed checkpoint costs only the progress since the last good one:
+                    // the run goes on and tries again at the next interval.
+                    if let Err(e) = self.write(path, moves, limit) {
+                        eprintln!(
+                            "warning: checkpoint not written, the run goes on and tries again in {}: {e}",
+                            super::progress::fmt_eta(opts.every.as_secs_f64())
+                        );
+                    }
                     last_write = Instant::now();
                 }
             }

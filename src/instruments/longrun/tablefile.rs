@@ -562,6 +562,12 @@ pub fn check_absent(path: &Path, flag: &str) -> Result<()> {
     Ok(())
 }
 
+/// The bytes of a complete table file for `moves` and N = `limit`: the header and N + 1
+/// little-endian u16 values.
+pub fn file_bytes(moves: &Moves, limit: u64) -> u64 {
+    header_len_for(moves.label().len()) as u64 + 2 * (limit + 1)
+}
+
 /// Checks, before hours of work, that a table file can be written at `path`: the checks of
 /// [`crate::base::paths::check_output_path`], with the write test made on `path.tmp`, the file
 /// [`write_atomic`] writes first.
