@@ -650,3 +650,44 @@ fn files_that_cannot_fit_on_their_disk_are_refused_before_any_work() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_table_with_a_valid_checksum_but_wrong_values_is_refused_naming_the_position() {
+    let dir = scratch("wrong-values");
+    let moves = nimsquare::base::moves::Moves::Squares;
+    let mut g = nimsquare::table::build("stamped", &moves, 200_000)
+        .unwrap()
+        .values()
+        .to_vec();
+    // g(25) = 3 (the seeds' table), written as 4: inside the fully checked prefix.
+    assert_eq!(g[25], 3);
+    g[25] = 4;
+    let wrong = dir.join("wrong.tbl");
+    let max = *g.iter().max().unwrap();
+    tablefile::write_atomic(&wrong, &moves, 200_000, &g, max).unwrap();
+    for args in [
+        vec!["solve", "--limit", "2e5", "--load-table", s(&wrong)],
+        vec!["solve", "--limit", "3e5", "--checkpoint", s(&wrong)],
+        vec!["sequence", "values", "--load-table", s(&wrong)],
+    ] {
+        let e = assert_refused(&args);
+        assert!(
+            e.contains("g(25) is 4 in the file, but the mex of its options there is 3"),
+            "{args:?}: {e}"
+        );
+    }
+    // A wrong region past the prefix (all of g(100000..110000) zeroed, 5% of the table) is
+    // found by the sampled strata.
+    let mut g = nimsquare::table::build("stamped", &moves, 200_000)
+        .unwrap()
+        .values()
+        .to_vec();
+    g[100_000..110_000].fill(0);
+    let region = dir.join("region.tbl");
+    tablefile::write_atomic(&region, &moves, 200_000, &g, *g.iter().max().unwrap()).unwrap();
+    let e = assert_refused(&["solve", "--limit", "2e5", "--load-table", s(&region)]);
+    assert!(
+        e.contains("the values are wrong although the checksum holds"),
+        "{e}"
+    );
+}

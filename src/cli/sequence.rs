@@ -144,6 +144,8 @@ fn table_for(args: &Args, limit: Option<Limit>) -> Result<Table> {
     let moves = &args.moves.moves;
     if let Some(path) = &args.load_table {
         let file = tablefile::read_complete(path, moves, "--load-table")?;
+        file.check_usable(moves)
+            .map_err(|e| Error::Invalid(format!("--load-table: {e}")))?;
         let limit = limit.map_or(file.limit, Limit::as_u64);
         if limit > file.limit {
             return Err(Error::Invalid(format!(

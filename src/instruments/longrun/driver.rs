@@ -192,7 +192,7 @@ fn seed_values(moves: &Moves, limit: usize, start: Start) -> Result<(Vec<u16>, u
     match start {
         Start::Fresh => Ok((Vec::new(), 0)),
         Start::Seed(file) => {
-            file.check_matches(moves, &file.path)?;
+            file.check_usable(moves)?;
             let k = file.provides(limit);
             let mut values = file.values;
             values.truncate(k);
@@ -358,7 +358,7 @@ pub fn start_from_files(
     let mut best: Option<TableFile> = None;
     let mut consider = |path: &Path, flag: &str| -> Result<()> {
         let file = tablefile::read(path).map_err(|e| Error::Invalid(format!("{flag}: {e}")))?;
-        file.check_matches(moves, path)
+        file.check_usable(moves)
             .map_err(|e| Error::Invalid(format!("{flag}: {e}")))?;
         if best
             .as_ref()

@@ -6,6 +6,7 @@
 //! documented binary format that numpy reads in one line).
 //!
 //! - [`tablefile`]: the file format of a table or checkpoint, read and write.
+//! - [`spot_check`]: a loaded table's values held against the rules at sampled positions.
 //! - [`signals`]: SIGINT/SIGTERM set a flag while a run is active.
 //! - [`progress`]: the bar and its ETA.
 //! - [`driver`]: the chunked run over a fill closure (a table back-end's `fill`).
@@ -13,6 +14,7 @@
 pub mod driver;
 pub mod progress;
 pub mod signals;
+pub mod spot_check;
 pub mod tablefile;
 
 pub use driver::{build_shown, run_fill, start_from_files, Fill, LongRun, Outcome, Start};

@@ -133,6 +133,25 @@ impl Header {
     }
 }
 
+impl TableFile {
+    /// Refuses a file made for other moves ([`Header::check_matches`]), and one whose values
+    /// break the rules at a spot-checked position ([`super::spot_check`]): what every use of
+    /// a loaded table goes through.
+    pub fn check_usable(&self, moves: &Moves) -> Result<()> {
+        let path = &self.path;
+        self.header.check_matches(moves, path)?;
+        match super::spot_check::first_wrong(moves, &self.values) {
+            None => Ok(()),
+            Some((n, found, rules)) => Err(invalid(
+                path,
+                &format!(
+                    "g({n}) is {found} in the file, but the mex of its options there is {rules}: the values are wrong although the checksum holds; rebuild the table"
+                ),
+            )),
+        }
+    }
+}
+
 /// A table or checkpoint read back in full, every check passed. It reads as its [`Header`]
 /// (`file.limit`, `file.done`, `file.max`, `file.moves_label`, `file.provides(n)`, ...)
 /// through `Deref`, so the two never describe a file twice; `max` has been checked against
@@ -528,7 +547,8 @@ pub fn check_overwritable(path: &Path, moves: &Moves, limit: usize) -> Result<()
 
 /// Reads the complete table in `path` made for `moves`, for a command's `flag` (such as
 /// `--load-table`): refuses, naming the flag, a damaged file, one made for other moves, and a
-/// checkpoint that is not finished.
+/// checkpoint that is not finished. Its values are not spot-checked: `verify` checks them all,
+/// and other users call [`TableFile::check_usable`].
 pub fn read_complete(path: &Path, moves: &Moves, flag: &str) -> Result<TableFile> {
     let named = |e: Error| Error::Invalid(format!("{flag}: {e}"));
     let file = read(path).map_err(named)?;
