@@ -171,12 +171,33 @@ pub fn force(isa: Isa) -> Result<()> {
 /// Runs `body` with `isa` forced, then restores the path that was active before: for tests
 /// and benches that compare paths in one process. Not for concurrent use with different
 /// paths (the choice is process-wide), so tests that call it hold [`TEST_LOCK`].
+/// The restore runs on unwinding too, so a test that panics inside `body` does not leave the
+/// path forced for the rest of its test binary.
 pub fn with<R>(isa: Isa, body: impl FnOnce() -> R) -> Result<R> {
-    let before = FORCED.load(Ordering::Relaxed);
+    let restore = Restore {
+        cap: None,
+        forced: FORCED.load(Ordering::Relaxed),
+    };
     force(isa)?;
     let out = body();
-    FORCED.store(before, Ordering::Relaxed);
+    drop(restore);
     Ok(out)
+}
+
+/// Puts the forced path (and the cap, when `cap` is set) back as they were when dropped,
+/// on return and on unwinding alike.
+struct Restore {
+    cap: Option<u8>,
+    forced: u8,
+}
+
+impl Drop for Restore {
+    fn drop(&mut self) {
+        if let Some(cap) = self.cap {
+            CAP.store(cap, Ordering::Relaxed);
+        }
+        FORCED.store(self.forced, Ordering::Relaxed);
+    }
 }
 
 /// Serialises the tests of one process that force paths with [`with`] or cap them with
@@ -234,24 +255,45 @@ pub fn cap_from_env() -> Result<()> {
 /// Runs `body` with the paths capped at `top` (the CPU's own paths still bound them: a cap
 /// never adds one), then restores the cap and the forced path. A path forced above `top`
 /// is dropped for the duration, so [`active`] stays within the cap. Tests that call it hold
-/// [`TEST_LOCK`].
+/// [`TEST_LOCK`]. The restore runs on unwinding too.
 #[cfg(any(test, feature = "testing"))]
 pub fn capped<R>(top: Isa, body: impl FnOnce() -> R) -> R {
-    let before_cap = cap();
-    let before_forced = FORCED.load(Ordering::Relaxed);
+    let restore = Restore {
+        cap: Some(cap().code()),
+        forced: FORCED.load(Ordering::Relaxed),
+    };
     CAP.store(top.code(), Ordering::Relaxed);
-    if Isa::from_code(before_forced).is_some_and(|f| f > top) {
+    if Isa::from_code(restore.forced).is_some_and(|f| f > top) {
         FORCED.store(0, Ordering::Relaxed);
     }
-    let out = body();
-    CAP.store(before_cap.code(), Ordering::Relaxed);
-    FORCED.store(before_forced, Ordering::Relaxed);
-    out
+    body()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_panic_inside_with_or_capped_restores_the_path_and_the_cap() {
+        let _guard = TEST_LOCK.lock().unwrap_or_else(|p| p.into_inner());
+        let (path, top) = (active(), cap());
+        let panicked = std::panic::catch_unwind(|| {
+            with(Isa::Scalar, || {
+                assert_eq!(active(), Isa::Scalar);
+                panic!("inside with");
+            })
+        });
+        assert!(panicked.is_err());
+        assert_eq!(active(), path);
+        let panicked = std::panic::catch_unwind(|| {
+            capped(Isa::Scalar, || {
+                assert_eq!(Isa::best(), Isa::Scalar);
+                panic!("inside capped");
+            })
+        });
+        assert!(panicked.is_err());
+        assert_eq!((active(), cap()), (path, top));
+    }
 
     #[test]
     fn names_parse_back_and_auto_is_the_best() {

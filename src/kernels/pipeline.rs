@@ -250,6 +250,12 @@ fn run<F: FarPhase, K: MaskKernel>(
     while p.n0 <= limit && stay(p.max) {
         let n0 = p.n0;
         let end = (n0 + sched.super_block(n0)).min(limit + 1);
+        // An empty super-block would make no progress and loop here forever (a schedule
+        // bug, or a mutant of one): fail instead. One compare per super-block.
+        assert!(
+            end > n0,
+            "the pipeline's schedule gave an empty super-block at n = {n0}"
+        );
         let (done, rest) = g.split_at_mut(n0);
         let block = &mut rest[..end - n0];
         let (d, words, max) = (p.d, p.words, p.max);
