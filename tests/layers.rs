@@ -21,6 +21,8 @@ const LAYERS: &[(&str, usize)] = &[
     ("instruments::longrun", 7),
     ("instruments::check", 8),
     ("instruments::sequence", 8),
+    ("instruments::matrix_report", 8),
+    ("instruments::matrix_check", 9),
     ("instruments::matrix", 9),
     ("instruments::wisdom", 9),
     ("instruments::planner", 10),

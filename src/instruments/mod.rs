@@ -5,6 +5,9 @@
 //! - [`check`]: every back-end against its control or reference (and [`check::control`],
 //!   the game-tree and brute-force controls written from the rules alone);
 //! - [`matrix`]: the bench matrix's grid, ids and selection (`benches/matrix.rs`);
+//! - [`matrix_report`]: the matrix's medians and intervals read back from criterion, ratios
+//!   between back-ends, `matrix.csv` and `matrix.json`;
+//! - [`matrix_check`]: two sets of matrix results compared, the regression verdict;
 //! - [`wisdom`]: the back-end choices `tune` measured on this machine, read and checked;
 //! - [`planner`]: a request resolved once into a plan, `auto` made concrete;
 //! - [`roofline`]: each back-end's time held against what the machine's primitives allow;
@@ -16,6 +19,8 @@
 pub mod check;
 pub mod longrun;
 pub mod matrix;
+pub mod matrix_check;
+pub mod matrix_report;
 pub mod planner;
 pub mod roofline;
 pub mod scaling;
