@@ -163,6 +163,7 @@ fn bench_check_passes_within_the_threshold_and_fails_beyond_it() {
     let v: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
     assert_eq!(v["changes"][1]["verdict"], "regressed");
     assert_eq!(v["changes"][0]["verdict"], "same");
+    assert_eq!(v["result"], "fail");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -99,9 +99,11 @@ fn run() -> Result<bool, String> {
     let new = load(&args.new, "NEW", &args.criterion)?;
     let c = matrix_check::compare(&old, &new, args.fail_above).map_err(|e| e.to_string())?;
     if args.json {
+        let mut v = serde_json::to_value(&c).expect("a comparison serializes");
+        v["result"] = if c.passed() { "pass" } else { "fail" }.into();
         println!(
             "{}",
-            serde_json::to_string_pretty(&c).expect("a comparison serializes")
+            serde_json::to_string_pretty(&v).expect("a value serializes")
         );
     } else {
         print!("{}", c.lines());
