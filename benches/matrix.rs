@@ -10,8 +10,15 @@
 //! Before anything is timed, the agreement gate runs the one checker (`check::check`) on
 //! exactly the back-ends, paths and N the command line selects (none for `--help` and
 //! `--list`); a disagreement panics with the names, so nothing wrong is ever timed. A filter
-//! that matches nothing says so on stderr. `--warm-up-time`, `--measurement-time` and
-//! `--sample-size` on the command line win over the grid's own sizing.
+//! that matches nothing is refused (one line on stderr, status 2). `--warm-up-time`,
+//! `--measurement-time` and `--sample-size` on the command line win over the grid's own
+//! sizing.
+//!
+//! After a measured run (not `--test`, `--list` or `--profile-time`) it prints a summary:
+//! each benchmark's median with its interval and its ratio to the fastest of its group and N
+//! (or to `NIMSQUARE_RATIO_TO=NAME`), and writes the same as `matrix.csv` and `matrix.json`
+//! into `NIMSQUARE_MATRIX_OUT` (default `target/bench-results`; `nimsquare::instruments::
+//! matrix_report`). `bench-check OLD NEW` compares two such files, or two criterion baselines.
 //!
 //! Run: `cargo bench --bench matrix` (MEASURING.md gives its duration), `-- --list` for the
 //! ids, `-- --test` to run each benchmark once, `-- --profile-time 10 table/bitset` for pprof
@@ -23,10 +30,12 @@ use nimsquare::base::isa::{self, Isa};
 use nimsquare::base::moves::Moves;
 use nimsquare::instruments::check;
 use nimsquare::instruments::matrix::{self, Bench, BenchArgs, GateCase, Grid, Group};
+use nimsquare::instruments::matrix_report;
 use nimsquare::table::Table;
 use pprof::criterion::{Output, PProfProfiler};
 use std::hint::black_box;
-use std::time::{Duration, Instant};
+use std::path::PathBuf;
+use std::time::{Duration, Instant, SystemTime};
 
 /// The gated tables (the judge's, one per N) and one run's seconds per benchmark id, used to
 /// size the measurement of slow benchmarks.
@@ -236,27 +245,76 @@ fn run(c: &mut Criterion, grid: &Grid, args: &BenchArgs, selected: &[Bench], che
     }
 }
 
+/// The end-of-run summary: this run's estimates read back from criterion's folder (only those
+/// written since `since`, only the selected ids), each back-end's ratio to the reference of
+/// its group and N, printed as a table and written as `matrix.csv` and `matrix.json` into
+/// `$NIMSQUARE_MATRIX_OUT` (default `target/bench-results`).
+fn summarize(selected: &[Bench], ratio_to: Option<&str>, since: SystemTime) {
+    let dir = matrix_report::criterion_dir();
+    let ids: Vec<String> = selected.iter().map(Bench::id).collect();
+    let mut rows = match matrix_report::read_criterion(&dir, "new", Some(since)) {
+        Ok(rows) => rows,
+        Err(e) => {
+            eprintln!("summary: {e}");
+            return;
+        }
+    };
+    rows.retain(|r| ids.contains(&r.id()));
+    if rows.is_empty() {
+        eprintln!(
+            "summary: no estimates of this run under {} (set CRITERION_HOME if criterion writes elsewhere)",
+            dir.display()
+        );
+        return;
+    }
+    matrix_report::add_ratios(&mut rows, ratio_to);
+    print!("\n{}", matrix_report::summary_table(&rows));
+    let out = std::env::var_os("NIMSQUARE_MATRIX_OUT")
+        .filter(|v| !v.is_empty())
+        .map_or_else(|| PathBuf::from("target/bench-results"), PathBuf::from);
+    match matrix_report::write_files(&out, &rows) {
+        Ok((csv, json)) => println!(
+            "wrote {} and {} ({} benchmarks)",
+            csv.display(),
+            json.display(),
+            rows.len()
+        ),
+        Err(e) => eprintln!("summary: {e}"),
+    }
+}
+
 fn main() {
+    let since = SystemTime::now();
     let args = BenchArgs::parse(std::env::args().skip(1));
     let grid = Grid::from_env();
-    let selected = matrix::select(&matrix::benches(&grid), &args).unwrap_or_else(|e| {
+    let refuse = |e: String| -> ! {
         eprintln!("error: {e}");
         std::process::exit(2)
-    });
-    if selected.is_empty() && !args.help && !args.ignored {
-        eprintln!(
-            "no benchmark matches the filter '{}' (ids look like table/stamped-lanes/100000 or table/stamped-lanes@scalar/100000; `cargo bench --bench matrix -- --list` lists them)",
-            args.filter.as_deref().unwrap_or("")
-        );
+    };
+    let selected = matrix::select(&matrix::benches(&grid), &args).unwrap_or_else(|e| refuse(e));
+    if let Some(e) = matrix::refuse_empty(&args, &selected) {
+        refuse(e);
     }
+    let ratio_to = matrix::ratio_to(
+        std::env::var(matrix::RATIO_TO_VARIABLE).ok().as_deref(),
+        &selected,
+    )
+    .unwrap_or_else(|e| refuse(e));
     let checked = if args.runs_benchmarks() {
         gate(&selected)
     } else {
         Checked::default()
     };
+    // Set before `configure_from_args`, so `--noise-threshold` and `--significance-level` on
+    // the command line still win (the values and why: `matrix::NOISE_THRESHOLD`).
     let mut c = Criterion::default()
+        .noise_threshold(matrix::NOISE_THRESHOLD)
+        .significance_level(matrix::SIGNIFICANCE_LEVEL)
         .with_profiler(PProfProfiler::new(100, Output::Flamegraph(None)))
         .configure_from_args();
     run(&mut c, &grid, &args, &selected, &checked);
     c.final_summary();
+    if args.saves_estimates() {
+        summarize(&selected, ratio_to.as_deref(), since);
+    }
 }

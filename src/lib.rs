@@ -17,7 +17,7 @@
 //! | 2 | [`cost`], [`registry`] | cost-model types; a back-end's registry entry |
 //! | 3 | [`table`], then [`count`] and [`cold`] | the stages: trait, registry list, back-ends as leaves |
 //! | 4 | [`games`] | exhaustive checkers for the other games of the source documents |
-//! | 5 | [`instruments`] | long runs, checker, sequences, the bench grid, planner, roofline, scaling studies |
+//! | 5 | [`instruments`] | long runs, checker, sequences, the bench grid and its reports, planner, roofline, scaling studies |
 //!
 //! The command line sits on top, in the binary (`src/cli/`), outside the library.
 //!

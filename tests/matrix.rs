@@ -140,3 +140,53 @@ fn command_line_times_are_seen_so_the_grid_leaves_them_alone() {
     let b = args(&["table/bitset"]);
     assert!(!b.warm_up_time && !b.measurement_time && !b.sample_size);
 }
+
+#[test]
+fn a_filter_that_matches_nothing_is_refused_and_help_or_ignored_are_not() {
+    let all = matrix::benches(&Grid::full());
+    let refusal = |a: &[&str]| {
+        let a = args(a);
+        matrix::refuse_empty(&a, &matrix::select(&all, &a).unwrap())
+    };
+    for a in [
+        &["no-such-benchmark"][..],
+        &["--list", "no-such-benchmark"],
+        &["--test", "table/nope/"],
+        &["--exact", "table/stamped"],
+    ] {
+        let e = refusal(a).unwrap_or_else(|| panic!("{a:?} was not refused"));
+        assert!(
+            e.contains("no benchmark matches the filter") && !e.contains('\n'),
+            "{e}"
+        );
+    }
+    assert!(refusal(&["no-such-benchmark"])
+        .unwrap()
+        .contains("'no-such-benchmark'"));
+    for a in [
+        &["--help"][..],
+        &["--ignored"],
+        &["table/stamped/"],
+        &["--list"],
+    ] {
+        assert_eq!(refusal(a), None, "{a:?}");
+    }
+}
+
+#[test]
+fn the_ratio_reference_must_be_a_selected_back_end() {
+    let all = matrix::benches(&Grid::full());
+    let table = matrix::select(&all, &args(&["^table/"])).unwrap();
+    assert_eq!(matrix::ratio_to(None, &table), Ok(None));
+    assert_eq!(matrix::ratio_to(Some(""), &table), Ok(None));
+    assert_eq!(
+        matrix::ratio_to(Some("stamped"), &table),
+        Ok(Some("stamped".to_string()))
+    );
+    // A count back-end is not among the table benchmarks; the refusal lists what is.
+    let e = matrix::ratio_to(Some("wht"), &table).unwrap_err();
+    assert!(
+        e.contains("NIMSQUARE_RATIO_TO='wht'") && e.contains("stamped-lanes"),
+        "{e}"
+    );
+}

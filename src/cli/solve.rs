@@ -223,7 +223,7 @@ fn check_files(plan: &Plan, lr: &LongRunArgs) -> Result<Start> {
     if let Some(path) = &lr.checkpoint {
         files.push((path.as_path(), bytes, "--checkpoint"));
     }
-    nimsquare::base::paths::check_room(&files)?;
+    tablefile::check_room(&files)?;
     let start = longrun::start_from_files(
         &plan.moves,
         plan.limit,

@@ -201,6 +201,10 @@ pub struct BenchArgs {
     pub ignored: bool,
     /// `--test`: every benchmark runs once.
     pub test: bool,
+    /// `--profile-time`: benchmarks run under the profiler, nothing is analysed.
+    pub profile: bool,
+    /// `--load-baseline` or `--discard-baseline`: criterion saves no new estimates.
+    pub saves_nothing: bool,
     /// Times given on the command line, which win over the grid's own.
     pub warm_up_time: bool,
     pub measurement_time: bool,
@@ -246,6 +250,8 @@ impl BenchArgs {
                 "--exact" => out.exact = true,
                 "--ignored" => out.ignored = true,
                 "--test" => out.test = true,
+                "--profile-time" => out.profile = true,
+                "--load-baseline" | "--discard-baseline" => out.saves_nothing = true,
                 "--warm-up-time" => out.warm_up_time = true,
                 "--measurement-time" => out.measurement_time = true,
                 "--sample-size" => out.sample_size = true,
@@ -264,6 +270,13 @@ impl BenchArgs {
     /// agreement gate first.
     pub fn runs_benchmarks(&self) -> bool {
         !(self.help || self.list || self.ignored)
+    }
+
+    /// True when criterion will measure and save estimates (`new/estimates.json`) that the
+    /// summary at the end of a run reads back: not for `--test`, `--profile-time`,
+    /// `--load-baseline` or `--discard-baseline`.
+    pub fn saves_estimates(&self) -> bool {
+        self.runs_benchmarks() && !self.test && !self.profile && !self.saves_nothing
     }
 
     /// True when `id` passes the filter as criterion applies it; an invalid regular
@@ -293,6 +306,57 @@ pub fn select(all: &[Bench], args: &BenchArgs) -> std::result::Result<Vec<Bench>
     }
     Ok(out)
 }
+
+/// The one-line refusal of a command line whose filter selects nothing (`--help` and
+/// `--ignored` select nothing by design), for the bench to print before exiting with status
+/// 2: a filter that matches nothing must not pass for a run.
+pub fn refuse_empty(args: &BenchArgs, selected: &[Bench]) -> Option<String> {
+    (selected.is_empty() && !args.help && !args.ignored).then(|| {
+        format!(
+            "no benchmark matches the filter '{}' (ids look like table/stamped-lanes/100000 or table/stamped-lanes@scalar/100000; `cargo bench --bench matrix -- --list` lists them)",
+            args.filter.as_deref().unwrap_or("")
+        )
+    })
+}
+
+/// The environment variable naming the back-end the end-of-run summary takes ratios to
+/// (default: the fastest of each group and N).
+pub const RATIO_TO_VARIABLE: &str = "NIMSQUARE_RATIO_TO";
+
+/// The back-end of `value` (the [`RATIO_TO_VARIABLE`]), checked against `selected`: `None`
+/// when unset or empty, an error naming the back-ends when no selected benchmark has it.
+pub fn ratio_to(
+    value: Option<&str>,
+    selected: &[Bench],
+) -> std::result::Result<Option<String>, String> {
+    let Some(name) = value.filter(|v| !v.is_empty()) else {
+        return Ok(None);
+    };
+    let mut names: Vec<String> = selected.iter().map(Bench::name).collect();
+    names.sort();
+    names.dedup();
+    if names.iter().any(|n| n == name) {
+        Ok(Some(name.to_string()))
+    } else {
+        Err(format!(
+            "{RATIO_TO_VARIABLE}='{name}' is not among the selected back-ends; use one of: {}",
+            names.join(", ")
+        ))
+    }
+}
+
+/// Criterion's noise threshold for its "change within noise" verdict against the previous
+/// run (its default is 1%). On the shared 2-core development machines the same build moves
+/// by up to ±17% between runs, so at 1% nearly every benchmark reads as a significant change.
+/// 10% keeps drift of a few percent quiet but not the largest (no threshold below 17% can),
+/// and a threshold above that would hide real slowdowns worth seeing; so the verdict stays a
+/// hint. It never changes the exit status: the gate is `bench-check` (`matrix_check`), with
+/// both intervals and a threshold chosen from an A/A run on the machine at hand.
+pub const NOISE_THRESHOLD: f64 = 0.10;
+
+/// Criterion's significance level for the same verdict (its default is 0.05): with 100
+/// benchmarks in a run, 0.05 flags about five unchanged ones by chance alone.
+pub const SIGNIFICANCE_LEVEL: f64 = 0.01;
 
 /// What the agreement gate checks for a selection: at each N, on each path (`None`: the
 /// active one), the table and count back-ends to run against the judges. Solve benchmarks
@@ -395,6 +459,16 @@ mod tests {
         assert!(!args(&["--list"]).runs_benchmarks());
         assert!(!args(&["--help"]).runs_benchmarks());
         assert_eq!(args(&["--save-baseline", "x"]).filter, None);
+        assert!(args(&["--bench", "x"]).saves_estimates());
+        for a in [
+            &["--test"][..],
+            &["--profile-time", "5"],
+            &["--list"],
+            &["--load-baseline", "b"],
+            &["--discard-baseline"],
+        ] {
+            assert!(!args(a).saves_estimates(), "{a:?}");
+        }
     }
 
     #[test]

@@ -6,6 +6,9 @@
 //!   the game-tree and brute-force controls written from the rules alone);
 //! - [`compare`]: two commands in alternating whole runs, the median ratio with its interval;
 //! - [`matrix`]: the bench matrix's grid, ids and selection (`benches/matrix.rs`);
+//! - [`matrix_report`]: the matrix's medians and intervals read back from criterion, ratios
+//!   between back-ends, `matrix.csv` and `matrix.json`;
+//! - [`matrix_check`]: two sets of matrix results compared, the regression verdict;
 //! - [`wisdom`]: the back-end choices `tune` measured on this machine, read and checked;
 //! - [`planner`]: a request resolved once into a plan, `auto` made concrete;
 //! - [`roofline`]: each back-end's time held against what the machine's primitives allow;
@@ -18,6 +21,8 @@ pub mod check;
 pub mod compare;
 pub mod longrun;
 pub mod matrix;
+pub mod matrix_check;
+pub mod matrix_report;
 pub mod planner;
 pub mod roofline;
 pub mod scaling;

@@ -588,6 +588,73 @@ pub fn file_bytes(moves: &Moves, limit: u64) -> u64 {
     header_len_for(moves.label().len()) as u64 + 2 * (limit + 1)
 }
 
+/// Bytes free to an unprivileged writer on the file system holding `folder` (statvfs's
+/// `f_bavail · f_frsize`), or `None` when the system cannot tell.
+pub fn free_bytes(folder: &Path) -> Option<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(folder.as_os_str().as_bytes()).ok()?;
+    // SAFETY: `statvfs` reads the NUL-terminated path and writes only into the zeroed struct
+    // it is given.
+    let stat = unsafe {
+        let mut st: libc::statvfs = std::mem::zeroed();
+        if libc::statvfs(c.as_ptr(), &mut st) != 0 {
+            return None;
+        }
+        st
+    };
+    Some((stat.f_bavail as u64).saturating_mul(stat.f_frsize as u64))
+}
+
+/// The folder a file `path` is written in (`.` for a bare name).
+pub fn folder_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    }
+}
+
+/// Refuses, before any work, files that will not fit: `files` are (path, bytes, flag), and
+/// the files whose folders share a file system (one `st_dev`) must fit in its free space
+/// together, so two outputs on one small disk are refused although each alone would fit.
+/// A folder whose free space cannot be read is not refused here (the write will say).
+pub fn check_room(files: &[(&Path, u64, &str)]) -> Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    let mut by_device: Vec<(u64, &Path, u64, Vec<String>)> = Vec::new();
+    for &(path, bytes, flag) in files {
+        let folder = folder_of(path);
+        let Ok(meta) = std::fs::metadata(folder) else {
+            continue;
+        };
+        match by_device.iter_mut().find(|d| d.0 == meta.dev()) {
+            Some(d) => {
+                d.2 += bytes;
+                d.3.push(format!("{flag} {}", path.display()));
+            }
+            None => by_device.push((
+                meta.dev(),
+                folder,
+                bytes,
+                vec![format!("{flag} {}", path.display())],
+            )),
+        }
+    }
+    for (_, folder, bytes, names) in by_device {
+        let Some(free) = free_bytes(folder) else {
+            continue;
+        };
+        if bytes > free {
+            return Err(Error::Invalid(format!(
+                "{} needs {} on the file system of '{}', which has {} free; free some space or choose another folder",
+                names.join(" and "),
+                crate::base::memory::human(bytes),
+                folder.display(),
+                crate::base::memory::human(free)
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Checks, before hours of work, that a table file can be written at `path`: the checks of
 /// [`crate::base::paths::check_output_path`], with the write test made on `path.tmp`, the file
 /// [`write_atomic`] writes first.
