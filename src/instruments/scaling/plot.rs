@@ -266,7 +266,7 @@ fn ns_panel<'a>(
         .margin(12)
         .x_label_area_size(45)
         .y_label_area_size(60)
-        .build_cartesian_2d((x0..x1).log_scale(), 0.0..(y1 * 1.12).max(ans * 1.12))?;
+        .build_cartesian_2d((x0..x1).log_scale(), 0.0..y1 * 1.12)?;
     ctx.configure_mesh()
         .x_desc("N (largest heap)")
         .y_desc("ns per option step (seconds / S(N))")
@@ -327,7 +327,7 @@ fn legend<'a>(area: &Area<'a>, lines: &[Line]) -> DrawResult<'a> {
     text(&guide, left_x + 40, y)?;
     let note = format!(
         "slope: least-squares exponent of seconds over N >= {FIT_MIN_N}; 95% CI = slope \
-         -+ t(points - 2) x its standard error; dashed: roofline bound in the back-end's colour"
+         ± t(points − 2) × its standard error; dashed: roofline bound in the back-end's colour"
     );
     text(&note, left_x, row_y(lines.len() + 1))
 }
