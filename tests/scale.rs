@@ -4,9 +4,13 @@
 mod common;
 
 use common::{nimsquare, refusal_stderr};
-use nimsquare::instruments::scaling::{read_rows, Row, CSV_HEADER};
+use nimsquare::base::moves::Moves;
+use nimsquare::base::provenance::Provenance;
+use nimsquare::instruments::scaling::{plot, read_rows, Row, CSV_HEADER};
 use nimsquare::table;
+use resvg::tiny_skia::{Pixmap, Transform};
 use std::collections::HashSet;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 /// A fresh empty folder under the system temp dir, unique to this test.
@@ -23,29 +27,95 @@ fn backend_names() -> Vec<&'static str> {
         .collect()
 }
 
-/// The plot holds one coloured line per back-end (each drawn once in the plot and once in
-/// the legend), every name in the legend, and the grey dashed reference.
-fn assert_plot_has_every_backend(svg: &std::path::Path, names: &[&str]) {
-    let svg_text = std::fs::read_to_string(svg).unwrap();
-    assert!(svg_text.contains("<svg"));
-    // Leave out the grey dashed reference and the black frame.
-    let strokes: HashSet<&str> = svg_text
-        .match_indices("<polyline")
-        .filter_map(|(i, _)| {
-            let rest = &svg_text[i..];
-            let s = rest.find("stroke=\"")? + 8;
-            Some(&rest[s..s + 7])
-        })
-        .filter(|c| *c != "#000000" && *c != "#5A5A5A")
-        .collect();
-    assert_eq!(strokes.len(), names.len(), "{strokes:?}");
-    for name in names {
-        assert!(svg_text.contains(name), "legend lacks {name}");
+/// The SVG at `svg` rendered by resvg on white, at the size the file declares.
+fn render(svg: &Path) -> Pixmap {
+    let data = std::fs::read(svg).unwrap();
+    let tree = resvg::usvg::Tree::from_data(&data, &resvg::usvg::Options::default()).unwrap();
+    let size = tree.size().to_int_size();
+    let mut pixmap = Pixmap::new(size.width(), size.height()).unwrap();
+    pixmap.fill(resvg::tiny_skia::Color::WHITE);
+    resvg::render(&tree, Transform::identity(), &mut pixmap.as_mut());
+    pixmap
+}
+
+/// The "ink" direction of the pixel at (x, y): white minus its RGB, normalised, which stays
+/// the same when a line's edge is blended with the white ground (anti-aliasing). None for
+/// pixels of little ink or little chroma (the ground, text, frame, grid, the grey guide).
+fn ink(pixmap: &Pixmap, x: u32, y: u32) -> Option<[f64; 3]> {
+    let p = pixmap.pixel(x, y).unwrap();
+    let rgb = [p.red(), p.green(), p.blue()];
+    let chroma = rgb.iter().max().unwrap() - rgb.iter().min().unwrap();
+    let ink = rgb.map(|c| 255.0 - f64::from(c));
+    let norm = ink.iter().map(|c| c * c).sum::<f64>().sqrt();
+    (chroma >= 40 && norm >= 60.0).then(|| ink.map(|c| c / norm))
+}
+
+/// Two ink directions within 6 degrees are one colour; the colours of the plot's palette are
+/// 16 degrees or more apart.
+fn same_colour(a: &[f64; 3], b: &[f64; 3]) -> bool {
+    a.iter().zip(b).map(|(x, y)| x * y).sum::<f64>() > 6f64.to_radians().cos()
+}
+
+/// The series colours seen in columns `xs` and rows `ys` of `pixmap`, each (the ink of its
+/// first pixel) with its count of pixels, those of at least `min` pixels.
+fn colours(pixmap: &Pixmap, xs: Range<u32>, ys: Range<u32>, min: usize) -> Vec<([f64; 3], usize)> {
+    let mut seen: Vec<([f64; 3], usize)> = Vec::new();
+    for y in ys {
+        for x in xs.clone() {
+            let Some(dir) = ink(pixmap, x, y) else {
+                continue;
+            };
+            match seen.iter_mut().find(|(d, _)| same_colour(d, &dir)) {
+                Some((_, count)) => *count += 1,
+                None => seen.push((dir, 1)),
+            }
+        }
     }
-    assert!(
-        svg_text.matches("stroke=\"#5A5A5A\"").count() > 2,
-        "no dashed reference"
+    seen.retain(|c| c.1 >= min);
+    seen
+}
+
+/// Pixels of `colour` (an ink direction) in columns `xs` and rows `ys`.
+fn pixels_of(pixmap: &Pixmap, colour: [f64; 3], xs: Range<u32>, ys: Range<u32>) -> usize {
+    ys.flat_map(|y| xs.clone().map(move |x| (x, y)))
+        .filter(|&(x, y)| ink(pixmap, x, y).is_some_and(|d| same_colour(&d, &colour)))
+        .count()
+}
+
+/// The columns of the left (seconds) and the right (ns per step) panel, and the rows of
+/// both, above the legend.
+fn panels() -> (Range<u32>, Range<u32>, Range<u32>) {
+    let w = plot::PANEL_WIDTH;
+    (0..w, w..2 * w, 0..plot::TITLE_HEIGHT + plot::PANEL_HEIGHT)
+}
+
+/// The plot renders at its declared size for `names`; each panel holds series drawn in
+/// colour; the picture has at least one colour per back-end; and every name is in the
+/// legend (text is not rendered without fonts, so that one is read from the SVG).
+fn assert_plot_has_every_backend(svg: &Path, names: &[&str]) {
+    let pixmap = render(svg);
+    assert_eq!(
+        (pixmap.width(), pixmap.height()),
+        plot::study_size(names.len())
     );
+    let (left, right, rows) = panels();
+    for half in [left, right] {
+        let drawn = colours(&pixmap, half.clone(), rows.clone(), 20);
+        assert!(!drawn.is_empty(), "nothing drawn in columns {half:?}");
+    }
+    let all = colours(&pixmap, 0..pixmap.width(), 0..pixmap.height(), 20);
+    assert!(
+        all.len() >= names.len(),
+        "{} colours for {names:?}",
+        all.len()
+    );
+    let svg_text = std::fs::read_to_string(svg).unwrap();
+    for name in names {
+        assert!(
+            svg_text.contains(&format!(">\n{name}: ")),
+            "legend lacks {name}"
+        );
+    }
 }
 
 /// `name` has the rows of the grid 1000, 4472, 20000, and a fit line that says it had one
@@ -60,7 +130,9 @@ fn assert_tiny_grid_of(name: &str, rows: &[Row], stdout: &str) {
     // Two points with N >= 10^4 are needed for a fit; here there is one, and the line
     // says so (it printed points=0 before).
     assert!(
-        stdout.contains(&format!("fit backend={name} slope=NA r2=NA points=1 ")),
+        stdout.contains(&format!(
+            "fit backend={name} slope=NA slope_lo=NA slope_hi=NA r2=NA points=1 "
+        )),
         "{stdout}"
     );
 }
@@ -123,6 +195,97 @@ fn tiny_grid_writes_csv_fits_and_svg() {
         .all(|r| r.max_value >= 33));
 
     assert_plot_has_every_backend(&svg, &names);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A row of `backend` at `n` taking `seconds`, with the roofline bound `bound` ns per step
+/// (NaN: none).
+fn synthetic(backend: &str, n: u64, seconds: f64, bound: f64) -> Row {
+    let steps = Moves::Squares.option_steps(n as usize);
+    Row {
+        backend: backend.into(),
+        n,
+        seconds_median: seconds,
+        seconds_min: seconds,
+        repeats: 1,
+        option_steps: steps,
+        ns_per_step: seconds * 1e9 / steps as f64,
+        max_value: 1,
+        chosen: None,
+        provenance: Provenance {
+            threads: 1,
+            moves: "squares".into(),
+            git_rev: "r".into(),
+            cpu: "c".into(),
+        },
+        isa: "scalar".into(),
+        bound_ns_per_step: bound,
+        bound_resource: "store".into(),
+        efficiency: f64::NAN,
+        load_start: 0.0,
+        load_end: 0.0,
+    }
+}
+
+/// Three back-ends 1, 3 and 9 ns per step, on N = 10^3..10^6. Those of a and b named in
+/// `bounded` have the same bound, 0.5 ns per step (under a); c has its own, 0.25 ns per step,
+/// the lowest point of both panels, so the axes are the same whichever a and b have.
+fn three_backends(svg: &Path, bounded: &[&str]) {
+    let mut rows = Vec::new();
+    for n in [1_000u64, 10_000, 100_000, 1_000_000] {
+        let steps = Moves::Squares.option_steps(n as usize) as f64;
+        for (b, ns, bound) in [("a", 1.0, 0.5), ("b", 3.0, 0.5), ("c", 9.0, 0.25)] {
+            let bound = if b == "c" || bounded.contains(&b) {
+                bound
+            } else {
+                f64::NAN
+            };
+            rows.push(synthetic(b, n, ns * steps * 1e-9, bound));
+        }
+    }
+    plot::plot_svg(svg, &rows, &["a".into(), "b".into(), "c".into()]).unwrap();
+}
+
+#[test]
+fn plot_draws_both_panels_and_each_bound_in_its_own_colour() {
+    let dir = scratch("render");
+    let [none, a_only, both] = ["none", "a", "ab"].map(|f| dir.join(format!("{f}.svg")));
+    three_backends(&none, &[]);
+    three_backends(&a_only, &["a"]);
+    three_backends(&both, &["a", "b"]);
+    let (left, right, rows) = panels();
+    let [none, a_only, pixmap] = [none, a_only, both].map(|f| render(&f));
+    for p in [&none, &a_only, &pixmap] {
+        assert_eq!((p.width(), p.height()), plot::study_size(3));
+    }
+    // Each panel shows all three back-ends, each in a colour of its own, without the bounds
+    // of a and b (c's bound is in c's colour).
+    for half in [left.clone(), right.clone()] {
+        let seen = colours(&none, half.clone(), rows.clone(), 50);
+        assert!(seen.len() >= 3, "{half:?}: {seen:?}");
+    }
+    // a's and b's bounds coincide; each must show in its own colour. Against the picture
+    // without either (same axes), a's colour gains its bound's dashes and keeps some of them
+    // when b's bound is added; b's colour gains dashes over the picture with a's alone.
+    // A shared bound drawn once in one colour fails the second; b's drawn over a's, the first.
+    for half in [left, right] {
+        let count = |p: &Pixmap, colour| pixels_of(p, colour, half.clone(), rows.clone()) as i64;
+        let gains: Vec<(i64, i64, i64)> = colours(&none, half.clone(), rows.clone(), 50)
+            .into_iter()
+            .map(|(c, _)| {
+                let (n, a, b) = (count(&none, c), count(&a_only, c), count(&pixmap, c));
+                (a - n, b - a, b - n)
+            })
+            .collect();
+        assert!(
+            gains.iter().any(|&(a, _, ab)| a > 40 && ab > 40),
+            "{half:?}: a's bound hidden: {gains:?}"
+        );
+        assert!(
+            gains.iter().any(|&(_, b, _)| b > 40),
+            "{half:?}: b's bound not in its colour: {gains:?}"
+        );
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -32,8 +32,11 @@ use std::path::PathBuf;
     without the roofline columns; the back-end list may differ). The CSV is plain, one header line, readable as is by pandas.read_csv or Python's \
     csv.DictReader. Tables of all back-ends at one N must be identical, or the run stops. \
     Stdout gets one `row ...` line per point, `skip ...` lines, and at the end one `fit ...` line \
-    per back-end: the least-squares slope of log(seconds) on log(N) over N >= 10^4, its R^2 and \
-    the number of such points. A progress bar, weighted by the option steps of each point, is \
+    per back-end: the least-squares slope of log(seconds) on log(N) over N >= 10^4, its 95% \
+    confidence interval (slope_lo, slope_hi: Student's t for points - 2 degrees of freedom \
+    times the slope's standard error; NA below three points), its R^2 and the number of such \
+    points. --plot draws two panels, seconds and ns per option step against N, with each \
+    back-end's slope and interval in the legend. A progress bar, weighted by the option steps of each point, is \
     drawn on stderr only when stderr is a terminal."
 )]
 pub struct Args {
@@ -240,16 +243,27 @@ fn row_line(r: &Row) -> String {
 }
 
 /// The `fit ...` line of one back-end; `points` is always the number of rows with
-/// N >= [`FIT_MIN_N`], also when they are too few for a line.
+/// N >= [`FIT_MIN_N`], also when they are too few for a line. `slope_lo` and `slope_hi` bound
+/// the slope's 95% confidence interval ([`scaling::Fit::slope_interval`]), `NA` below three
+/// points.
 fn fit_line(rows: &[Row], name: &str) -> String {
     let points = scaling::fit_points(rows, name);
     match scaling::fit_rows(rows, name) {
-        Some(f) => format!(
-            "fit backend={name} slope={:.3} r2={:.4} points={points} min_n={FIT_MIN_N}",
-            f.slope, f.r2
-        ),
+        Some(f) => {
+            let (interval, why) = match f.slope_interval() {
+                Some((lo, hi)) => (format!("slope_lo={lo:.3} slope_hi={hi:.3}"), String::new()),
+                None => (
+                    "slope_lo=NA slope_hi=NA".to_string(),
+                    " (no interval with fewer than three points)".to_string(),
+                ),
+            };
+            format!(
+                "fit backend={name} slope={:.3} {interval} r2={:.4} points={points} min_n={FIT_MIN_N}{why}",
+                f.slope, f.r2
+            )
+        }
         None => format!(
-            "fit backend={name} slope=NA r2=NA points={points} min_n={FIT_MIN_N} (fewer than two points with N >= {FIT_MIN_N})"
+            "fit backend={name} slope=NA slope_lo=NA slope_hi=NA r2=NA points={points} min_n={FIT_MIN_N} (fewer than two points with N >= {FIT_MIN_N})"
         ),
     }
 }
@@ -308,9 +322,61 @@ mod tests {
         // One row at N = 10 000: no line, but one point at or above the minimum.
         let line = fit_line(&[row(1_000), row(10_000)], "a");
         assert!(
-            line.contains("slope=NA") && line.contains("points=1 "),
+            line.contains("slope=NA slope_lo=NA slope_hi=NA") && line.contains("points=1 "),
             "{line}"
         );
         assert!(fit_line(&[], "a").contains("points=0 "));
+    }
+
+    /// A row of back-end `a` at `n` taking `seconds`.
+    fn timed(n: u64, seconds: f64) -> Row {
+        Row {
+            seconds_median: seconds,
+            ..row(n)
+        }
+    }
+
+    #[test]
+    fn fit_line_carries_the_slope_interval_from_three_points() {
+        // Seconds exactly N^1.5 / 10^9 at three N: slope 1.5, a zero-width interval.
+        let exact: Vec<Row> = [10_000u64, 100_000, 1_000_000]
+            .iter()
+            .map(|&n| timed(n, 1e-9 * (n as f64).powf(1.5)))
+            .collect();
+        let line = fit_line(&exact, "a");
+        assert!(
+            line.contains("slope=1.500 slope_lo=1.500 slope_hi=1.500 r2=1.0000 points=3 "),
+            "{line}"
+        );
+        // log N = 10, 11, 12 (N rounded to whole numbers, which moves log N by < 1e-4) and
+        // log seconds = 1, 3, 2. By hand: Sxx = 2, Sxy = 1, slope 0.5; residuals -0.5, 1,
+        // -0.5, SSE = 1.5 over 1 degree of freedom, SE = sqrt(1.5 / 2) = 0.866025, t(1) =
+        // 12.706205, so the interval is 0.5 -+ 11.0039.
+        let e = std::f64::consts::E;
+        let noisy: Vec<Row> = [(10, 1), (11, 3), (12, 2)]
+            .iter()
+            .map(|&(x, y)| timed(e.powi(x).round() as u64, e.powi(y)))
+            .collect();
+        let line = fit_line(&noisy, "a");
+        assert!(line.contains("points=3 "), "{line}");
+        let key = |k: &str| -> f64 {
+            line.split(&format!(" {k}="))
+                .nth(1)
+                .unwrap()
+                .split(' ')
+                .next()
+                .unwrap()
+                .parse()
+                .unwrap()
+        };
+        assert!((key("slope") - 0.5).abs() < 2e-3, "{line}");
+        assert!((key("slope_lo") - (0.5 - 11.0039)).abs() < 2e-3, "{line}");
+        assert!((key("slope_hi") - (0.5 + 11.0039)).abs() < 2e-3, "{line}");
+        // Two points: a slope, no interval.
+        let line = fit_line(&exact[..2], "a");
+        assert!(
+            line.contains("slope=1.500 slope_lo=NA slope_hi=NA "),
+            "{line}"
+        );
     }
 }

@@ -1,5 +1,6 @@
 //! The numbers of the study: the geometric grid of limits, the median of repeats, the
-//! least-squares line through (log N, log seconds), and the prediction `--skip-over` uses.
+//! least-squares line through (log N, log seconds) with a confidence interval on its slope,
+//! and the prediction `--skip-over` uses.
 
 use super::row::Row;
 
@@ -43,13 +44,65 @@ pub struct Fit {
     pub r2: f64,
     /// How many points the line was fitted to.
     pub points: usize,
+    /// The standard error of the slope, sqrt(SSE / (k - 2) / Sxx) over the k points (SSE the
+    /// residual sum of squares, Sxx the sum of squared deviations of log N); None with fewer
+    /// than three points, where no residual is left to estimate the scatter from.
+    pub slope_se: Option<f64>,
 }
+
+/// The confidence level of [`Fit::slope_interval`].
+pub const CONFIDENCE: f64 = 0.95;
 
 impl Fit {
     /// The seconds the line predicts at `n`.
     pub fn predict(&self, n: f64) -> f64 {
         (self.intercept + self.slope * n.ln()).exp()
     }
+
+    /// The [`CONFIDENCE`] interval of the slope, slope -+ t·SE with t Student's 0.975
+    /// quantile for k - 2 degrees of freedom ([`t_quantile_975`]): the interval that holds
+    /// the true exponent 95 times in 100 when log(seconds) is a line in log(N) plus
+    /// independent normal scatter of one size. None with fewer than three points. Points on
+    /// an exact line give a zero-width interval.
+    pub fn slope_interval(&self) -> Option<(f64, f64)> {
+        let se = self.slope_se?;
+        let half = t_quantile_975(self.points.checked_sub(2)?)? * se;
+        Some((self.slope - half, self.slope + half))
+    }
+}
+
+/// Student's t quantile at 0.975 (the two-sided 95% critical value) for 1 to 30 degrees of
+/// freedom, to 6 decimals.
+const T_975: [f64; 30] = [
+    12.706205, 4.302653, 3.182446, 2.776445, 2.570582, 2.446912, 2.364624, 2.306004, 2.262157,
+    2.228139, 2.200985, 2.178813, 2.160369, 2.144787, 2.131450, 2.119905, 2.109816, 2.100922,
+    2.093024, 2.085963, 2.079614, 2.073873, 2.068658, 2.063899, 2.059539, 2.055529, 2.051831,
+    2.048407, 2.045230, 2.042272,
+];
+
+/// Student's t quantile at 0.975 for `df` degrees of freedom: the table [`T_975`] up to 30,
+/// past it the Cornish-Fisher expansion around the normal quantile 1.959964 (terms to
+/// 1/df^4, within 1e-6 of the exact value from 30 on). None for 0 degrees of freedom.
+pub fn t_quantile_975(df: usize) -> Option<f64> {
+    match df {
+        0 => None,
+        1..=30 => Some(T_975[df - 1]),
+        _ => Some(t_expansion_975(df as f64)),
+    }
+}
+
+/// The Cornish-Fisher expansion of Student's t quantile at 0.975 in powers of 1/df
+/// (Abramowitz and Stegun 26.7.5), accurate for large df.
+fn t_expansion_975(df: f64) -> f64 {
+    let z: f64 = 1.959_963_984_540_054;
+    let g1 = (z.powi(3) + z) / 4.0;
+    let g2 = (5.0 * z.powi(5) + 16.0 * z.powi(3) + 3.0 * z) / 96.0;
+    let g3 = (3.0 * z.powi(7) + 19.0 * z.powi(5) + 17.0 * z.powi(3) - 15.0 * z) / 384.0;
+    let g4 = (79.0 * z.powi(9) + 776.0 * z.powi(7) + 1482.0 * z.powi(5)
+        - 1920.0 * z.powi(3)
+        - 945.0 * z)
+        / 92160.0;
+    z + g1 / df + g2 / df.powi(2) + g3 / df.powi(3) + g4 / df.powi(4)
 }
 
 /// Fits log(seconds) = intercept + slope·log(N) by least squares to `(N, seconds)` points.
@@ -70,16 +123,26 @@ pub fn fit_loglog(points: &[(f64, f64)]) -> Option<Fit> {
         return None;
     }
     let slope = sxy / sxx;
+    let intercept = my - slope * mx;
     let r2 = if syy > 0.0 {
         (sxy * sxy) / (sxx * syy)
     } else {
         1.0
     };
+    // The residuals summed directly (not syy - slope·sxy, which cancels to noise for points
+    // close to a line).
+    let sse: f64 = xs
+        .iter()
+        .zip(&ys)
+        .map(|(x, y)| (y - intercept - slope * x).powi(2))
+        .sum();
+    let slope_se = (points.len() >= 3).then(|| (sse / (k - 2.0) / sxx).sqrt());
     Some(Fit {
         slope,
-        intercept: my - slope * mx,
+        intercept,
         r2,
         points: points.len(),
+        slope_se,
     })
 }
 
@@ -173,6 +236,65 @@ mod tests {
         let fit = fit_loglog(&noisy).unwrap();
         assert!((fit.slope - 1.2).abs() < 0.03, "{fit:?}");
         assert!(fit.r2 < 1.0 && fit.r2 > 0.99, "{fit:?}");
+    }
+
+    #[test]
+    fn slope_interval_of_a_hand_computed_example() {
+        // log N = 1, 2, 3, 4 and log seconds = 1, 3, 2, 4. By hand: means 2.5 and 2.5,
+        // Sxx = 5, Sxy = 4, slope 0.8, intercept 0.5; residuals -0.3, 0.9, -0.9, 0.3, so
+        // SSE = 1.8, s^2 = 1.8 / 2 = 0.9, SE = sqrt(0.9 / 5) = sqrt(0.18) = 0.424264; t for 2
+        // degrees of freedom is 4.302653 (closed form: 0.95 / sqrt(2 · 0.975 · 0.025)), so
+        // the interval is 0.8 -+ 4.302653 · 0.424264 = 0.8 -+ 1.825461.
+        let e = std::f64::consts::E;
+        let pts: Vec<(f64, f64)> = [(1, 1), (2, 3), (3, 2), (4, 4)]
+            .iter()
+            .map(|&(x, y)| (e.powi(x), e.powi(y)))
+            .collect();
+        let fit = fit_loglog(&pts).unwrap();
+        assert!((fit.slope - 0.8).abs() < 1e-12, "{fit:?}");
+        assert!((fit.intercept - 0.5).abs() < 1e-12, "{fit:?}");
+        assert!((fit.r2 - 0.64).abs() < 1e-12, "{fit:?}");
+        assert!(
+            (fit.slope_se.unwrap() - 0.18f64.sqrt()).abs() < 1e-12,
+            "{fit:?}"
+        );
+        let (lo, hi) = fit.slope_interval().unwrap();
+        assert!((lo - (0.8 - 1.825_461)).abs() < 1e-5, "{lo}");
+        assert!((hi - (0.8 + 1.825_461)).abs() < 1e-5, "{hi}");
+    }
+
+    #[test]
+    fn slope_interval_is_zero_on_an_exact_line_and_absent_below_three_points() {
+        let pts: Vec<(f64, f64)> = [10_000u64, 100_000, 1_000_000, 10_000_000]
+            .iter()
+            .map(|&n| (n as f64, 3e-9 * (n as f64).powf(1.5)))
+            .collect();
+        let (lo, hi) = fit_loglog(&pts).unwrap().slope_interval().unwrap();
+        assert!(
+            (lo - 1.5).abs() < 1e-9 && (hi - 1.5).abs() < 1e-9,
+            "{lo} {hi}"
+        );
+        // Two points make a line but leave no residual: no interval, rather than a made-up one.
+        let two = fit_loglog(&pts[..2]).unwrap();
+        assert!((two.slope - 1.5).abs() < 1e-9);
+        assert_eq!(two.slope_se, None);
+        assert_eq!(two.slope_interval(), None);
+    }
+
+    #[test]
+    fn t_quantiles_agree_with_closed_forms_and_the_expansion() {
+        assert_eq!(t_quantile_975(0), None);
+        // One degree of freedom is the Cauchy law: tan(pi · (0.975 - 0.5)).
+        let cauchy = (std::f64::consts::PI * 0.475).tan();
+        assert!((t_quantile_975(1).unwrap() - cauchy).abs() < 1e-6);
+        // Two: p' / sqrt(2 p (1 - p)) with p' = 2p - 1.
+        let two = 0.95 / (2.0f64 * 0.975 * 0.025).sqrt();
+        assert!((t_quantile_975(2).unwrap() - two).abs() < 1e-6);
+        // The table's last entry and the expansion used past it agree where they meet.
+        assert!((t_expansion_975(30.0) - t_quantile_975(30).unwrap()).abs() < 2e-6);
+        // And the quantile falls towards the normal 1.959964 as df grows.
+        let t = |d| t_quantile_975(d).unwrap();
+        assert!(t(31) < t(30) && t(1000) < t(31) && (t(1_000_000) - 1.959_964).abs() < 1e-5);
     }
 
     #[test]

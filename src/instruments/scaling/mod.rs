@@ -5,7 +5,8 @@
 //! - [`row`]: one measured point, a row of the study CSV;
 //! - [`log`]: the CSV file itself (create, resume, and the settings a resumed study must
 //!   share), flushed row by row so an interrupted run keeps every finished point;
-//! - [`plot`]: log-log SVG charts of named series;
+//! - [`plot`]: the study's two-panel SVG figure (seconds and ns per option step against N,
+//!   each back-end's slope with its 95% interval) and log-log charts of named series;
 //! - [`study`]: the study itself, what `nimsquare scale` runs: the points that remain, the
 //!   timed builds, the check of every table against the first at its N, the roofline bound
 //!   and the skips, reported as events;
@@ -36,8 +37,8 @@ pub mod study;
 pub use crate::base::provenance::{cpu_model, git_rev, Provenance};
 pub use crate::base::stats::median;
 pub use fit::{
-    fit_loglog, fit_points, fit_rows, geometric_grid, predict_seconds, Fit, DEFAULT_EXPONENT,
-    FIT_MIN_N,
+    fit_loglog, fit_points, fit_rows, geometric_grid, predict_seconds, t_quantile_975, Fit,
+    CONFIDENCE, DEFAULT_EXPONENT, FIT_MIN_N,
 };
 pub use log::{read_rows, read_study_rows, CsvLog, Settings, StudyRow};
 pub use plot::{plot_loglog, plot_svg, Chart, Series, Style};
