@@ -27,15 +27,18 @@
 //! modelled time) at the grid point it starts from, and says whether it was measured or
 //! modelled; boundaries sit at the geometric mean of the two points either side.
 
+pub mod decide;
+pub mod units;
+
 use crate::base::error::{Error, Result};
 use crate::base::moves::Moves;
-use crate::base::stats::median;
 use crate::instruments::planner;
 use crate::instruments::roofline::{self, primitives, Workload};
 use crate::instruments::scaling::fit::{fit_loglog, geometric_grid};
-use crate::instruments::wisdom::{Basis, Step, ThreadPlan, Timing, Wisdom, FORMAT};
+use crate::instruments::wisdom::{self, Basis, Step, ThreadPlan, Timing, Wisdom, FORMAT};
 use crate::registry::Entry;
 use crate::table::{Table, TableBuilder};
+use decide::{pair_ratio, spread, Choice, Priced, Ratio, Spread, Timed, NEAR};
 use std::time::{Duration, Instant};
 
 /// A timing runs builds until at least this long, so small N are not timer noise.
@@ -52,6 +55,10 @@ pub const DROP_FROM: u64 = 1_000_000;
 /// From this N on, a candidate more than [`DROP_RATIO`] times the best in the first round
 /// of a point is timed once only (its median is that one time).
 pub const ONE_ROUND_FOR_LOSERS_FROM: u64 = 100_000;
+
+/// Near a crossover (candidates within [`NEAR`] of the fastest) those candidates are timed in
+/// at least this many alternating rounds in all (and twice `--repeat` when that is more).
+pub const NEAR_ROUNDS: usize = 3;
 
 /// The alphabet and mean value are extrapolated from the tables of this many largest points.
 pub const SHAPE_FIT_POINTS: usize = 4;
@@ -89,12 +96,25 @@ pub enum Event<'a> {
         index: usize,
         of: usize,
     },
-    /// The median of one candidate at one point.
+    /// One candidate's rounds at one point: median and range, and its pair ratios to the
+    /// fastest there (None for the fastest itself).
     Timed {
         threads: usize,
         n: u64,
         table: &'a str,
-        seconds: f64,
+        spread: Spread,
+        ratio_to_best: Option<Ratio>,
+    },
+    /// The choice at one point, timed or modelled, with the built-in choice there and, when
+    /// they differ, t(built-in)/t(choice) (None when the built-in one was not timed or
+    /// modelled there). `top` is the largest N timed, from which a modelled time is scaled.
+    Chosen {
+        threads: usize,
+        n: u64,
+        choice: Choice<'a>,
+        built_in: &'a str,
+        against_built_in: Option<Ratio>,
+        top: u64,
     },
     /// The grid stops before `n`: timing it was predicted to overrun the budget.
     Stopped {
@@ -110,23 +130,26 @@ pub enum Event<'a> {
         table: &'a str,
         ratio: f64,
     },
-    /// Nothing is modelled past the grid for this thread count: the winner at the largest N
+    /// Nothing is modelled past the grid for this thread count: the choice at the largest N
     /// timed, `n`, has a cost model that is no bound there (efficiency above
     /// [`MAX_MODELLED_EFFICIENCY`], or not finite), so no model can say another back-end
-    /// overtakes it, and the winner measured last holds past the grid.
+    /// overtakes it, and the choice measured last holds past the grid.
     Unmodelled {
         threads: usize,
         n: u64,
         table: &'a str,
         efficiency: f64,
     },
-    /// A modelled time past the grid.
+    /// A modelled time past the grid: the time at the largest N timed times the growth of
+    /// the back-end's bound since then (`growth`: lowest and highest over the primitives'
+    /// two measurements).
     Modelled {
         threads: usize,
         n: u64,
         table: &'a str,
         seconds: f64,
         efficiency: f64,
+        growth: (f64, f64),
     },
 }
 
@@ -183,16 +206,35 @@ fn time_batch(builder: &dyn TableBuilder, moves: &Moves, n: usize) -> (f64, Tabl
     }
 }
 
-/// The race at one thread count: the medians per point, and the last point's tables' shape.
+/// The rounds of one point.
+struct Point {
+    /// The candidates timed, in timing order.
+    names: Vec<&'static str>,
+    /// Seconds per build, per candidate per round (None: not timed in that round).
+    rounds: Vec<Vec<Option<f64>>>,
+}
+
+impl Point {
+    fn rounds_of(&self, name: &str) -> Option<&[Option<f64>]> {
+        let k = self.names.iter().position(|&x| x == name)?;
+        Some(&self.rounds[k])
+    }
+}
+
+/// The race at one thread count.
 struct Race {
-    /// (N, back-end, median seconds) in measuring order.
-    timings: Vec<(u64, &'static str, f64)>,
+    /// Every point's rounds, in measuring order.
+    points: Vec<Point>,
+    /// (N, back-end, spread) in measuring order.
+    timings: Vec<(u64, &'static str, Spread)>,
     /// (N, alphabet, mean value) of the table at each point.
     shapes: Vec<(u64, usize, f64)>,
     /// The candidates still in the race at the last point.
     alive: Vec<&'static Entry<dyn TableBuilder>>,
     /// The last point's table.
     last: Option<Table>,
+    /// The choice at each point measured, then at each modelled one.
+    choices: Vec<wisdom::Decision>,
 }
 
 /// Tunes every thread count of `settings`; `on` sees every event.
@@ -206,7 +248,7 @@ pub fn run(settings: &Settings, mut on: impl FnMut(Event)) -> Result<Wisdom> {
             .num_threads(threads)
             .build()
             .map_err(|e| Error::Invalid(format!("cannot start {threads} threads: {e}")))?;
-        let race = measure(
+        let mut race = measure(
             settings,
             (threads, &pool),
             &points,
@@ -214,7 +256,7 @@ pub fn run(settings: &Settings, mut on: impl FnMut(Event)) -> Result<Wisdom> {
             of,
             &mut on,
         )?;
-        let modelled = model(settings, threads, &race, &mut on);
+        let modelled = model(settings, threads, &mut race, &mut on);
         measured_up_to = race
             .timings
             .iter()
@@ -236,6 +278,68 @@ pub fn run(settings: &Settings, mut on: impl FnMut(Event)) -> Result<Wisdom> {
     })
 }
 
+/// The built-in choice at `n` on the active path.
+fn built_in(moves: &Moves, n: u64, threads: usize) -> &'static str {
+    planner::choose_table_on(crate::base::isa::active(), moves, n as usize, threads).name
+}
+
+/// Records `choice` at `n` in `race` and tells `on`, with the built-in choice there and
+/// `ratio_of(built-in, choice)` when they differ.
+fn record<'a>(
+    race: &mut Race,
+    (settings, threads, n, top): (&Settings, usize, u64, u64),
+    choice: Choice<'a>,
+    ratio_of: impl Fn(&str, &str) -> Option<Ratio>,
+    on: &mut impl FnMut(Event),
+) {
+    let built_in = built_in(&settings.moves, n, threads);
+    let against_built_in = (built_in != choice.table)
+        .then(|| ratio_of(built_in, choice.table))
+        .flatten();
+    race.choices.push(wisdom::Decision {
+        n,
+        table: choice.table.into(),
+        basis: choice.why.name().into(),
+        fastest: choice.fastest.into(),
+        ratio_low: choice.ratio.map(|r| r.low),
+        ratio_high: choice.ratio.map(|r| r.high),
+        built_in: built_in.into(),
+    });
+    on(Event::Chosen {
+        threads,
+        n,
+        choice,
+        built_in,
+        against_built_in,
+        top,
+    });
+}
+
+/// The choice at the N before the one being decided: the incumbent of [`decide`]'s rule.
+fn incumbent(race: &Race) -> Option<String> {
+    race.choices.last().map(|c| c.table.clone())
+}
+
+/// Times `builder` once at `n` on `pool` and checks its table against the point's first.
+fn time_checked(
+    pool: &rayon::ThreadPool,
+    (builder, name): (&dyn TableBuilder, &str),
+    (moves, n): (&Moves, u64),
+    first: &mut Option<Table>,
+) -> Result<f64> {
+    let (s, table) = pool.install(|| time_batch(builder, moves, n as usize));
+    match first {
+        None => *first = Some(table),
+        Some(t) if t.values() != table.values() => {
+            return Err(Error::Disagreement(format!(
+                "tune: '{name}' built a different table at N = {n} than the first candidate timed there; run `nimsquare verify`"
+            )))
+        }
+        Some(_) => {}
+    }
+    Ok(s)
+}
+
 /// The timed race at one thread count.
 fn measure(
     settings: &Settings,
@@ -248,15 +352,18 @@ fn measure(
     let mut alive = candidates(threads);
     let mut behind: Vec<(&'static str, u32)> = Vec::new();
     let mut race = Race {
+        points: Vec::new(),
         timings: Vec::new(),
         shapes: Vec::new(),
         alive: Vec::new(),
         last: None,
+        choices: Vec::new(),
     };
     let share = settings.budget_seconds / settings.threads.len().max(1) as f64;
     let start = Instant::now();
+    let repeats = settings.repeats.max(1);
     for (i, &n) in points.iter().enumerate() {
-        if let Some(predicted) = predict_point(&race, &alive, n, settings.repeats) {
+        if let Some(predicted) = predict_point(&race, &alive, n, repeats) {
             let left = share - start.elapsed().as_secs_f64();
             if predicted > left {
                 on(Event::Stopped {
@@ -275,57 +382,116 @@ fn measure(
             of,
         });
         let builders: Vec<_> = alive.iter().map(|e| (e.make)()).collect();
-        let mut times = vec![Vec::new(); alive.len()];
-        let mut first: Option<Table> = None;
-        for round in 0..settings.repeats.max(1) {
-            let first_best = times
+        let mut rounds: Vec<Vec<Option<f64>>> = vec![Vec::new(); alive.len()];
+        let mut first = None;
+        for round in 0..repeats {
+            let first_best = rounds
                 .iter()
-                .filter_map(|t| t.first().copied())
+                .filter_map(|t| t.first().copied().flatten())
                 .fold(f64::INFINITY, f64::min);
             for (k, b) in builders.iter().enumerate() {
                 // A clear loser of the first round is not timed again at large N: its one
                 // timing already says it loses, and repeating it would cost the most.
                 if round > 0
                     && n >= ONE_ROUND_FOR_LOSERS_FROM
-                    && times[k][0] > DROP_RATIO * first_best
+                    && rounds[k][0].is_some_and(|t| t > DROP_RATIO * first_best)
                 {
+                    rounds[k].push(None);
                     continue;
                 }
-                let (s, table) = pool.install(|| time_batch(&**b, &settings.moves, n as usize));
-                times[k].push(s);
-                match &first {
-                    None => first = Some(table),
-                    Some(t) if t.values() != table.values() => {
-                        return Err(Error::Disagreement(format!(
-                            "tune: '{}' and '{}' built different tables at N = {n}; run `nimsquare verify`",
-                            alive[0].name, alive[k].name
-                        )))
+                let s = time_checked(
+                    pool,
+                    (&**b, alive[k].name),
+                    (&settings.moves, n),
+                    &mut first,
+                )?;
+                rounds[k].push(Some(s));
+            }
+        }
+        // Near a crossover: more alternating rounds of the candidates within [`NEAR`] of the
+        // fastest, and of the incumbent (the choice at the N before, or the built-in one)
+        // unless it is a clear loser, so that a ratio that could move the choice has a
+        // spread; while the budget lasts.
+        let held = incumbent(&race).unwrap_or_else(|| built_in(&settings.moves, n, threads).into());
+        let medians: Vec<f64> = rounds.iter().map(|r| spread(r).median).collect();
+        let best = medians.iter().copied().fold(f64::INFINITY, f64::min);
+        let near: Vec<bool> = medians
+            .iter()
+            .zip(&alive)
+            .map(|(&m, e)| m <= NEAR * best || (e.name == held && m <= DROP_RATIO * best))
+            .collect();
+        if near.iter().filter(|&&x| x).count() >= 2 {
+            let target = (2 * repeats).max(NEAR_ROUNDS);
+            let round_seconds: f64 = medians
+                .iter()
+                .zip(&near)
+                .filter(|p| *p.1)
+                .map(|p| p.0.max(MIN_TIMING.as_secs_f64()))
+                .sum();
+            while rounds[0].len() < target && start.elapsed().as_secs_f64() + round_seconds <= share
+            {
+                for (k, b) in builders.iter().enumerate() {
+                    if !near[k] {
+                        rounds[k].push(None);
+                        continue;
                     }
-                    Some(_) => {}
+                    let s = time_checked(
+                        pool,
+                        (&**b, alive[k].name),
+                        (&settings.moves, n),
+                        &mut first,
+                    )?;
+                    rounds[k].push(Some(s));
                 }
             }
         }
-        let medians: Vec<f64> = times.iter().map(|t| median(t)).collect();
-        let best = medians.iter().copied().fold(f64::INFINITY, f64::min);
+        let point = Point {
+            names: alive.iter().map(|e| e.name).collect(),
+            rounds,
+        };
+        let timed: Vec<Timed> = point
+            .names
+            .iter()
+            .zip(&point.rounds)
+            .map(|(&name, r)| Timed {
+                name,
+                rounds: r.clone(),
+            })
+            .collect();
+        let fastest_k = (0..timed.len())
+            .min_by(|&a, &b| {
+                spread(&timed[a].rounds)
+                    .median
+                    .total_cmp(&spread(&timed[b].rounds).median)
+            })
+            .expect("one candidate at least");
+        let spreads: Vec<Spread> = point.rounds.iter().map(|r| spread(r)).collect();
         for (k, e) in alive.iter().enumerate() {
-            race.timings.push((n, e.name, medians[k]));
+            race.timings.push((n, e.name, spreads[k]));
             on(Event::Timed {
                 threads,
                 n,
                 table: e.name,
-                seconds: medians[k],
+                spread: spreads[k],
+                ratio_to_best: (k != fastest_k)
+                    .then(|| pair_ratio(&point.rounds[k], &point.rounds[fastest_k]))
+                    .flatten(),
             });
         }
+        let choice = decide::choose_measured(&timed, Some(&held));
+        let ratio_of = |a: &str, b: &str| pair_ratio(point.rounds_of(a)?, point.rounds_of(b)?);
+        record(&mut race, (settings, threads, n, n), choice, ratio_of, on);
         let table = first.expect("one candidate at least");
         race.shapes.push((n, table.alphabet(), mean_value(&table)));
         race.last = Some(table);
         race.alive = alive.clone();
+        race.points.push(point);
         if n < DROP_FROM {
             continue;
         }
         let mut keep = Vec::new();
         for (k, e) in alive.iter().enumerate() {
-            let ratio = medians[k] / best;
+            let ratio = spreads[k].median / best;
             let strikes = behind.iter().find(|b| b.0 == e.name).map_or(0, |b| b.1);
             let strikes = if ratio > DROP_RATIO { strikes + 1 } else { 0 };
             behind.retain(|b| b.0 != e.name);
@@ -363,7 +529,7 @@ fn predict_point(
             race.timings
                 .iter()
                 .find(|t| t.0 == last_n && t.1 == e.name)
-                .map(|t| (t.2 * growth).max(MIN_TIMING.as_secs_f64()))
+                .map(|t| (t.2.median * growth).max(MIN_TIMING.as_secs_f64()))
         })
         .sum::<f64>();
     Some(seconds * repeats.max(1) as f64)
@@ -380,28 +546,66 @@ fn mean_value(table: &Table) -> f64 {
     sum / positions.max(1) as f64
 }
 
-/// The modelled times past the grid: (N, back-end, seconds) for every candidate alive at
-/// the last point, at each point of [`model_grid`] whose primitives fit in memory.
+/// The primitives for `shape` measured twice on each thread count in `counts`: the two
+/// give the spread of a bound.
+struct TwoRates(Vec<(usize, [roofline::Rates; 2])>);
+
+impl TwoRates {
+    fn measure(shape: &primitives::Shape, counts: impl IntoIterator<Item = usize>) -> TwoRates {
+        let mut out: Vec<(usize, [roofline::Rates; 2])> = Vec::new();
+        for t in counts {
+            if out.iter().all(|r| r.0 != t) {
+                let once = || primitives::measure(shape, t, primitives::Budget::QUICK);
+                out.push((t, [once(), once()]));
+            }
+        }
+        TwoRates(out)
+    }
+
+    /// The two bounds of `e`'s demand on `workload` run on `threads` (the pool's size).
+    fn bounds(&self, e: &Entry<dyn TableBuilder>, workload: &Workload, threads: usize) -> [f64; 2] {
+        let t = roofline::threads_for(&e.model, threads);
+        let rates = &self
+            .0
+            .iter()
+            .find(|r| r.0 == t)
+            .expect("measured for every count")
+            .1;
+        let demand = (e.model.demand)(workload);
+        [
+            roofline::bound(&demand, &rates[0]).seconds,
+            roofline::bound(&demand, &rates[1]).seconds,
+        ]
+    }
+}
+
+/// The modelled times past the grid: (N, back-end, seconds) for every contender at the
+/// largest N timed, at each point of [`model_grid`] whose primitives fit in memory, and the
+/// choice at each such point (recorded in `race`).
 fn model(
     settings: &Settings,
     threads: usize,
-    race: &Race,
+    race: &mut Race,
     on: &mut impl FnMut(Event),
 ) -> Vec<(u64, &'static str, f64)> {
-    let Some(last) = &race.last else {
+    let moves = &settings.moves;
+    let Some((top, shape, workload, last_alphabet)) = race.last.as_ref().map(|last| {
+        (
+            last.limit() as u64,
+            primitives::Shape::of_table(moves, last),
+            last.workload(moves, threads),
+            last.alphabet(),
+        )
+    }) else {
         return Vec::new();
     };
-    let top = last.limit() as u64;
-    let moves = &settings.moves;
     // Each candidate's efficiency at the largest N timed, with primitives measured there.
-    let shape = primitives::Shape::of_table(moves, last);
-    let workload = last.workload(moves, threads);
     let at_top = |name: &str| {
         race.timings
             .iter()
             .rev()
             .find(|t| t.0 == top && t.1 == name)
-            .map_or(f64::NAN, |t| t.2)
+            .map_or(f64::NAN, |t| t.2.median)
     };
     let best = race
         .alive
@@ -410,33 +614,47 @@ fn model(
         .fold(f64::INFINITY, f64::min);
     // Only the contenders at the largest N timed are modelled: a model extrapolates a
     // back-end's own efficiency, it does not revive one that was clearly losing.
-    let contenders = race
+    let contenders: Vec<_> = race
         .alive
         .iter()
-        .filter(|e| at_top(e.name) <= DROP_RATIO * best);
+        .filter(|e| at_top(e.name) <= DROP_RATIO * best)
+        .copied()
+        .collect();
+    let rates_top = TwoRates::measure(
+        &shape,
+        contenders
+            .iter()
+            .map(|e| roofline::threads_for(&e.model, threads)),
+    );
     let mut priced = Vec::new();
-    for e in contenders {
-        let rates = primitives::measure(
-            &shape,
-            roofline::threads_for(&e.model, threads),
-            primitives::Budget::QUICK,
-        );
-        let bound = roofline::bound(&(e.model.demand)(&workload), &rates).seconds;
-        let eff = roofline::efficiency(bound, at_top(e.name));
-        priced.push((*e, at_top(e.name), eff));
+    for e in &contenders {
+        let b = rates_top.bounds(e, &workload, threads);
+        let eff = roofline::efficiency((b[0] + b[1]) / 2.0, at_top(e.name));
+        priced.push((*e, at_top(e.name), eff, b));
     }
-    let efficiency = match modellable(&priced) {
+    let holder = incumbent(race).unwrap_or_default();
+    let trusted = match modellable(
+        &priced
+            .iter()
+            .map(|p| (p.0.name, p.1, p.2))
+            .collect::<Vec<_>>(),
+        holder.as_str(),
+    ) {
         Ok(trusted) => trusted,
-        Err((winner, eff)) => {
+        Err((name, eff)) => {
             on(Event::Unmodelled {
                 threads,
                 n: top,
-                table: winner.name,
+                table: name,
                 efficiency: eff,
             });
             return Vec::new();
         }
     };
+    let trusted: Vec<_> = priced
+        .into_iter()
+        .filter(|p| trusted.iter().any(|t| t.0 == p.0.name))
+        .collect();
     // The largest points' tables, where the growth of the values has settled.
     let fitted = &race.shapes[race.shapes.len().saturating_sub(SHAPE_FIT_POINTS)..];
     let big: Vec<(f64, f64)> = fitted.iter().map(|s| (s.0 as f64, s.1 as f64)).collect();
@@ -448,6 +666,16 @@ fn model(
     let (Some(alphabet_fit), Some(mean_fit)) = (fit_loglog(&big), fit_loglog(&means)) else {
         return Vec::new();
     };
+    // Each contender's rounds at the largest N timed, for the pair ratios there.
+    let top_rounds: Vec<Vec<Option<f64>>> = trusted
+        .iter()
+        .map(|p| {
+            race.points
+                .last()
+                .and_then(|pt| pt.rounds_of(p.0.name))
+                .map_or_else(Vec::new, <[Option<f64>]>::to_vec)
+        })
+        .collect();
     let mut out = Vec::new();
     for n in model_grid(top, settings.model_to) {
         let limit = n as usize;
@@ -458,7 +686,7 @@ fn model(
         {
             break;
         }
-        let alphabet = (alphabet_fit.predict(n as f64).round() as usize).max(last.alphabet());
+        let alphabet = (alphabet_fit.predict(n as f64).round() as usize).max(last_alphabet);
         let shape = primitives::Shape {
             limit,
             alphabet,
@@ -471,13 +699,21 @@ fn model(
             mean_value: mean_fit.predict(n as f64),
             threads,
         };
-        for &(e, eff) in &efficiency {
-            let rates = primitives::measure(
-                &shape,
-                roofline::threads_for(&e.model, threads),
-                primitives::Budget::QUICK,
+        let rates = TwoRates::measure(
+            &shape,
+            trusted
+                .iter()
+                .map(|p| roofline::threads_for(&p.0.model, threads)),
+        );
+        let mut here = Vec::new();
+        for (&(e, seconds_top, eff, bt), top_rounds) in trusted.iter().zip(&top_rounds) {
+            let bn = rates.bounds(e, &workload, threads);
+            let ratios = [bn[0] / bt[0], bn[0] / bt[1], bn[1] / bt[0], bn[1] / bt[1]];
+            let growth = (
+                ratios.iter().copied().fold(f64::INFINITY, f64::min),
+                ratios.iter().copied().fold(f64::NEG_INFINITY, f64::max),
             );
-            let seconds = roofline::bound(&(e.model.demand)(&workload), &rates).seconds / eff;
+            let seconds = seconds_top * (bn[0] + bn[1]) / (bt[0] + bt[1]);
             out.push((n, e.name, seconds));
             on(Event::Modelled {
                 threads,
@@ -485,8 +721,23 @@ fn model(
                 table: e.name,
                 seconds,
                 efficiency: eff,
+                growth,
+            });
+            here.push(Priced {
+                name: e.name,
+                seconds,
+                top: top_rounds.clone(),
+                growth,
             });
         }
+        let held = incumbent(race).unwrap_or_default();
+        let choice = decide::choose_modelled(&here, built_in(moves, n, threads), &held);
+        let ratio_of = |a: &str, b: &str| {
+            let a = here.iter().find(|p| p.name == a)?;
+            let b = here.iter().find(|p| p.name == b)?;
+            Some(decide::modelled_ratio(a, b))
+        };
+        record(race, (settings, threads, n, top), choice, ratio_of, on);
     }
     out
 }
@@ -494,13 +745,20 @@ fn model(
 /// The contenders whose cost model may extrapolate them, from (contender, seconds at the
 /// largest N timed, efficiency there): those whose efficiency is positive and at most
 /// [`MAX_MODELLED_EFFICIENCY`] (far above 1 a model counts work the back-end skips, so it is
-/// no bound there), each with its efficiency. Err((the winner, its efficiency)) when the
-/// winner, the fastest, is not among them: modelling only the others could hand the N past
-/// the grid to a back-end the measurements put behind it (it happened: on two threads
-/// `bitset-parallel` modelled from 5.6·10^6 on, twice `stamped-parallel`'s time at 10^7).
-fn modellable<T: Copy>(priced: &[(T, f64, f64)]) -> std::result::Result<Vec<(T, f64)>, (T, f64)> {
+/// no bound there), each with its efficiency. Err((the holder, its efficiency)) when
+/// `holder`, the choice at the largest N timed (the fastest when no contender is named so),
+/// is not among them: modelling only the others could hand the N past the grid to a
+/// back-end the measurements did not choose (it happened: on two threads `bitset-parallel`
+/// modelled from 5.6·10^6 on, twice `stamped-parallel`'s time at 10^7).
+fn modellable<T: Copy + PartialEq>(
+    priced: &[(T, f64, f64)],
+    holder: T,
+) -> std::result::Result<Vec<(T, f64)>, (T, f64)> {
     let trusted = |eff: f64| eff.is_finite() && eff > 0.0 && eff <= MAX_MODELLED_EFFICIENCY;
-    let winner = priced.iter().min_by(|a, b| a.1.total_cmp(&b.1));
+    let winner = priced
+        .iter()
+        .find(|p| p.0 == holder)
+        .or_else(|| priced.iter().min_by(|a, b| a.1.total_cmp(&b.1)));
     match winner {
         Some(&(w, _, eff)) if !trusted(eff) => Err((w, eff)),
         _ => Ok(priced
@@ -511,27 +769,15 @@ fn modellable<T: Copy>(priced: &[(T, f64, f64)]) -> std::result::Result<Vec<(T, 
     }
 }
 
-/// The steps of one thread count: the winner at each point, measured then modelled, merged
+/// The steps of one thread count: the choice at each point, measured then modelled, merged
 /// where it does not change, each boundary at the geometric mean of the points either side.
 fn plan_of(threads: usize, race: &Race, modelled: &[(u64, &'static str, f64)]) -> ThreadPlan {
-    let mut winners: Vec<(u64, &str, Basis)> = Vec::new();
-    let mut collect = |rows: &[(u64, &'static str, f64)], basis: Basis| {
-        let mut ns: Vec<u64> = rows.iter().map(|r| r.0).collect();
-        ns.dedup();
-        for n in ns {
-            let best = rows
-                .iter()
-                .filter(|r| r.0 == n)
-                .min_by(|a, b| a.2.total_cmp(&b.2))
-                .expect("a row at n");
-            winners.push((n, best.1, basis));
-        }
-    };
-    collect(&race.timings, Basis::Measured);
-    collect(modelled, Basis::Modelled);
     let mut steps: Vec<Step> = Vec::new();
     let mut previous_n = 0u64;
-    for (n, name, basis) in winners {
+    for c in &race.choices {
+        let basis = decide::Why::parse(&c.basis).map_or(Basis::Measured, decide::Why::basis);
+        let n = c.n;
+        let name = c.table.as_str();
         match steps.last() {
             Some(s) if s.table == name && (s.basis == basis || basis == Basis::Measured) => {}
             Some(_) => steps.push(Step {
@@ -547,20 +793,27 @@ fn plan_of(threads: usize, race: &Race, modelled: &[(u64, &'static str, f64)]) -
         }
         previous_n = n;
     }
-    let timings = race
-        .timings
-        .iter()
-        .chain(modelled)
-        .map(|&(n, table, seconds)| Timing {
-            n,
-            table: table.into(),
-            seconds,
-        })
-        .collect();
+    let measured = race.timings.iter().map(|&(n, table, s)| Timing {
+        n,
+        table: table.into(),
+        seconds: s.median,
+        min_seconds: Some(s.min),
+        max_seconds: Some(s.max),
+        rounds: Some(s.count),
+    });
+    let modelled = modelled.iter().map(|&(n, table, seconds)| Timing {
+        n,
+        table: table.into(),
+        seconds,
+        min_seconds: None,
+        max_seconds: None,
+        rounds: None,
+    });
     ThreadPlan {
         threads,
         steps,
-        timings,
+        timings: measured.chain(modelled).collect(),
+        choices: race.choices.clone(),
     }
 }
 
@@ -569,20 +822,29 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_winner_whose_model_is_no_bound_stops_the_modelling() {
+    fn a_holder_whose_model_is_no_bound_stops_the_modelling() {
         // (name, seconds at the largest N timed, efficiency there)
         let fair = [("a", 8.0, 0.7), ("b", 10.0, 1.3), ("c", 11.0, 0.9)];
-        assert_eq!(modellable(&fair), Ok(vec![("a", 0.7), ("c", 0.9)]));
+        assert_eq!(modellable(&fair, "a"), Ok(vec![("a", 0.7), ("c", 0.9)]));
         let untrusted_winner = [("a", 8.0, 1.4), ("b", 10.0, 0.9), ("c", 11.0, 0.8)];
-        assert_eq!(modellable(&untrusted_winner), Err(("a", 1.4)));
+        assert_eq!(modellable(&untrusted_winner, "a"), Err(("a", 1.4)));
+        // The holder is the choice at the largest N timed, kept within noise though `a`
+        // was faster by median: its model must be a bound, the fastest's need not.
+        assert_eq!(
+            modellable(&untrusted_winner, "b"),
+            Ok(vec![("b", 0.9), ("c", 0.8)])
+        );
+        assert_eq!(modellable(&fair, "b"), Err(("b", 1.3)));
+        // No holder named among them: the fastest stands for it.
+        assert_eq!(modellable(&untrusted_winner, "z"), Err(("a", 1.4)));
         let unpriced_winner = [("b", 10.0, 0.9), ("a", 8.0, f64::NAN)];
-        assert!(matches!(modellable(&unpriced_winner), Err(("a", e)) if e.is_nan()));
+        assert!(matches!(modellable(&unpriced_winner, "a"), Err(("a", e)) if e.is_nan()));
         let at_the_limit = [("a", 8.0, MAX_MODELLED_EFFICIENCY)];
         assert_eq!(
-            modellable(&at_the_limit),
+            modellable(&at_the_limit, "a"),
             Ok(vec![("a", MAX_MODELLED_EFFICIENCY)])
         );
-        assert_eq!(modellable::<&str>(&[]), Ok(vec![]));
+        assert_eq!(modellable::<&str>(&[], "a"), Ok(vec![]));
     }
 
     #[test]
@@ -597,19 +859,38 @@ mod tests {
     }
 
     #[test]
-    fn steps_follow_the_winners_with_boundaries_between_points() {
+    fn steps_follow_the_choices_with_boundaries_between_points() {
+        let decision = |n: u64, table: &str, basis: &str| wisdom::Decision {
+            n,
+            table: table.into(),
+            basis: basis.into(),
+            fastest: table.into(),
+            ratio_low: None,
+            ratio_high: None,
+            built_in: "stamped".into(),
+        };
+        let one = Spread {
+            median: 1.0,
+            min: 0.9,
+            max: 1.1,
+            count: 3,
+        };
         let race = Race {
-            timings: vec![
-                (100, "stamped", 1.0),
-                (100, "bitset", 2.0),
-                (10_000, "stamped", 3.0),
-                (10_000, "bitset", 2.0),
-                (1_000_000, "stamped", 5.0),
-                (1_000_000, "bitset", 4.0),
-            ],
+            points: Vec::new(),
+            timings: vec![(100, "stamped", one), (100, "bitset", one)],
             shapes: Vec::new(),
             alive: Vec::new(),
             last: None,
+            choices: vec![
+                decision(100, "stamped", "measured"),
+                decision(10_000, "bitset", "measured"),
+                // Kept within noise: no new step.
+                decision(1_000_000, "bitset", "within-noise"),
+                decision(10_000_000, "stamped", "modelled"),
+                decision(100_000_000, "stamped", "modelled-within-noise"),
+                // Held past the grid as the built-in choice: a modelled step.
+                decision(316_227_766, "bitset", "built-in-within-noise"),
+            ],
         };
         let modelled = [(10_000_000, "stamped", 6.0), (10_000_000, "bitset", 7.0)];
         let plan = plan_of(2, &race, &modelled);
@@ -624,8 +905,12 @@ mod tests {
                 (0, "stamped", Basis::Measured),
                 (1000, "bitset", Basis::Measured),
                 (3_162_278, "stamped", Basis::Modelled),
+                (177_827_941, "bitset", Basis::Modelled),
             ]
         );
-        assert_eq!(plan.timings.len(), 8);
+        assert_eq!(plan.timings.len(), 4);
+        assert_eq!(plan.timings[0].min_seconds, Some(0.9));
+        assert_eq!(plan.timings[3].rounds, None);
+        assert_eq!(plan.choices.len(), 6);
     }
 }
