@@ -1,6 +1,7 @@
-//! `tune`: times, on this machine, the table back-ends `auto` can pick and turns the winners
+//! `tune`: times, on this machine, the table back-ends `auto` can pick and turns the choices
 //! into [`Wisdom`] (the way FFTW's planner and ATLAS's install-time tuning measure where
-//! they run instead of trusting constants measured elsewhere).
+//! they run instead of trusting constants measured elsewhere). This file times and models;
+//! [`decide`] chooses from the numbers; [`units`] formats seconds for people.
 //!
 //! Algorithm. For each thread count (one, and the whole pool when it has more), on the
 //! active vector path, at a geometric grid of N (two points a decade from 100 up to
@@ -8,24 +9,30 @@
 //! (A B C A B C …, so a slow minute of the machine hits every candidate alike), each timing a
 //! batch of builds lasting at least [`MIN_TIMING`], and the median of the rounds is kept
 //! (from [`ONE_ROUND_FOR_LOSERS_FROM`] on, a clear loser of the first round is timed once).
-//! The candidates' tables must be identical at each N or tuning stops. A candidate more
-//! than [`DROP_RATIO`] times the winner at two consecutive points from [`DROP_FROM`] on is
-//! dropped for larger N. Past the largest N timed, at the half-decades up to
-//! [`Settings::model_to`], each candidate within [`DROP_RATIO`] of the winner at the largest
-//! N timed has its time modelled: its cost model's
-//! roofline bound at that N (the alphabet and mean value extrapolated from the tables built,
-//! the primitives measured at that N) divided by its efficiency at the largest N timed. A
-//! candidate whose efficiency there is above [`MAX_MODELLED_EFFICIENCY`] is not modelled; when
-//! that is the winner, nothing is, and the winner measured last holds past the grid.
+//! Candidates within [`NEAR`] of the fastest, and the choice held (the one at the N before,
+//! or the built-in one at the first N), get more rounds, [`NEAR_ROUNDS`] or twice the repeats
+//! in all, while the budget lasts, so their ratios to the fastest have a spread; the choice
+//! then follows [`decide::choose_measured`]. The candidates' tables must be identical at each
+//! N or tuning stops. A candidate more than [`DROP_RATIO`] times the fastest at two
+//! consecutive points from [`DROP_FROM`] on is dropped for larger N. Past the largest N
+//! timed, at the half-decades up to [`Settings::model_to`], each candidate within
+//! [`DROP_RATIO`] of the fastest at the largest N timed has its time modelled: its time there
+//! times the growth of its cost model's roofline bound (the alphabet and mean value
+//! extrapolated from the tables built, the primitives measured twice at both N, so the growth
+//! has a range), and the choice follows [`decide::choose_modelled`]. A candidate whose
+//! efficiency at the largest N timed is above [`MAX_MODELLED_EFFICIENCY`] is not modelled;
+//! when that is the choice held there, nothing is, and it holds past the grid.
 //!
 //! Cost: the builds' time, about `repeats` × (candidates) × (the time of one build) summed
-//! over the grid, dominated by its largest N, kept within [`Settings::budget_seconds`] by
-//! stopping the grid before a point predicted to overrun it (then the modelled part starts
-//! from the largest N timed); and the primitives at each modelled N.
+//! over the grid, plus the extra rounds near a crossover, dominated by its largest N, kept
+//! within [`Settings::budget_seconds`] by stopping the grid before a point predicted to
+//! overrun it (then the modelled part starts from the largest N timed); and the primitives,
+//! twice per thread count, at each modelled N.
 //!
-//! Invariant: every step of the result names the candidate with the smallest median (or
-//! modelled time) at the grid point it starts from, and says whether it was measured or
-//! modelled; boundaries sit at the geometric mean of the two points either side.
+//! Invariant: every step of the result starts where [`decide`]'s rule moved the choice (a
+//! candidate faster in every pair than the choice held, or beyond the model's range), and
+//! says whether it was measured or modelled; boundaries sit at the geometric mean of the two
+//! points either side.
 
 pub mod decide;
 pub mod units;
