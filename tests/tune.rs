@@ -54,6 +54,15 @@ fn crafted(table: &str) -> Value {
     })
 }
 
+/// The value of `key` (with its `=`) among the whitespace-separated fields of `line`.
+fn field(line: &str, key: &str) -> String {
+    line.split_whitespace()
+        .find_map(|f| f.strip_prefix(key))
+        .unwrap_or_else(|| panic!("no {key} in {line}"))
+        .trim_end_matches(':')
+        .to_string()
+}
+
 fn write(path: &Path, value: &Value) {
     std::fs::write(path, serde_json::to_string_pretty(value).unwrap()).unwrap();
 }
@@ -275,32 +284,56 @@ fn tune_writes_wisdom_that_auto_then_follows() {
         let steps = plan["steps"].as_array().unwrap();
         let modelled = steps.iter().filter(|s| s["basis"] == "modelled").count();
         assert!(modelled >= 1, "{plan}");
+        let mut previous: Option<String> = None;
         for n in grid {
             let fastest = text
                 .lines()
                 .filter(|l| l.starts_with(&format!("time threads={threads} n={n} ")))
                 .map(|l| {
-                    let field = |k: &str| {
-                        l.split_whitespace()
-                            .find_map(|f| f.strip_prefix(k))
-                            .unwrap()
-                            .to_string()
-                    };
-                    (field("seconds=").parse::<f64>().unwrap(), field("table="))
+                    (
+                        field(l, "seconds=").parse::<f64>().unwrap(),
+                        field(l, "table="),
+                    )
                 })
                 .min_by(|a, b| a.0.total_cmp(&b.0))
                 .unwrap()
                 .1;
+            let choose = text
+                .lines()
+                .find(|l| l.starts_with(&format!("choose threads={threads} n={n} ")))
+                .unwrap_or_else(|| panic!("a choose line at {n}: {text}"));
+            let chosen = field(choose, "table=");
+            // The fastest median, unless the choice at the N before was kept within noise:
+            // then the line names the fastest and the pair ratios, whose lowest is not above 1.
+            match field(choose, "basis=").as_str() {
+                "measured" => assert_eq!(chosen, fastest, "{choose}"),
+                "within-noise" => {
+                    assert_eq!(field(choose, "fastest="), fastest, "{choose}");
+                    assert!(field(choose, "ratio_low=").parse::<f64>().unwrap() <= 1.0);
+                    let kept = previous.clone().unwrap_or_else(|| {
+                        let c = plan["choices"].as_array().unwrap().iter();
+                        let at_n = c.clone().find(|c| c["n"] == n).unwrap();
+                        at_n["built_in"].as_str().unwrap().to_string()
+                    });
+                    assert_eq!(chosen, kept, "{choose}");
+                }
+                other => panic!("basis {other} at a timed N: {choose}"),
+            }
             let step = steps
                 .iter()
                 .rev()
                 .find(|s| s["from"].as_u64().unwrap() <= n)
                 .unwrap();
-            assert_eq!(step["table"], fastest.as_str(), "threads {threads} N {n}");
+            assert_eq!(step["table"], chosen.as_str(), "threads {threads} N {n}");
             if threads == 1 {
-                assert!(!fastest.contains("parallel"), "{fastest}");
+                assert!(!chosen.contains("parallel"), "{chosen}");
             }
+            previous = Some(chosen);
         }
+        // The file holds the same choices, with the built-in one at each N.
+        let choices = plan["choices"].as_array().unwrap();
+        assert!(choices.len() >= 4, "{plan}");
+        assert!(choices.iter().all(|c| c["built_in"].is_string()));
     }
     // `auto` follows the file at a point it measured.
     let step_at_1000 = plans[0]["steps"]

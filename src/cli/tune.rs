@@ -6,6 +6,8 @@ use super::args::{JsonArg, MovesArg, RepeatArg};
 use super::{parse_limit, CliResult};
 use nimsquare::base::error::{Error, Result};
 use nimsquare::base::limit::Limit;
+use nimsquare::instruments::tune::decide::{Choice, Ratio, Spread, Why};
+use nimsquare::instruments::tune::units::{human_range, human_seconds};
 use nimsquare::instruments::tune::{self, Event, Settings};
 use nimsquare::instruments::wisdom::{self, Wisdom};
 use std::io::IsTerminal;
@@ -16,23 +18,34 @@ pub const LONG_ABOUT: &str = "Times the table back-ends `auto` can pick, on this
     For one thread and for all threads (--threads, default all cores), on the active vector path \
     (--isa), at two points a decade of N from 100 to --to, every candidate (stamped, stamped-lanes, \
     bitset, and with two threads or more stamped-parallel and bitset-parallel) is built in \
-    alternating rounds (--repeat, the median is kept); a candidate more than twice the best \
-    at two points in a row from N = 10^6 on leaves the race. Past the largest N timed, up to \
-    --model-to, the times are modelled: each remaining candidate's roofline bound at that N \
-    (cost model priced with primitives measured there), divided by its efficiency at the \
-    largest N timed; when the winner there has a cost model that is no bound (efficiency over \
-    1.25), nothing is modelled and the winner holds (an `unmodelled ...` line). The wisdom file \
-    says which choices were measured and which modelled.\n\n\
+    alternating rounds (--repeat, the median is kept); candidates within 10% of the fastest, and the \
+    choice held (the one at the N before, or the built-in one at the first N), get more alternating \
+    rounds (twice --repeat, at least 3), so each ratio to the fastest has a range over the pairs. \
+    The choice moves to the fastest only when it was faster in every pair; otherwise the choice \
+    held is kept (basis=within-noise). A candidate more than twice the best at two points in a \
+    row from N = 10^6 on leaves the race. Past the largest N timed, up to --model-to, the times \
+    are modelled: each remaining candidate's time there times the growth of its roofline bound \
+    (cost model priced with primitives measured twice at each N, so the growth has a range); the \
+    choice moves only when the modelled ratio's whole range says so, else the built-in choice \
+    (basis=built-in-within-noise) or the one before (modelled-within-noise) is kept. When the \
+    choice at the largest N timed has a cost model that is no bound (efficiency over 1.25), nothing \
+    is modelled and it holds (an `unmodelled ...` line). The wisdom file says which choices were \
+    measured and which modelled.\n\n\
     Timing stops before a point predicted to overrun --budget (default 150 s, shared by the \
     thread counts; the modelled part then starts there), so the defaults take about 3 minutes. The file goes to --wisdom FILE, else \
     $NIMSQUARE_WISDOM, else ~/.cache/nimsquare/wisdom.json ($XDG_CACHE_HOME/nimsquare/wisdom.json \
     when set); an existing file is replaced only with --force. Wisdom is used by `auto` only on \
     the same CPU model, vector path, thread count, build of nimsquare and moves; `list` and \
     `solve --json` say which choices are in force.\n\n\
-    Stdout: one `time threads=T n=N table=NAME seconds=S` line per median, `drop ...`, \
-    `stop ...`, `model ...` and `unmodelled ...` lines, then one `step threads=T from=N table=NAME basis=measured|modelled` line \
-    per choice and `wrote FILE`; with --json the wisdom object instead. Progress goes to stderr \
-    when it is a terminal.";
+    Stdout: per candidate and N a `time threads=T n=N table=NAME` line with the median and range \
+    in readable units and the ratio to the fastest with its range, ending `seconds=S` (the \
+    median, 5 digits); per N a `choose threads=T n=N table=NAME basis=...` line, and a `differs \
+    ...` line saying why when the choice is not the built-in one; `drop ...`, `stop ...`, \
+    `model ...` and `unmodelled ...` lines; `load start=... end=... cpus=... busy=yes|no` (busy: \
+    a load average above 0.5, with a warning); then one `step threads=T from=N table=NAME \
+    basis=measured|modelled` line per choice and `wrote FILE`; with --json the wisdom object \
+    instead (exact medians, ranges and every choice). Progress goes to stderr when it is a \
+    terminal.";
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -66,6 +79,7 @@ pub struct Args {
 
 pub fn run(args: Args, flag: Option<PathBuf>) -> CliResult {
     let (settings, path) = parse(&args, flag)?;
+    let load_start = nimsquare::base::provenance::load_average();
     let bar = progress();
     let wisdom = tune::run(&settings, |event| {
         match event {
@@ -79,9 +93,26 @@ pub fn run(args: Args, flag: Option<PathBuf>) -> CliResult {
             threads,
             n,
             table,
-            seconds,
+            spread,
+            ratio_to_best,
         } if !args.json.json => bar.suspend(|| {
-            println!("time threads={threads} n={n} table={table} seconds={seconds:e}")
+            println!("{}", time_line(threads, n, table, spread, ratio_to_best))
+        }),
+        Event::Chosen {
+            threads,
+            n,
+            choice,
+            built_in,
+            against_built_in,
+            top,
+        } if !args.json.json => bar.suspend(|| {
+            println!("{}", choose_line(threads, n, &choice));
+            if choice.table != built_in {
+                println!(
+                    "{}",
+                    differs_line((threads, n, top), &choice, built_in, against_built_in)
+                );
+            }
         }),
         Event::Stopped {
             threads,
@@ -117,9 +148,15 @@ pub fn run(args: Args, flag: Option<PathBuf>) -> CliResult {
             table,
             seconds,
             efficiency,
+            growth,
         } if !args.json.json => bar.suspend(|| {
             println!(
-                "model threads={threads} n={n} table={table} seconds={seconds:e} efficiency_at_largest_timed={efficiency:.3}"
+                "model threads={threads} n={n} {:<23} {:>7} {:<25} seconds={seconds:.4e} efficiency_at_largest_timed={efficiency:.3} growth_low={:.4e} growth_high={:.4e}",
+                format!("table={table}"),
+                human_seconds(seconds),
+                format!("(bound x{}-{})", sig3(growth.0), sig3(growth.1)),
+                growth.0,
+                growth.1,
             )
         }),
         _ => {}
@@ -127,6 +164,10 @@ pub fn run(args: Args, flag: Option<PathBuf>) -> CliResult {
     });
     bar.finish_and_clear();
     let wisdom = wisdom?;
+    let load_end = nimsquare::base::provenance::load_average();
+    if !args.json.json {
+        println!("{}", load_line(load_start, load_end, cpus()));
+    }
     wisdom::save(&wisdom, &path)?;
     report(&wisdom, &path, args.json.json);
     Ok(0)
@@ -199,6 +240,138 @@ fn parse(args: &Args, flag: Option<PathBuf>) -> Result<(Settings, PathBuf)> {
     ))
 }
 
+/// One candidate's line: the median, range and ratio to the fastest read by a person, then
+/// the median exactly for scripts (the rest is in `--json`).
+fn time_line(threads: usize, n: u64, table: &str, s: Spread, ratio: Option<Ratio>) -> String {
+    let range = if s.count == 1 {
+        "1 round".to_string()
+    } else {
+        format!(
+            "{}, {} rounds",
+            human_range(s.min, s.max, s.median),
+            s.count
+        )
+    };
+    let versus = match ratio {
+        None => "fastest".to_string(),
+        Some(r) if r.pairs == 1 => format!("{:.2}x fastest (1 pair)", r.median),
+        Some(r) => format!(
+            "{:.2}x fastest ({:.2}-{:.2}, {} pairs)",
+            r.median, r.low, r.high, r.pairs
+        ),
+    };
+    format!(
+        "time threads={threads} n={n} {:<23} {:>7} {:<25} {versus:<33} seconds={:.4e}",
+        format!("table={table}"),
+        human_seconds(s.median),
+        format!("({range})"),
+        s.median,
+    )
+}
+
+/// `x` with three significant digits (no exponent up to 10^6).
+fn sig3(x: f64) -> String {
+    if x >= 100.0 {
+        format!("{x:.0}")
+    } else if x >= 10.0 {
+        format!("{x:.1}")
+    } else {
+        format!("{x:.2}")
+    }
+}
+
+/// The choice at one N: `basis=measured|within-noise|modelled|modelled-within-noise`, and
+/// when the choice is not the fastest, which was and by how much (t(choice)/t(fastest)).
+fn choose_line(threads: usize, n: u64, c: &Choice) -> String {
+    let mut line = format!(
+        "choose threads={threads} n={n} table={} basis={}",
+        c.table,
+        c.why.name()
+    );
+    if c.table != c.fastest {
+        if let Some(r) = c.ratio {
+            let (by, held) = match c.why {
+                Why::WithinNoise => (
+                    "median",
+                    "the choice held (at the N before; at the first N the built-in one)",
+                ),
+                Why::BuiltInWithinNoise => ("the model", "the built-in choice here"),
+                _ => ("the model", "the choice at the N before"),
+            };
+            line += &format!(
+                " fastest={} ratio_low={:.4} ratio_high={:.4}: {} was faster by {by}, not beyond the noise; kept {held}",
+                c.fastest, r.low, r.high, c.fastest,
+            );
+        }
+    }
+    line
+}
+
+/// Why the choice at one N differs from the built-in one: `ratio` is t(built-in)/t(choice)
+/// measured in pairs here, or modelled from the largest N timed, `top`.
+fn differs_line(
+    (threads, n, top): (usize, u64, u64),
+    c: &Choice,
+    built_in: &str,
+    ratio: Option<Ratio>,
+) -> String {
+    let modelled = c.why.basis() == nimsquare::instruments::wisdom::Basis::Modelled;
+    let head = format!(
+        "differs threads={threads} n={n} table={} built_in={built_in}",
+        c.table
+    );
+    let Some(r) = ratio else {
+        return if modelled {
+            format!("{head}: {built_in} is not modelled here (not within 2x of the fastest at n={top}, the largest N timed, or its model is no bound there)")
+        } else {
+            format!("{head}: {built_in} was not timed here (it left the race)")
+        };
+    };
+    let fields = format!(
+        "{head} ratio={:.4} ratio_low={:.4} ratio_high={:.4}",
+        r.median, r.low, r.high
+    );
+    match (r.clearly_above_one(), modelled) {
+        (true, false) => format!(
+            "{fields}: {built_in} took {:.2}-{:.2}x {}'s time here, in every one of {} pairs",
+            r.low, r.high, c.table, r.pairs
+        ),
+        (true, true) => format!(
+            "{fields}: modelled, {built_in} at {:.2}-{:.2}x {}'s time: the pair ratios measured at n={top}, the largest N timed, times the growth of each one's roofline bound since; the model carries the ratio measured there",
+            r.low, r.high, c.table
+        ),
+        (false, _) => format!(
+            "{fields}: {built_in} and {} are within noise of each other here ({:.2}-{:.2}); the choice at the N before is kept",
+            c.table, r.low, r.high
+        ),
+    }
+}
+
+/// The CPUs this process may run on.
+fn cpus() -> usize {
+    std::thread::available_parallelism().map_or(1, usize::from)
+}
+
+/// The load average when `tune` started and ended; other work running makes its timings
+/// noisy and its two-thread ones unfair, and above [`BUSY_LOAD`] the line says so.
+fn load_line(start: Option<f64>, end: Option<f64>, cpus: usize) -> String {
+    let show = |l: Option<f64>| l.map_or("NA".to_string(), |l| format!("{l:.2}"));
+    let busy = start.into_iter().chain(end).any(|l| l > BUSY_LOAD);
+    let mut line = format!(
+        "load start={} end={} cpus={cpus} busy={}",
+        show(start),
+        show(end),
+        if busy { "yes" } else { "no" }
+    );
+    if busy {
+        line += ": other work was running, so the timings are noisy (wide ranges, choices kept within noise) and the two-thread ones slowed; tune on an idle machine for wisdom to keep";
+    }
+    line
+}
+
+/// A load average above this, at the start or the end, marks the run busy.
+const BUSY_LOAD: f64 = 0.5;
+
 /// A bar of measured points on stderr when it is a terminal, hidden otherwise.
 fn progress() -> indicatif::ProgressBar {
     if !std::io::stderr().is_terminal() {
@@ -234,4 +407,81 @@ fn report(wisdom: &Wisdom, path: &std::path::Path, json: bool) {
         }
     }
     println!("wrote {}", path.display());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ratio(low: f64, median: f64, high: f64) -> Ratio {
+        Ratio {
+            median,
+            low,
+            high,
+            pairs: 3,
+        }
+    }
+
+    #[test]
+    fn a_choice_that_differs_from_the_built_in_one_says_why() {
+        let modelled = Choice {
+            table: "stamped-lanes",
+            why: Why::Modelled,
+            fastest: "stamped-lanes",
+            ratio: None,
+        };
+        let built_in = "stamped-parallel";
+        let line = differs_line(
+            (2, 100_000_000, 1_000_000),
+            &modelled,
+            built_in,
+            Some(ratio(1.28, 1.32, 1.39)),
+        );
+        assert!(
+            line.starts_with("differs threads=2 n=100000000 table=stamped-lanes built_in=stamped-parallel ratio=1.3200 ratio_low=1.2800 ratio_high=1.3900: modelled")
+                && line.contains("measured at n=1000000, the largest N timed"),
+            "{line}"
+        );
+        let measured = Choice {
+            why: Why::Fastest,
+            ..modelled.clone()
+        };
+        let line = differs_line((2, 10, 10), &measured, built_in, Some(ratio(1.1, 1.2, 1.3)));
+        assert!(
+            line.contains("took 1.10-1.30x stamped-lanes's time here, in every one of 3 pairs"),
+            "{line}"
+        );
+        let line = differs_line((2, 10, 10), &measured, built_in, Some(ratio(0.9, 1.2, 1.3)));
+        assert!(line.contains("within noise"), "{line}");
+        let line = differs_line((2, 10, 10), &measured, built_in, None);
+        assert!(line.contains("was not timed here"), "{line}");
+        let line = differs_line((2, 10, 10), &modelled, built_in, None);
+        assert!(line.contains("is not modelled here"), "{line}");
+    }
+
+    #[test]
+    fn time_lines_read_in_units_and_keep_the_exact_median() {
+        let s = Spread {
+            median: 7.364_300_231_967_304e-7,
+            min: 7.1e-7,
+            max: 7.5e-7,
+            count: 3,
+        };
+        let line = time_line(1, 100, "stamped", s, Some(ratio(1.01, 1.05, 1.1)));
+        assert!(
+            line.starts_with("time threads=1 n=100 table=stamped "),
+            "{line}"
+        );
+        assert!(line.contains(" 736 ns (710-750 ns, 3 rounds)"), "{line}");
+        assert!(
+            line.contains("1.05x fastest (1.01-1.10, 3 pairs)"),
+            "{line}"
+        );
+        assert!(line.ends_with(" seconds=7.3643e-7"), "{line}");
+        let one = Spread { count: 1, ..s };
+        assert!(load_line(Some(0.1), Some(0.2), 2).ends_with("busy=no"));
+        assert!(load_line(Some(0.1), Some(3.0), 2).contains("busy=yes: other work"));
+        assert!(load_line(None, None, 2).starts_with("load start=NA end=NA cpus=2 busy=no"));
+        assert!(time_line(1, 100, "stamped", one, None).contains("(1 round)"));
+    }
 }

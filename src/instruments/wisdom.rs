@@ -64,12 +64,41 @@ pub struct Step {
     pub basis: Basis,
 }
 
-/// One median time `tune` measured: what the steps were read from, kept for the record.
+/// One median time `tune` measured (or modelled): what the steps were read from, kept for
+/// the record.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Timing {
     pub n: u64,
     pub table: String,
     pub seconds: f64,
+    /// The fastest and slowest round, and how many rounds timed it (measured N only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_seconds: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_seconds: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rounds: Option<usize>,
+}
+
+/// The choice `tune` made at one N (timed or modelled), and why: the record behind the
+/// steps, and what its `choose` lines print.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Decision {
+    pub n: u64,
+    pub table: String,
+    /// `measured`, `within-noise` (the choice at the N before kept: the fastest was not
+    /// faster in every pair), `modelled` or `modelled-within-noise`.
+    pub basis: String,
+    /// The fastest there by median (or modelled time).
+    pub fastest: String,
+    /// t(the choice at the N before)/t(fastest), lowest and highest over the pairs (or the
+    /// model's interval), when the two differ.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ratio_low: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ratio_high: Option<f64>,
+    /// The built-in choice there ([`crate::instruments::planner::choose_table_on`]).
+    pub built_in: String,
 }
 
 /// The choices for one thread count, ascending by `from`, the first from 0.
@@ -80,6 +109,9 @@ pub struct ThreadPlan {
     /// Medians per (N, back-end) measured (and predicted, for modelled N) by `tune`.
     #[serde(default)]
     pub timings: Vec<Timing>,
+    /// The choice at each N, in order.
+    #[serde(default)]
+    pub choices: Vec<Decision>,
 }
 
 impl ThreadPlan {
@@ -396,6 +428,7 @@ mod tests {
                 })
                 .collect(),
             timings: Vec::new(),
+            choices: Vec::new(),
         }
     }
 
