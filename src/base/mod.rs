@@ -6,7 +6,7 @@
 //! - [`isa`]: the instruction-set paths and which one this run's kernels take.
 //! - [`memory`], [`paths`]: what a run may allocate and write, checked before any work.
 //! - [`rng`]: a small seeded generator for repeatable random cases.
-//! - [`stats`]: the median of repeats.
+//! - [`stats`]: the median of repeats; [`units`]: seconds as a person reads them.
 //! - [`provenance`]: where a measurement was made (build revision, CPU).
 
 pub mod error;
@@ -18,3 +18,4 @@ pub mod paths;
 pub mod provenance;
 pub mod rng;
 pub mod stats;
+pub mod units;

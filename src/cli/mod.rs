@@ -422,15 +422,9 @@ pub fn parse_moves(text: &str) -> std::result::Result<nimsquare::base::moves::Mo
     nimsquare::base::moves::Moves::parse(text).map_err(|e| e.to_string())
 }
 
-/// Formats seconds for the text tables.
+/// Formats seconds for the text tables: three significant digits in their own unit.
 pub(crate) fn fmt_seconds(s: f64) -> String {
-    if s < 1e-3 {
-        format!("{:.1} us", s * 1e6)
-    } else if s < 1.0 {
-        format!("{:.2} ms", s * 1e3)
-    } else {
-        format!("{s:.3} s")
-    }
+    nimsquare::base::units::human_seconds(s)
 }
 
 /// Keeps `Result` in scope for the subcommand files.

@@ -1,7 +1,7 @@
 //! `tune`: times, on this machine, the table back-ends `auto` can pick and turns the choices
 //! into [`Wisdom`] (the way FFTW's planner and ATLAS's install-time tuning measure where
 //! they run instead of trusting constants measured elsewhere). This file times and models;
-//! [`decide`] chooses from the numbers; [`units`] formats seconds for people.
+//! [`decide`] chooses from the numbers; [`crate::base::units`] formats seconds for people.
 //!
 //! Algorithm. For each thread count (one, and the whole pool when it has more), on the
 //! active vector path, at a geometric grid of N (two points a decade from 100 up to
@@ -35,7 +35,6 @@
 //! points either side.
 
 pub mod decide;
-pub mod units;
 
 use crate::base::error::{Error, Result};
 use crate::base::moves::Moves;

@@ -1,6 +1,7 @@
 //! Seconds in the unit a person reads (`736 ns`, `7.36 µs`, `12.4 ms`, `3.21 s`), three
-//! significant digits, for `tune`'s text lines; the exact value goes beside it in a
-//! `seconds=` field for scripts.
+//! significant digits, for every command's text lines (`tune`, `compare`, `verify`, the
+//! games); where a script reads the line, the exact value goes beside it in a `seconds=`
+//! field.
 
 /// The unit `seconds` reads best in: (its size in seconds, its symbol).
 pub fn unit_of(seconds: f64) -> (f64, &'static str) {
