@@ -85,6 +85,12 @@ impl Budget {
         target: Duration::from_millis(15),
         runs: 3,
     };
+    /// One round of the `roofline` command: one 60 ms timing, the rounds being the
+    /// repeats (the median is taken over them, [`super::rounds`]).
+    pub const ROUND: Budget = Budget {
+        target: Duration::from_millis(60),
+        runs: 1,
+    };
 }
 
 /// Measures every primitive for `shape` on `threads` threads at once.
@@ -93,6 +99,18 @@ pub fn measure(shape: &Shape, threads: usize, budget: Budget) -> Rates {
     let mut ns = [0.0; 5];
     for (i, p) in Primitive::ALL.into_iter().enumerate() {
         ns[i] = measure_one(p, shape, threads, budget);
+    }
+    Rates::new(threads, ns)
+}
+
+/// Measures the primitives in `which` for `shape` on `threads` threads at once; the others
+/// are NaN (not measured), which [`super::bound`] ignores where the demand is zero. A round
+/// of `roofline` measures only what the back-end's model uses.
+pub fn measure_only(shape: &Shape, threads: usize, budget: Budget, which: &[Primitive]) -> Rates {
+    let threads = threads.max(1);
+    let mut ns = [f64::NAN; 5];
+    for &p in which {
+        ns[p.index()] = measure_one(p, shape, threads, budget);
     }
     Rates::new(threads, ns)
 }
