@@ -464,6 +464,29 @@ mod tests {
     }
 
     #[test]
+    fn measure_only_measures_what_it_is_asked_and_leaves_the_rest_nan() {
+        let shape = Shape {
+            limit: 5000,
+            alphabet: 40,
+            moves: crate::base::moves::Moves::Squares.up_to(5000),
+        };
+        let budget = Budget {
+            target: Duration::from_micros(200),
+            runs: 1,
+        };
+        let r = measure_only(&shape, 1, budget, &[Primitive::Scatter, Primitive::MulAdd]);
+        assert_eq!(r.threads, 1);
+        for p in Primitive::ALL {
+            let ns = r.ns(p);
+            if matches!(p, Primitive::Scatter | Primitive::MulAdd) {
+                assert!(ns.is_finite() && ns > 0.0, "{p:?}: {ns}");
+            } else {
+                assert!(ns.is_nan(), "{p:?} was not asked for: {ns}");
+            }
+        }
+    }
+
+    #[test]
     fn measure_gives_a_finite_positive_rate_for_every_primitive() {
         let shape = Shape {
             limit: 5000,
