@@ -1,7 +1,9 @@
 //! The roofline: the bound arithmetic on made-up rates, a cost model for every registered
-//! table and count back-end, `nimsquare roofline` end to end (text and `--json`), its
-//! refusals, and the roofline columns of `scale`'s CSV. No assertion is on a speed: the
-//! numbers depend on the machine, only their form and their arithmetic are checked.
+//! table and count back-end, `nimsquare roofline` end to end (text and `--json`: rounds,
+//! spreads, rows printed as they finish), its refusals, and the roofline columns of `scale`'s
+//! CSV. No assertion is on a speed: the numbers depend on the machine, only their form and
+//! their arithmetic are checked (the streaming test leans only on the primitives' fixed
+//! 60 ms timings).
 
 mod common;
 
@@ -143,68 +145,279 @@ fn the_sweep_model_counts_g_multiply_adds_per_position() {
 }
 
 #[test]
-fn roofline_json_has_every_fast_backend_with_a_bound() {
-    let v = json_of(["roofline", "--limit", "3000", "--repeat", "1", "--json"]);
+fn roofline_json_has_every_fast_backend_with_a_bound_per_round() {
+    let v = json_of(["roofline", "--limit", "3000", "--repeat", "2", "--json"]);
     assert_eq!(v["limit"], 3000);
+    assert_eq!(v["rounds"], 2);
     assert_eq!(v["isa"], nimsquare::base::isa::active().name());
     let backends = v["backends"].as_array().unwrap();
     let expected = registry::fast(table::BACKENDS)
         .map(|e| ("table", e.name))
         .chain(registry::fast(count::BACKENDS).map(|e| ("count", e.name)));
+    let f = |x: &serde_json::Value| x.as_f64().unwrap_or(f64::NAN);
+    let fs = |x: &serde_json::Value| -> Vec<f64> { x.as_array().unwrap().iter().map(f).collect() };
     for (stage, name) in expected {
         let b = backends
             .iter()
             .find(|b| b["stage"] == stage && b["backend"] == name)
             .unwrap_or_else(|| panic!("{stage} '{name}' missing from {v}"));
+        assert_eq!(b["rounds"], 2, "{name}");
         for key in ["bound_ns_per_unit", "measured_ns_per_unit", "efficiency"] {
-            let x = b[key].as_f64().unwrap_or(f64::NAN);
+            let (x, lo, hi) = (
+                f(&b[key]),
+                f(&b[format!("{key}_min")]),
+                f(&b[format!("{key}_max")]),
+            );
             assert!(x.is_finite() && x > 0.0, "{name}: {key} = {}", b[key]);
+            assert!(lo <= x && x <= hi, "{name}: {key} {lo} {x} {hi}");
         }
-        let eff = b["bound_seconds"].as_f64().unwrap() / b["measured_seconds"].as_f64().unwrap();
-        assert!((b["efficiency"].as_f64().unwrap() - eff).abs() <= 1e-12 * eff);
+        // Efficiency is taken per round, each round's bound over the same round's time,
+        // and the reported one is their median (of two: the mean).
+        let measured = fs(&b["measured_seconds_per_round"]);
+        let bounds = fs(&b["bound_seconds_per_round"]);
+        let effs = fs(&b["efficiency_per_round"]);
+        assert_eq!(
+            (measured.len(), bounds.len(), effs.len()),
+            (2, 2, 2),
+            "{name}"
+        );
+        for i in 0..2 {
+            let want = bounds[i] / measured[i];
+            assert!((effs[i] - want).abs() <= 1e-12 * want, "{name}: round {i}");
+        }
+        let median = (effs[0] + effs[1]) / 2.0;
+        assert!(
+            (f(&b["efficiency"]) - median).abs() <= 1e-12 * median,
+            "{name}"
+        );
+        assert_eq!(f(&b["efficiency_min"]), effs[0].min(effs[1]), "{name}");
+        assert_eq!(f(&b["efficiency_max"]), effs[0].max(effs[1]), "{name}");
         let resource = b["bound_resource"].as_str().unwrap();
         assert!(
             ["store", "load", "bandwidth", "alu"].contains(&resource),
             "{resource}"
         );
-        // The named resource is the one with the largest time.
+        // The named resource is the one with the largest (median) time.
         let per = b["bound_seconds_per_resource"].as_object().unwrap();
         let top = per.values().filter_map(|x| x.as_f64()).fold(0.0, f64::max);
         assert_eq!(per[resource].as_f64().unwrap(), top, "{name}");
+        // Each primitive the model uses was measured in every round, nothing else was.
+        let prims = b["primitives_ns_per_op"].as_object().unwrap();
+        assert!(!prims.is_empty(), "{name}");
+        for (p, x) in prims {
+            let rounds = fs(&x["per_round"]);
+            assert!(
+                rounds.len() == 2 && rounds.iter().all(|r| r.is_finite() && *r > 0.0),
+                "{name} {p}: {x}"
+            );
+            assert!(f(&x["min"]) <= f(&x["median"]) && f(&x["median"]) <= f(&x["max"]));
+        }
     }
+    // `stamped-lanes` is priced by its byte stores; `sweep` by its multiply-adds.
+    let lanes = backends
+        .iter()
+        .find(|b| b["backend"] == "stamped-lanes")
+        .unwrap();
+    assert!(
+        lanes["primitives_ns_per_op"]["scatter_store"].is_object(),
+        "{lanes}"
+    );
+    let sweep = backends.iter().find(|b| b["backend"] == "sweep").unwrap();
+    assert!(
+        sweep["primitives_ns_per_op"]["mul_add"].is_object(),
+        "{sweep}"
+    );
+    assert!(
+        sweep["primitives_ns_per_op"]["scatter_store"].is_null(),
+        "{sweep}"
+    );
     // No control is timed.
     assert!(backends
         .iter()
         .all(|b| b["backend"] != "naive-mex" && b["backend"] != "brute"));
-    let prims = v["primitives"].as_array().unwrap();
-    assert!(prims.iter().any(|p| p["threads"] == 1), "{v}");
 }
 
 #[test]
-fn roofline_text_has_one_line_per_backend_asked() {
+fn roofline_text_has_one_row_per_backend_asked_with_its_spread() {
     let out = stdout_of([
         "roofline",
         "--limit",
         "2000",
         "--repeat",
-        "1",
+        "3",
         "--table",
         "stamped-lanes,bitset",
         "--count",
         "sweep",
     ]);
+    let lines: Vec<&str> = out.lines().collect();
     assert!(
-        out.starts_with("roofline N = 2000, moves squares,"),
+        lines[0].starts_with("roofline N = 2000, moves squares,") && lines[0].contains("3 rounds"),
         "{out}"
     );
-    assert!(
-        out.contains("primitives ns/op, 1 thread: scatter_store "),
-        "{out}"
-    );
-    for needle in ["table  stamped-lanes ", "table  bitset ", "count  sweep "] {
-        assert_eq!(out.matches(needle).count(), 1, "{needle}: {out}");
+    assert!(lines[1].starts_with("stage  backend "), "{out}");
+    // The header, the column header, then the rows in the order asked, and nothing else.
+    assert_eq!(lines.len(), 5, "{out}");
+    for (line, prefix) in
+        lines[2..]
+            .iter()
+            .zip(["table  stamped-lanes ", "table  bitset ", "count  sweep "])
+    {
+        assert!(line.starts_with(prefix), "{prefix}: {out}");
+        let cols: Vec<&str> = line.split_whitespace().collect();
+        // stage backend threads unit rounds measured range bound range resource efficiency range
+        assert_eq!(cols[4], "3", "{line}");
+        for (median, range) in [(5, 6), (7, 8), (10, 11)] {
+            let x: f64 = cols[median].parse().unwrap();
+            let (lo, hi) = cols[range].split_once('-').unwrap();
+            let (lo, hi): (f64, f64) = (lo.parse().unwrap(), hi.parse().unwrap());
+            // Printed at 3 or 4 decimals: the median lies in the range up to rounding.
+            assert!(lo - 1e-3 <= x && x <= hi + 1e-3, "{line}");
+        }
+        assert!(line.contains(" load="), "{line}");
     }
-    assert!(!out.contains("stamped-parallel"), "{out}");
+    assert!(lines[2].contains("scatter_store=") && lines[2].contains("scatter_store_range="));
+    assert!(lines[4].contains("mul_add=") && !lines[4].contains("scatter_store="));
+}
+
+/// A line of a child's output and when it arrived.
+fn timed_lines(
+    pipe: impl std::io::Read + Send + 'static,
+) -> std::sync::mpsc::Receiver<(std::time::Instant, String)> {
+    use std::io::BufRead;
+    let (send, receive) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(pipe).lines() {
+            let Ok(line) = line else { break };
+            if send.send((std::time::Instant::now(), line)).is_err() {
+                break;
+            }
+        }
+    });
+    receive
+}
+
+#[test]
+fn roofline_prints_the_header_first_and_each_row_as_it_finishes() {
+    // Three rounds of at least two primitives of 60 ms each per back-end: a row comes at
+    // least about 0.4 s after the one before. Printed at the end, they would come together.
+    let mut child = common::nimsquare_process()
+        .args([
+            "roofline",
+            "--limit",
+            "20000",
+            "--repeat",
+            "3",
+            "--table",
+            "stamped,stamped-lanes",
+            "--count",
+            "sweep",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let lines = timed_lines(child.stdout.take().unwrap());
+    let (header_at, header) = lines.recv().unwrap();
+    assert!(header.starts_with("roofline N = 20000"), "{header}");
+    let (_, columns) = lines.recv().unwrap();
+    assert!(columns.starts_with("stage "), "{columns}");
+    let rows: Vec<(std::time::Instant, String)> = lines.iter().collect();
+    assert!(child.wait().unwrap().success());
+    assert_eq!(rows.len(), 3, "{rows:?}");
+    let gap = std::time::Duration::from_millis(150);
+    assert!(
+        rows[0].0 >= header_at + gap,
+        "the first row came with the header"
+    );
+    assert!(
+        rows[1].0 >= rows[0].0 + gap,
+        "two rows came together: {rows:?}"
+    );
+    assert!(
+        rows[2].0 >= rows[1].0 + gap,
+        "two rows came together: {rows:?}"
+    );
+    assert!(rows[0].1.starts_with("table  stamped "), "{rows:?}");
+}
+
+#[test]
+fn a_long_roofline_forecasts_then_prints_its_header_before_the_work() {
+    // At 10^8 one build of `stamped-lanes` takes tens of seconds: the note and the header
+    // must come long before it ends. The test stops the child once it has both.
+    let mut child = common::nimsquare_process()
+        .args([
+            "roofline",
+            "--limit",
+            "1e8",
+            "--repeat",
+            "3",
+            "--table",
+            "stamped-lanes",
+            "--count",
+            "wht",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let errors = timed_lines(child.stderr.take().unwrap());
+    let out = timed_lines(child.stdout.take().unwrap());
+    let wait = std::time::Duration::from_secs(120);
+    let note = errors.recv_timeout(wait).map(|l| l.1);
+    let header = out.recv_timeout(wait).map(|l| l.1);
+    let running = child.try_wait().unwrap().is_none();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let note = note.expect("a note on stderr");
+    assert!(
+        note.starts_with("note: N = 100000000 needs about ")
+            && note.contains("1 table back-end x 3 rounds"),
+        "{note}"
+    );
+    let header = header.expect("the header on stdout");
+    assert!(header.starts_with("roofline N = 100000000,"), "{header}");
+    assert!(running, "the header came only at the end");
+}
+
+#[test]
+fn roofline_refuses_a_control_past_its_size_at_once_as_solve_does() {
+    let started = std::time::Instant::now();
+    let e = assert_refused(&["roofline", "--table", "naive-mex", "--limit", "1e7"]);
+    assert!(
+        e.contains("'naive-mex'") && e.contains("--limit 10000000") && e.contains("--table"),
+        "{e}"
+    );
+    let e = assert_refused(&[
+        "roofline",
+        "--table",
+        "stamped,naive-mex",
+        "--limit",
+        "100001",
+    ]);
+    assert!(e.contains("(it affords N <= 100000)"), "{e}");
+    let e = assert_refused(&["roofline", "--count", "brute", "--limit", "1000"]);
+    assert!(
+        e.contains("'brute'") && e.contains("--limit 1000") && e.contains("--count"),
+        "{e}"
+    );
+    // Refused before any work: three runs of the binary, not a quarter of an hour.
+    assert!(started.elapsed().as_secs() < 30, "{:?}", started.elapsed());
+    // Where it affords N, the control runs (at the edge of what it affords, cheaply here).
+    let out = stdout_of([
+        "roofline",
+        "--table",
+        "naive-mex",
+        "--count",
+        "brute",
+        "--limit",
+        "100",
+        "--repeat",
+        "1",
+    ]);
+    assert!(
+        out.contains("table  naive-mex ") && out.contains("count  brute "),
+        "{out}"
+    );
 }
 
 #[test]
@@ -229,6 +442,7 @@ fn roofline_refusals_name_the_flag() {
         e.contains("roofline at N = 1000000") && e.lines().count() == 1,
         "{e}"
     );
+    assert!(out.stdout.is_empty());
     let e = assert_refused(&["roofline", "--limit", "1e10"]);
     assert!(e.contains("--limit") || e.contains("maximum"), "{e}");
 }

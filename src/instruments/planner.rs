@@ -257,15 +257,12 @@ impl Plan {
         count::check_supports(count, request.heaps)?;
         let cold = (request.heaps == 1 && request.table == AUTO).then(|| cold::STAGE.reference());
         let builder = (table.make)();
-        check_affords(
-            table.name,
-            builder.affordable_limit().is_none_or(|m| limit <= m),
-            "--table",
-        )?;
-        check_affords(
-            count.name,
-            (count.make)().affordable(limit, request.heaps),
-            "--count",
+        check_table_affords(table, limit, "choose another --table or auto")?;
+        check_count_affords(
+            count,
+            limit,
+            request.heaps,
+            "choose another --count or auto",
         )?;
         let memory_needed = bytes_needed(request, (limit, threads), &*builder, count, cold);
         let memory_available = memory::available_bytes();
@@ -393,17 +390,52 @@ fn bytes_needed(
         + (count.make)().scratch_bytes(alphabet, threads)
 }
 
-/// Refuses a naive control asked for an input it does not afford (it would run for hours).
-fn check_affords(name: &'static str, affords: bool, flag: &str) -> Result<()> {
-    if affords {
+/// Refuses the table back-end `entry` at N = `limit` past the largest N it affords (only a
+/// naive control has one: quadratic, it would run for hours), naming `--limit` and what it
+/// affords; `instead` ends the message with what to do (the caller knows its flags). The one
+/// rule for every command that builds a named table (`solve`, `roofline`).
+pub fn check_table_affords(
+    entry: &'static Entry<dyn TableBuilder>,
+    limit: usize,
+    instead: &str,
+) -> Result<()> {
+    match (entry.make)().affordable_limit() {
+        Some(most) if limit > most => Err(refusal(
+            entry.name,
+            format!("--limit {limit} (it affords N <= {most})"),
+            instead,
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Refuses the count back-end `entry` for K = `heaps` heaps at N = `limit` when it does not
+/// afford them (the brute-force control is polynomial of degree K), as
+/// [`check_table_affords`] does for tables.
+pub fn check_count_affords(
+    entry: &'static Entry<dyn Counter>,
+    limit: usize,
+    heaps: usize,
+    instead: &str,
+) -> Result<()> {
+    if (entry.make)().affordable(limit, heaps) {
         return Ok(());
     }
-    Err(Error::Unsupported {
+    Err(refusal(
+        entry.name,
+        format!("--limit {limit} with {heaps} heaps"),
+        instead,
+    ))
+}
+
+/// The error of a naive control asked for `what` it does not afford.
+fn refusal(name: &'static str, what: String, instead: &str) -> Error {
+    Error::Unsupported {
         backend: name,
         what: format!(
-            "this size: it is a naive control, run only on small inputs (see `nimsquare list`); choose another {flag} or auto"
+            "{what}: it is a naive control, run only on small inputs (see `nimsquare list`); {instead}"
         ),
-    })
+    }
 }
 
 /// `auto` through the planner's choice, any other name through the registry; an unknown
@@ -493,7 +525,26 @@ mod tests {
             msg.contains("'brute'") && msg.contains("naive control"),
             "{msg}"
         );
-        assert!(Plan::new(&request("naive-mex", AUTO, 100_001, 3)).is_err());
+        let msg = Plan::new(&request("naive-mex", AUTO, 100_001, 3))
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            msg.contains("'naive-mex'")
+                && msg.contains("--limit 100001 (it affords N <= 100000)")
+                && msg.contains("choose another --table or auto"),
+            "{msg}"
+        );
+        // The rule itself, as `roofline` calls it, with the caller's advice.
+        let naive = table::find("naive-mex").unwrap();
+        assert!(check_table_affords(naive, 100_000, "x").is_ok());
+        let msg = check_table_affords(naive, 10_000_000, "leave it out")
+            .unwrap_err()
+            .to_string();
+        assert!(msg.ends_with("; leave it out"), "{msg}");
+        let brute = count::find("brute").unwrap();
+        assert!(check_count_affords(brute, 100, 3, "x").is_ok());
+        assert!(check_count_affords(brute, 101, 3, "x").is_err());
     }
 
     #[test]

@@ -24,10 +24,12 @@
 //! ```
 
 pub mod primitives;
+pub mod rounds;
 
 use crate::base::moves::Moves;
 pub use crate::cost::{Demand, Model, Primitive, Resource, Workload};
 use crate::table::Table;
+pub use rounds::{Round, Spread, Summary};
 
 /// Measured rates of the primitives on `threads` threads at once: wall nanoseconds per op of
 /// the whole machine (T copies ran concurrently; ops are summed over the copies).
@@ -63,10 +65,11 @@ pub struct Bound {
 }
 
 /// The bound of `demand` at `rates`: per resource the sum of count × seconds per op of its
-/// primitives, and the largest of those, naming its resource.
+/// primitives, and the largest of those, naming its resource. A primitive `demand` does not
+/// use adds nothing, whatever its rate (NaN when it was not measured, [`primitives::measure_only`]).
 pub fn bound(demand: &Demand, rates: &Rates) -> Bound {
     let mut per_resource = [0.0f64; 4];
-    for p in Primitive::ALL {
+    for p in Primitive::ALL.into_iter().filter(|&p| demand.of(p) != 0.0) {
         let r = Resource::ALL
             .iter()
             .position(|&r| r == p.resource())
@@ -197,6 +200,17 @@ mod tests {
         assert_eq!((w.limit, w.alphabet, w.threads), (4, 3, 2));
         assert_eq!(w.steps, 7.0);
         assert!((w.mean_value - 0.8).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_primitive_not_demanded_adds_nothing_even_unmeasured() {
+        let d = Demand::default().with(Primitive::Scatter, 10.0);
+        let rates = Rates::new(1, [2.0, f64::NAN, f64::NAN, f64::NAN, f64::NAN]);
+        let b = bound(&d, &rates);
+        assert_eq!(b.per_resource, [20e-9, 0.0, 0.0, 0.0]);
+        assert_eq!(b.resource, Resource::Store);
+        // A demanded primitive that was not measured is no bound at all.
+        assert!(bound(&d.with(Primitive::Span, 1.0), &rates).per_resource[1].is_nan());
     }
 
     #[test]

@@ -1,0 +1,198 @@
+//! What `roofline` prints. Text: the header line and the column header before any work, then
+//! one row per back-end the moment its rounds are done (stdout flushed after each line), so
+//! a run of an hour shows its progress in its output. `--json`: one object at the end.
+//!
+//! A row is the fixed columns (medians, and each spread as `min-max`), then `key=value`
+//! fields: each primitive the back-end's model uses, `NAME=MEDIAN NAME_range=MIN-MAX` in ns
+//! per op over the rounds, and `load=` the one-minute load average when it finished.
+
+use super::{Line, Plan};
+use nimsquare::instruments::roofline::{self, Primitive, Spread};
+use serde_json::json;
+use std::io::Write;
+
+/// The run's output, text rows as they come or the JSON object at the end.
+pub(super) struct Output {
+    json: Option<serde_json::Value>,
+    lines: Vec<serde_json::Value>,
+}
+
+impl Output {
+    /// Starts the output: in text, prints the header and the column header now.
+    pub(super) fn start(plan: &Plan, load_start: Option<f64>) -> Output {
+        let isa = nimsquare::base::isa::active().name();
+        if plan.json {
+            let json = json!({
+                "version": env!("CARGO_PKG_VERSION"),
+                "build": nimsquare::base::provenance::BUILD_REV,
+                "load_average_start": load_start,
+                "limit": plan.n(),
+                "moves": plan.moves.label(),
+                "threads": plan.threads,
+                "repeats": plan.repeats,
+                "rounds": plan.repeats,
+                "isa": isa,
+            });
+            return Output {
+                json: Some(json),
+                lines: Vec::new(),
+            };
+        }
+        let rounds = if plan.repeats == 1 { "round" } else { "rounds" };
+        emit(&format!(
+            "roofline N = {}, moves {}, {} threads, isa {isa}, {} {rounds} (the back-end, then its primitives; median and min-max over the rounds), build {}, load average {} at start",
+            plan.n(),
+            plan.moves.label(),
+            plan.threads,
+            plan.repeats,
+            nimsquare::base::provenance::BUILD_REV,
+            fmt_load(load_start),
+        ));
+        emit(
+            "stage  backend            threads  unit      rounds  measured ns  measured range        bound ns  bound range           resource   efficiency  efficiency range  primitives ns/op",
+        );
+        Output {
+            json: None,
+            lines: Vec::new(),
+        }
+    }
+
+    /// One back-end done: its row now in text, kept for the object in JSON.
+    pub(super) fn line(&mut self, l: Line) {
+        if self.json.is_some() {
+            self.lines.push(line_json(&l));
+        } else {
+            emit(&row(&l));
+        }
+    }
+
+    /// The end of the run: in JSON, prints the object (with the load average now).
+    pub(super) fn finish(self, load_end: Option<f64>) {
+        if let Some(mut json) = self.json {
+            json["load_average_end"] = json!(load_end);
+            json["backends"] = json!(self.lines);
+            emit(&json.to_string());
+        }
+    }
+}
+
+/// Prints one line to stdout and flushes it, so a reader sees it now even through a pipe.
+fn emit(line: &str) {
+    let mut out = std::io::stdout().lock();
+    // A closed stdout ends the process by SIGPIPE (see `main`); nothing to report here.
+    let _ = writeln!(out, "{line}");
+    let _ = out.flush();
+}
+
+/// A load average as printed (`unknown` where the system reports none).
+fn fmt_load(load: Option<f64>) -> String {
+    load.map_or_else(|| "unknown".into(), |l| format!("{l:.2}"))
+}
+
+/// `min-max` at `places` decimals.
+fn range(s: Spread, places: usize) -> String {
+    format!("{:.places$}-{:.places$}", s.min, s.max)
+}
+
+/// The text row of one back-end.
+fn row(l: &Line) -> String {
+    let measured = l.summary.seconds.scaled(1e9 / l.units);
+    let bound = l.summary.bound.scaled(1e9 / l.units);
+    let eff = l.summary.efficiency;
+    let mut s = format!(
+        "{:<6} {:<18} {:>7}  {:<8} {:>7}  {:>11.4}  {:<20} {:>9.4}  {:<20} {:<10} {:>10.3}  {:<16}",
+        l.stage,
+        l.name,
+        l.threads,
+        unit(l.stage),
+        l.rounds.len(),
+        measured.median,
+        range(measured, 4),
+        bound.median,
+        range(bound, 4),
+        l.summary.resource.name(),
+        eff.median,
+        range(eff, 3),
+    );
+    for &p in &l.used {
+        let ns = primitive(l, p);
+        s.push_str(&format!(
+            "  {}={:.4} {0}_range={}",
+            p.name(),
+            ns.median,
+            range(ns, 4)
+        ));
+    }
+    s.push_str(&format!("  load={}", fmt_load(l.load)));
+    s
+}
+
+/// The ns per op of `p` over the rounds of `l`.
+fn primitive(l: &Line, p: Primitive) -> Spread {
+    let xs: Vec<f64> = l.rates.iter().map(|r| r.ns(p)).collect();
+    Spread::of(&xs)
+}
+
+/// The unit a stage's times are divided by.
+fn unit(stage: &str) -> &'static str {
+    if stage == "table" {
+        "step"
+    } else {
+        "position"
+    }
+}
+
+/// `{"median", "min", "max"}` of a spread.
+fn spread_json(s: Spread) -> serde_json::Value {
+    json!({"median": s.median, "min": s.min, "max": s.max})
+}
+
+fn line_json(l: &Line) -> serde_json::Value {
+    let sm = &l.summary;
+    let per: serde_json::Map<String, serde_json::Value> = roofline::Resource::ALL
+        .iter()
+        .zip(sm.per_resource)
+        .map(|(r, s)| (r.name().to_string(), json!(s)))
+        .collect();
+    let prims: serde_json::Map<String, serde_json::Value> = l
+        .used
+        .iter()
+        .map(|&p| {
+            let per_round: Vec<f64> = l.rates.iter().map(|r| r.ns(p)).collect();
+            let mut v = spread_json(primitive(l, p));
+            v["per_round"] = json!(per_round);
+            (p.name().to_string(), v)
+        })
+        .collect();
+    let per_unit = 1e9 / l.units;
+    json!({
+        "stage": l.stage,
+        "backend": l.name,
+        "threads": l.threads,
+        "unit": unit(l.stage),
+        "rounds": l.rounds.len(),
+        "measured_seconds": sm.seconds.median,
+        "measured_seconds_min": sm.seconds.min,
+        "measured_seconds_max": sm.seconds.max,
+        "measured_seconds_per_round": l.rounds.iter().map(|r| r.seconds).collect::<Vec<_>>(),
+        "measured_ns_per_unit": sm.seconds.median * per_unit,
+        "measured_ns_per_unit_min": sm.seconds.min * per_unit,
+        "measured_ns_per_unit_max": sm.seconds.max * per_unit,
+        "bound_seconds": sm.bound.median,
+        "bound_seconds_min": sm.bound.min,
+        "bound_seconds_max": sm.bound.max,
+        "bound_seconds_per_round": l.rounds.iter().map(|r| r.bound.seconds).collect::<Vec<_>>(),
+        "bound_ns_per_unit": sm.bound.median * per_unit,
+        "bound_ns_per_unit_min": sm.bound.min * per_unit,
+        "bound_ns_per_unit_max": sm.bound.max * per_unit,
+        "bound_resource": sm.resource.name(),
+        "bound_seconds_per_resource": per,
+        "efficiency": sm.efficiency.median,
+        "efficiency_min": sm.efficiency.min,
+        "efficiency_max": sm.efficiency.max,
+        "efficiency_per_round": sm.efficiency_per_round,
+        "primitives_ns_per_op": prims,
+        "load_average": l.load,
+        "model": l.model.summary,
+    })
+}
