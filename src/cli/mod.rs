@@ -130,7 +130,7 @@ pub fn forecast(plan: &nimsquare::instruments::planner::Plan) {
 }
 
 /// Runs forecast to take longer than this get a note on stderr first.
-const FORECAST_NOTE_SECONDS: f64 = 120.0;
+pub const FORECAST_NOTE_SECONDS: f64 = 120.0;
 
 /// The study version of [`forecast`] (`scale`): `builds` are (back-end, N, times built).
 /// Past [`nimsquare::instruments::planner::FORECAST_FROM_STEPS`] option steps in all, each

@@ -175,9 +175,6 @@ fn chosen<T: ?Sized>(
     Ok(out)
 }
 
-/// Runs forecast to take longer than this get a note on stderr first (as `solve`'s).
-const FORECAST_NOTE_SECONDS: f64 = 120.0;
-
 /// Says on stderr, before any work, what a long run will take: `solve`'s forecast for each
 /// table back-end (S(N) at the rate of a calibration build measured just now, the planner's
 /// [`planner::Plan::forecast_seconds`], which gives none below
@@ -207,7 +204,7 @@ fn forecast(plan: &Plan) -> Result<()> {
             seconds * 1e9 / plan.moves.option_steps(plan.n()) as f64
         ));
     }
-    if total >= FORECAST_NOTE_SECONDS {
+    if total >= super::FORECAST_NOTE_SECONDS {
         eprintln!(
             "note: N = {} needs about {} of memory and at least {} ({} table back-end{} x {} rounds of {:.2e} option steps; ns a step measured just now at N = {}: {})",
             plan.n(),
