@@ -131,7 +131,7 @@ fn a_sampled_solve_writes_a_flamegraph() {
         "folded lines not sorted"
     );
     assert!(lines.iter().any(|l| l.contains("nimsquare::table::")));
-    // A second run refuses to write over the folded file.
+    // A second run refuses to write over the folded file (or the graph) without --force.
     let out = nimsquare()
         .args(["profile", "--limit", "1e4", "--samples", "0", "--out"])
         .arg(dir.join("g.svg"))
@@ -140,7 +140,23 @@ fn a_sampled_solve_writes_a_flamegraph() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--folded"));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("--folded") && stderr.contains("--force"),
+        "{stderr}"
+    );
+    let before = std::fs::read(&svg).unwrap();
+    let out = nimsquare()
+        .args(["profile", "--limit", "1e4", "--samples", "0", "--out"])
+        .arg(&svg)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        std::fs::read(&svg).unwrap(),
+        before,
+        "the graph was touched"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

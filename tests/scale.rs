@@ -195,6 +195,26 @@ fn tiny_grid_writes_csv_fits_and_svg() {
         .all(|r| r.max_value >= 33));
 
     assert_plot_has_every_backend(&svg, &names);
+    // The drawing is not replaced without being asked: a new study into another CSV with
+    // the same --plot is refused before any work, and the picture stays as it was.
+    let before = std::fs::read(&svg).unwrap();
+    let out = nimsquare()
+        .args([
+            "scale", "--from", "1000", "--to", "2000", "--points", "2", "--out",
+        ])
+        .arg(dir.join("other.csv"))
+        .arg("--plot")
+        .arg(&svg)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("--plot") && stderr.contains("--force"),
+        "{stderr}"
+    );
+    assert_eq!(std::fs::read(&svg).unwrap(), before);
+    assert!(!dir.join("other.csv").exists());
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

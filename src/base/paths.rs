@@ -56,3 +56,24 @@ pub fn check_output_path_via(path: &Path, probe: &Path, flag: &str) -> Result<()
     }
     Ok(())
 }
+
+/// Writes `path` through `write(tmp)` on a sibling `PATH.tmp`, then renames that over `path`,
+/// so neither a reader nor a crash mid-write ever sees a half-written file under the name. A
+/// failed write removes the temporary file and leaves `path` as it was.
+pub fn replace_atomically(path: &Path, write: impl FnOnce(&Path) -> Result<()>) -> Result<()> {
+    let mut name = path.as_os_str().to_os_string();
+    name.push(".tmp");
+    let tmp = std::path::PathBuf::from(name);
+    if let Err(e) = write(&tmp) {
+        let _ = fs::remove_file(&tmp);
+        return Err(e);
+    }
+    fs::rename(&tmp, path).map_err(|e| {
+        let _ = fs::remove_file(&tmp);
+        Error::Invalid(format!(
+            "cannot move {} to {}: {e}",
+            tmp.display(),
+            path.display()
+        ))
+    })
+}

@@ -191,7 +191,8 @@ pub struct StudyFileArgs {
     /// with other settings (the refusal names them).
     #[arg(long)]
     pub resume: bool,
-    /// Replace an existing --out (without it, an earlier study is never overwritten).
+    /// Replace an existing --out and --plot (without it, an earlier study or drawing is
+    /// never overwritten; with --resume the plot is redrawn from the whole CSV).
     #[arg(long)]
     pub force: bool,
 }
@@ -235,6 +236,12 @@ impl StudyFileArgs {
         }
         check_output_path(out, "--out")?;
         if let Some(p) = &self.plot {
+            if p.exists() && !self.force && !self.resume {
+                return Err(nimsquare::base::error::Error::Invalid(format!(
+                    "--plot {} already exists; pass --force to replace it (or --resume, which redraws it)",
+                    p.display()
+                )));
+            }
             check_output_path(p, "--plot")?;
         }
         Ok(occupied)

@@ -78,6 +78,10 @@ pub struct Args {
     /// exists.
     #[arg(long, value_name = "FILE")]
     folded: Option<PathBuf>,
+    /// Replace an existing --out or --folded file (without it, an earlier profile is never
+    /// overwritten).
+    #[arg(long)]
+    force: bool,
     #[command(flatten)]
     quiet: QuietArg,
 }
@@ -154,10 +158,16 @@ fn parse(args: Args) -> Result<Job> {
             args.samples
         )));
     }
-    check_output_path(&args.out, "--out")?;
-    if let Some(folded) = &args.folded {
-        nimsquare::instruments::longrun::tablefile::check_absent(folded, "--folded")?;
-        check_output_path(folded, "--folded")?;
+    for (path, flag) in
+        std::iter::once((&args.out, "--out")).chain(args.folded.as_ref().map(|f| (f, "--folded")))
+    {
+        if path.is_file() && !args.force {
+            return Err(Error::Invalid(format!(
+                "{flag} {} already exists; pass --force to replace it, or choose another name",
+                path.display()
+            )));
+        }
+        check_output_path(path, flag)?;
     }
     Ok(Job {
         limit,
@@ -280,8 +290,6 @@ fn write(plan: &Job, s: &Sampled) -> CliResult {
             s.repeats, s.seconds, plan.args.frequency
         )));
     }
-    let file = std::fs::File::create(out)
-        .map_err(|e| Error::Invalid(format!("--out {}: {e}", out.display())))?;
     let mut options = pprof::flamegraph::Options::default();
     options.title = format!(
         "nimsquare: table {} + count {}, N = {}, moves {}, {} threads, {} path",
@@ -299,13 +307,19 @@ fn write(plan: &Job, s: &Sampled) -> CliResult {
         "{} samples over {:.1} CPU seconds: {:.0} per CPU second ({} Hz asked), {} solves",
         s.samples, s.cpu_seconds, per_cpu_second, plan.args.frequency, s.repeats
     ));
-    s.report
-        .flamegraph_with_options(file, &mut options)
-        .map_err(|e| Error::Invalid(format!("cannot write {}: {e}", out.display())))?;
+    nimsquare::base::paths::replace_atomically(out, |tmp| {
+        let file = std::fs::File::create(tmp)
+            .map_err(|e| Error::Invalid(format!("--out {}: {e}", out.display())))?;
+        s.report
+            .flamegraph_with_options(file, &mut options)
+            .map_err(|e| Error::Invalid(format!("cannot write {}: {e}", out.display())))
+    })?;
     if let Some(path) = &plan.args.folded {
         let text: String = folded_lines(&s.report).concat();
-        std::fs::write(path, text)
-            .map_err(|e| Error::Invalid(format!("--folded {}: {e}", path.display())))?;
+        nimsquare::base::paths::replace_atomically(path, |tmp| {
+            std::fs::write(tmp, text)
+                .map_err(|e| Error::Invalid(format!("--folded {}: {e}", path.display())))
+        })?;
     }
     if s.stopped_by_time {
         eprintln!(

@@ -194,19 +194,22 @@ pub fn plot_svg(path: &Path, rows: &[Row], backends: &[String]) -> Result<()> {
         ),
         None => "Nim Square table back-ends".into(),
     };
-    let draw = || -> DrawResult<'_> {
-        let root = SVGBackend::new(path, study_size(lines.len())).into_drawing_area();
-        root.fill(&WHITE)?;
-        let (top, bottom) = root.split_vertically(TITLE_HEIGHT + PANEL_HEIGHT);
-        let panels = top.titled(&title, ("sans-serif", 20))?;
-        let (left, right) = panels.split_horizontally(PANEL_WIDTH);
-        seconds_panel(&left, &lines, &slots, anchor)?;
-        ns_panel(&right, &lines, &slots, anchor)?;
-        legend(&bottom, &lines)?;
-        root.present()?;
-        Ok(())
+    let draw = |file: &Path| -> Result<()> {
+        let go = || -> DrawResult<'_> {
+            let root = SVGBackend::new(file, study_size(lines.len())).into_drawing_area();
+            root.fill(&WHITE)?;
+            let (top, bottom) = root.split_vertically(TITLE_HEIGHT + PANEL_HEIGHT);
+            let panels = top.titled(&title, ("sans-serif", 20))?;
+            let (left, right) = panels.split_horizontally(PANEL_WIDTH);
+            seconds_panel(&left, &lines, &slots, anchor)?;
+            ns_panel(&right, &lines, &slots, anchor)?;
+            legend(&bottom, &lines)?;
+            root.present()?;
+            Ok(())
+        };
+        go().map_err(|e| err(e.to_string()))
     };
-    draw().map_err(|e| err(e.to_string()))
+    crate::base::paths::replace_atomically(path, draw)
 }
 
 /// The left panel: median seconds against N, log-log, with the N^1.5 guide and the bounds.
@@ -555,41 +558,44 @@ pub fn plot_loglog(path: &Path, chart: &Chart) -> Result<()> {
     if measured().next().is_none() {
         return Err(err("no measured points".into()));
     }
-    let draw = || -> DrawResult<'_> {
-        let root = SVGBackend::new(path, (900, 600)).into_drawing_area();
-        root.fill(&WHITE)?;
-        let (x0, x1, y0, y1) = widened(range(measured().flat_map(|s| &s.points)), 1.5, 3.0);
-        let mut ctx = ChartBuilder::on(&root)
-            .caption(&chart.title, ("sans-serif", 22))
-            .margin(15)
-            .x_label_area_size(45)
-            .y_label_area_size(70)
-            .build_cartesian_2d((x0..x1).log_scale(), (y0..y1).log_scale())?;
-        ctx.configure_mesh()
-            .x_desc(&chart.x_label)
-            .y_desc(&chart.y_label)
-            .x_label_formatter(&|x| format!("{x:.0e}"))
-            .y_label_formatter(&|y| format!("{y:.0e}"))
-            .draw()?;
-        // References first, so the measured points are drawn on top of them.
-        for s in series.iter().filter(|s| s.style == Style::Reference) {
-            draw_dashed(&ctx, &s.points, GRAY, (0, 1))?;
-            legend_entry(&mut ctx, &s.name, GRAY, true)?;
-        }
-        for (i, s) in measured().enumerate() {
-            let color = PALETTE[i % PALETTE.len()];
-            draw_measured(&mut ctx, &s.points, color)?;
-            legend_entry(&mut ctx, &s.name, color, false)?;
-        }
-        ctx.configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .draw()?;
-        root.present()?;
-        Ok(())
+    let draw = |file: &Path| -> Result<()> {
+        let go = || -> DrawResult<'_> {
+            let root = SVGBackend::new(file, (900, 600)).into_drawing_area();
+            root.fill(&WHITE)?;
+            let (x0, x1, y0, y1) = widened(range(measured().flat_map(|s| &s.points)), 1.5, 3.0);
+            let mut ctx = ChartBuilder::on(&root)
+                .caption(&chart.title, ("sans-serif", 22))
+                .margin(15)
+                .x_label_area_size(45)
+                .y_label_area_size(70)
+                .build_cartesian_2d((x0..x1).log_scale(), (y0..y1).log_scale())?;
+            ctx.configure_mesh()
+                .x_desc(&chart.x_label)
+                .y_desc(&chart.y_label)
+                .x_label_formatter(&|x| format!("{x:.0e}"))
+                .y_label_formatter(&|y| format!("{y:.0e}"))
+                .draw()?;
+            // References first, so the measured points are drawn on top of them.
+            for s in series.iter().filter(|s| s.style == Style::Reference) {
+                draw_dashed(&ctx, &s.points, GRAY, (0, 1))?;
+                legend_entry(&mut ctx, &s.name, GRAY, true)?;
+            }
+            for (i, s) in measured().enumerate() {
+                let color = PALETTE[i % PALETTE.len()];
+                draw_measured(&mut ctx, &s.points, color)?;
+                legend_entry(&mut ctx, &s.name, color, false)?;
+            }
+            ctx.configure_series_labels()
+                .position(SeriesLabelPosition::UpperLeft)
+                .background_style(WHITE.mix(0.85))
+                .border_style(BLACK)
+                .draw()?;
+            root.present()?;
+            Ok(())
+        };
+        go().map_err(|e| err(e.to_string()))
     };
-    draw().map_err(|e| err(e.to_string()))
+    crate::base::paths::replace_atomically(path, draw)
 }
 
 /// A legend entry of plotters' own legend box: a solid or dashed sample in `color`.
