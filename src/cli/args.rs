@@ -236,7 +236,7 @@ impl StudyFileArgs {
         }
         check_output_path(out, "--out")?;
         if let Some(p) = &self.plot {
-            if p.exists() && !self.force && !self.resume {
+            if p.is_file() && !self.force && !self.resume {
                 return Err(nimsquare::base::error::Error::Invalid(format!(
                     "--plot {} already exists; pass --force to replace it (or --resume, which redraws it)",
                     p.display()
