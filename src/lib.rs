@@ -15,7 +15,7 @@
 //! | 0 | [`base`] | errors, moves, ISA paths, memory, statistics, provenance |
 //! | 1 | [`kernels`] | the inner loops, each family with its scalar twin and one ISA dispatch |
 //! | 2 | [`cost`], [`registry`] | cost-model types; a back-end's registry entry |
-//! | 3 | [`table`], then [`count`] and [`cold`] | the stages: trait, registry list, back-ends as leaves |
+//! | 3 | [`table`], then [`count`], [`cold`] and [`octal`] | the stages: trait, registry list, back-ends as leaves ([`octal`]: the octal games, the second workload) |
 //! | 4 | [`games`] | exhaustive checkers for the other games of the source documents |
 //! | 5 | [`instruments`] | long runs, checker, sequences, the bench grid and its reports, planner, roofline, scaling studies |
 //!
@@ -35,6 +35,7 @@ pub mod count;
 pub mod games;
 pub mod instruments;
 pub mod kernels;
+pub mod octal;
 pub mod registry;
 pub mod table;
 

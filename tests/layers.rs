@@ -17,6 +17,7 @@ const LAYERS: &[(&str, usize)] = &[
     ("table", 4),
     ("count", 5),
     ("cold", 5),
+    ("octal", 5),
     ("games", 6),
     ("instruments::longrun", 7),
     ("instruments::check", 8),

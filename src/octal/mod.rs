@@ -1,0 +1,116 @@
+//! The octal games' stage: the Grundy value g(n) of one heap for every n <= N, for any
+//! octal code ([`Rules`]), the harness's second workload.
+//!
+//! Every back-end implements [`OctalBuilder`] and returns the same [`Table`] the Nim Square
+//! table stage returns (so `sequence`, the table files and the summaries serve both); the
+//! registry [`BACKENDS`] lists them. The control `octal-naive` computes each mex straight
+//! from the definition.
+//!
+//! Each back-end is a leaf file: it imports this module, the kernels, [`crate::base`],
+//! [`crate::cost`] and [`crate::registry`], never another back-end.
+
+pub mod naive;
+pub mod rules;
+
+pub use rules::Rules;
+
+use crate::base::error::{Error, Result};
+use crate::base::limit::Limit;
+use crate::cost::Workload;
+use crate::registry::{Entry, Stage};
+use crate::table::Table;
+
+/// The octal stage: its name in messages and its back-ends.
+pub static STAGE: Stage<dyn OctalBuilder> = Stage::new("octal", BACKENDS);
+
+/// Every octal back-end, in the order `list` and `verify` show them.
+pub static BACKENDS: &[Entry<dyn OctalBuilder>] = &[naive::ENTRY];
+
+/// Looks up an octal back-end by name.
+pub fn find(name: &str) -> Result<&'static Entry<dyn OctalBuilder>> {
+    STAGE.find(name)
+}
+
+/// An octal back-end: turns (rules, N) into g(0..=N).
+pub trait OctalBuilder: Send + Sync {
+    /// Computes g[from..g.len()] for `rules`, given that g[..from] is final. Values are
+    /// `u16`: a value above `u16::MAX` is refused with [`Error::Overflow`] naming the heap
+    /// (the mex of n is at most its number of options, so this needs n in the 10^5 at
+    /// least, and no octal game published grows that fast).
+    fn fill(&self, rules: &Rules, g: &mut [u16], from: usize) -> Result<()>;
+
+    /// Bytes of memory beside the u16 table for N = `limit` on `threads` threads (an upper
+    /// estimate, what the memory guard adds up before anything is allocated).
+    fn scratch_bytes(&self, rules: &Rules, limit: usize, threads: usize) -> u64;
+
+    /// The largest N this back-end affords, if it is limited (the control is quadratic).
+    fn affordable_limit(&self) -> Option<usize> {
+        None
+    }
+
+    /// True when the back-end runs vector kernels that follow [`crate::base::isa::active`].
+    fn vector_kernels(&self) -> bool {
+        false
+    }
+
+    /// g(0..=limit) from scratch.
+    fn build(&self, rules: &Rules, limit: usize) -> Result<Table> {
+        let mut g = vec![0u16; limit + 1];
+        self.fill(rules, &mut g, 0)?;
+        Ok(Table::from_values(g))
+    }
+}
+
+/// The error for a mex past `u16::MAX` at heap `n`.
+pub fn value_overflow(rules: &Rules, n: usize) -> Error {
+    Error::Overflow(format!(
+        "octal game {rules}: g({n}) exceeds {} (values are stored as u16); use a smaller --limit",
+        u16::MAX
+    ))
+}
+
+/// The shape of building `table` for `rules` on `threads` threads, for the cost models.
+pub fn workload(rules: &Rules, table: &Table, threads: usize) -> Workload {
+    let positions = (table.limit() + 1) as f64;
+    let mean_value = table
+        .histogram()
+        .iter()
+        .enumerate()
+        .map(|(v, &c)| v as f64 * c as f64)
+        .sum::<f64>()
+        / positions;
+    Workload {
+        limit: table.limit(),
+        steps: rules.option_steps(table.limit()) as f64,
+        alphabet: table.alphabet(),
+        mean_value,
+        threads,
+    }
+}
+
+/// Checks `limit` (range, the back-end's affordable size, memory) and builds the table of
+/// `rules` with the named back-end.
+pub fn build(name: &str, rules: &Rules, limit: u64) -> Result<Table> {
+    let entry = find(name)?;
+    let limit = Limit::new(limit)?.get();
+    let builder = (entry.make)();
+    if let Some(top) = builder.affordable_limit() {
+        if limit > top {
+            return Err(Error::Unsupported {
+                backend: entry.name,
+                what: format!("N = {limit} (it affords N <= {top}; choose a faster back-end)"),
+            });
+        }
+    }
+    let needed =
+        2 * (limit as u64 + 1) + builder.scratch_bytes(rules, limit, rayon::current_num_threads());
+    crate::base::memory::check_fits(
+        needed,
+        crate::base::memory::available_bytes(),
+        &format!(
+            "the '{}' octal table of {rules} for N = {limit}",
+            entry.name
+        ),
+    )?;
+    builder.build(rules, limit)
+}

@@ -1,0 +1,259 @@
+//! The rules of an octal game, parsed from its code `d0.d1d2…dt`.
+//!
+//! Digit dk says what removing k tokens from one heap may leave: bit 1, nothing (the heap
+//! had exactly k); bit 2, one non-empty heap; bit 4, two non-empty heaps. d0 (removing
+//! nothing) is 0 or 4: with 4 a heap may be split in two without removing anything. A
+//! finite subtraction game is the code with digit 3 at each move. Grundy's game (split one
+//! heap into two unequal heaps) is the named extra `grundy`: d0 = 4 with the parts unequal.
+//!
+//! Invariant: `whole`, `one` and `split` are ascending and hold each k at most once; `whole`
+//! and `one` never hold 0.
+
+use crate::base::error::{Error, Result};
+
+/// The most digits a code may have after the point (a move of 4096 tokens is far beyond
+/// any published table; the bound keeps a typing slip from asking for a huge rule set).
+pub const MAX_DIGITS: usize = 4096;
+
+/// An octal game's moves, grouped by what they leave.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rules {
+    label: String,
+    whole: Vec<usize>,
+    one: Vec<usize>,
+    split: Vec<usize>,
+    unequal: bool,
+}
+
+impl Rules {
+    /// Parses `0.07`, `.07`, `4.07`, `0.6` or `grundy`. Trailing zero digits are dropped
+    /// from the label (`0.070` is `0.07`). A malformed code is refused with a one-line error.
+    pub fn parse(text: &str) -> Result<Rules> {
+        let t = text.trim();
+        if t.eq_ignore_ascii_case("grundy") {
+            return Ok(Rules {
+                label: "grundy".into(),
+                whole: vec![],
+                one: vec![],
+                split: vec![0],
+                unequal: true,
+            });
+        }
+        let bad = |why: String| {
+            Error::Invalid(format!(
+                "octal code '{text}': {why}; write it as 0.d1d2... or 4.d1d2... with octal digits 0-7 (for example 0.07, .6 or 4.07), or 'grundy'"
+            ))
+        };
+        let Some((before, after)) = t.split_once('.') else {
+            return Err(bad("it has no point".into()));
+        };
+        let d0 = match before {
+            "" | "0" => 0u8,
+            "4" => 4,
+            other => {
+                return Err(bad(format!(
+                    "before the point only 0 or 4 may stand, not '{other}'"
+                )))
+            }
+        };
+        if after.is_empty() {
+            return Err(bad("no digits after the point".into()));
+        }
+        if after.len() > MAX_DIGITS {
+            return Err(bad(format!(
+                "{} digits after the point, more than the {MAX_DIGITS} allowed",
+                after.len()
+            )));
+        }
+        let mut digits = vec![d0];
+        for (i, c) in after.chars().enumerate() {
+            match c.to_digit(8) {
+                Some(d) => digits.push(d as u8),
+                None => {
+                    return Err(bad(format!(
+                        "'{c}' (digit {} after the point) is not an octal digit",
+                        i + 1
+                    )))
+                }
+            }
+        }
+        Ok(Rules::from_digits(&digits))
+    }
+
+    /// The rules of digits `digits[k]` = dk (d0 first; only bit 4 of d0 counts).
+    pub fn from_digits(digits: &[u8]) -> Rules {
+        let mut r = Rules {
+            label: String::new(),
+            whole: vec![],
+            one: vec![],
+            split: vec![],
+            unequal: false,
+        };
+        for (k, &d) in digits.iter().enumerate() {
+            if k > 0 && d & 1 != 0 {
+                r.whole.push(k);
+            }
+            if k > 0 && d & 2 != 0 {
+                r.one.push(k);
+            }
+            if d & 4 != 0 {
+                r.split.push(k);
+            }
+        }
+        r.label = r.code();
+        r
+    }
+
+    /// The finite subtraction game with move set `moves` (each >= 1): digit 3 at each move.
+    pub fn subtraction(moves: &[usize]) -> Result<Rules> {
+        let top = moves.iter().copied().max().unwrap_or(0);
+        if moves.is_empty() || moves.contains(&0) || top > MAX_DIGITS {
+            return Err(Error::Invalid(format!(
+                "a subtraction game as an octal code needs moves between 1 and {MAX_DIGITS}"
+            )));
+        }
+        let mut digits = vec![0u8; top + 1];
+        for &s in moves {
+            digits[s] = 3;
+        }
+        Ok(Rules::from_digits(&digits))
+    }
+
+    /// The code with trailing zeros dropped (`0.07`), or `grundy`.
+    pub fn label(&self) -> &str {
+        &self.label
+    }
+
+    fn code(&self) -> String {
+        let top = [&self.whole, &self.one, &self.split]
+            .iter()
+            .filter_map(|v| v.last().copied())
+            .max()
+            .unwrap_or(0);
+        let digit = |k: usize| {
+            (self.whole.binary_search(&k).is_ok() as u8)
+                | ((self.one.binary_search(&k).is_ok() as u8) << 1)
+                | ((self.split.binary_search(&k).is_ok() as u8) << 2)
+        };
+        let mut s = format!("{}.", digit(0));
+        for k in 1..=top.max(1) {
+            s.push(char::from(b'0' + digit(k)));
+        }
+        s
+    }
+
+    /// The k (>= 1) that may be removed when the heap has exactly k tokens (bit 1).
+    pub fn whole(&self) -> &[usize] {
+        &self.whole
+    }
+
+    /// The k (>= 1) that may be removed leaving one non-empty heap (bit 2).
+    pub fn one(&self) -> &[usize] {
+        &self.one
+    }
+
+    /// The k (>= 0) that may be removed leaving two non-empty heaps (bit 4).
+    pub fn split(&self) -> &[usize] {
+        &self.split
+    }
+
+    /// True when a split must leave two unequal heaps (Grundy's game).
+    pub fn unequal(&self) -> bool {
+        self.unequal
+    }
+
+    /// True when some move splits a heap: the games whose tables need the xor-pair mex.
+    pub fn splits(&self) -> bool {
+        !self.split.is_empty()
+    }
+
+    /// The heap sizes (a, m - a) a split of m tokens may leave, a <= m - a: a in 1..=this.
+    pub fn split_pairs(&self, m: usize) -> usize {
+        let half = m / 2;
+        if self.unequal && m.is_multiple_of(2) {
+            half.saturating_sub(1)
+        } else {
+            half
+        }
+    }
+
+    /// The options a mex from the definition looks at up to `limit`: the sum over n <= limit
+    /// of the options of n (each split pair counted once).
+    pub fn option_steps(&self, limit: usize) -> u128 {
+        let mut steps = 0u128;
+        for &k in &self.whole {
+            steps += (k <= limit) as u128;
+        }
+        for &k in &self.one {
+            steps += limit.saturating_sub(k) as u128;
+        }
+        for &k in &self.split {
+            // sum over m = n - k in 2..=limit - k of split_pairs(m)
+            let top = limit.saturating_sub(k);
+            steps += (2..=top).map(|m| self.split_pairs(m) as u128).sum::<u128>();
+        }
+        steps
+    }
+}
+
+impl std::fmt::Display for Rules {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.label)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_parse_into_their_moves() {
+        let kayles = Rules::parse("0.77").unwrap();
+        assert_eq!(kayles.whole(), &[1, 2]);
+        assert_eq!(kayles.one(), &[1, 2]);
+        assert_eq!(kayles.split(), &[1, 2]);
+        let officers = Rules::parse(".6").unwrap();
+        assert_eq!(officers.label(), "0.6");
+        assert!(officers.whole().is_empty());
+        assert_eq!(officers.one(), &[1]);
+        assert_eq!(officers.split(), &[1]);
+        let four = Rules::parse("4.070").unwrap();
+        assert_eq!(four.label(), "4.07");
+        assert_eq!(four.split(), &[0, 2]);
+        let grundy = Rules::parse("Grundy").unwrap();
+        assert!(grundy.unequal() && grundy.split() == [0]);
+        assert_eq!(Rules::subtraction(&[1, 3]).unwrap().label(), "0.303");
+    }
+
+    #[test]
+    fn malformed_codes_are_refused_naming_the_fault() {
+        for (code, says) in [
+            ("07", "no point"),
+            ("0.", "no digits"),
+            ("1.07", "only 0 or 4"),
+            ("0.08", "'8'"),
+            ("0.7a", "'a'"),
+            ("", "no point"),
+        ] {
+            let e = Rules::parse(code).unwrap_err().to_string();
+            assert!(e.contains(says), "{code}: {e}");
+            assert!(!e.contains('\n'));
+        }
+    }
+
+    #[test]
+    fn split_pairs_drop_the_equal_split_of_grundys_game() {
+        let g = Rules::parse("grundy").unwrap();
+        assert_eq!(g.split_pairs(4), 1); // 1+3 only, not 2+2
+        assert_eq!(g.split_pairs(5), 2);
+        let o = Rules::parse("0.4").unwrap();
+        assert_eq!(o.split_pairs(4), 2);
+    }
+
+    #[test]
+    fn option_steps_count_every_option_once() {
+        // 0.6 up to 5: one-heap options n-1 for n=2..5 (4), splits of m = n-1 in 2..=4:
+        // pairs 1 + 1 + 2 = 4.
+        assert_eq!(Rules::parse("0.6").unwrap().option_steps(5), 8);
+    }
+}
