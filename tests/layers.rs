@@ -1,8 +1,11 @@
-//! The layering of the library, read from its own source: every `crate::` path in src/ (the
-//! binary's `src/main.rs` and `src/cli/` excepted, which sit on top) points to a module of a
-//! lower layer, or to its own module; a back-end file never imports another back-end's file;
-//! and no two files import each other, directly or round a circle. The layers are the ones
-//! the README's source map and `src/lib.rs` show.
+//! The layering of the library, read from its own source: every path in src/ that names a
+//! module of the crate (`crate::`, `super::` at any depth, `self::`, in `use` groups nested
+//! at any depth; the binary's `src/main.rs` and `src/cli/` excepted, which sit on top)
+//! points to a module of a lower layer, or to its own module; every file and every module
+//! `src/lib.rs` declares has a layer (a new one fails until it is given one); a back-end
+//! file never imports another back-end's file; and no two files import each other,
+//! directly or round a circle. The layers are the ones the README's source map and
+//! `src/lib.rs` show (the README's map is checked against the folders too).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -76,69 +79,182 @@ fn code_lines(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// Every `crate::a::b::...` path in `code`, and the items of `use crate::{a, b::c}` groups.
-fn crate_paths(code: &[String]) -> Vec<String> {
-    let joined = code.join("\n");
-    let mut out = Vec::new();
-    let mut rest = joined.as_str();
-    while let Some(i) = rest.find("crate::") {
-        let before = rest[..i].chars().last();
-        rest = &rest[i + "crate::".len()..];
-        if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
-            continue; // `nimsquare::crate::` cannot occur; `mycrate::` is not ours
+/// The parent of module path `m` (`a::b` for `a::b::c`, the root "" for `a`).
+fn parent(m: &str) -> &str {
+    m.rsplit_once("::").map_or("", |(p, _)| p)
+}
+
+/// `prefix::rest`, or `rest` at the crate root.
+fn join(prefix: &str, rest: &str) -> String {
+    match (prefix.is_empty(), rest.is_empty()) {
+        (true, _) => rest.to_string(),
+        (_, true) => prefix.to_string(),
+        _ => format!("{prefix}::{rest}"),
+    }
+}
+
+/// The paths of one use tree starting at `text` (after its root), expanded: `a::{b, c::{d,
+/// e}}` gives `a::b`, `a::c::d`, `a::c::e`; `a as b` and `*` keep their prefix. Returns the
+/// paths and how many bytes of `text` the tree took.
+fn use_tree(text: &str) -> (Vec<String>, usize) {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    let mut prefix = String::new();
+    loop {
+        while i < bytes.len() && bytes[i].is_ascii_whitespace() {
+            i += 1;
         }
-        if let Some(group) = rest.strip_prefix('{') {
-            let end = group.find('}').unwrap_or(group.len());
-            for item in group[..end].split(',') {
-                let item = item.trim();
-                if !item.is_empty() {
-                    out.push(item.split_whitespace().next().unwrap().to_string());
+        if i < bytes.len() && bytes[i] == b'{' {
+            // a group: split at top-level commas, expand each part
+            let mut depth = 0;
+            let mut part_start = i + 1;
+            let mut out = Vec::new();
+            let mut j = i;
+            while j < bytes.len() {
+                match bytes[j] {
+                    b'{' => depth += 1,
+                    b'}' | b',' if depth == 1 => {
+                        let (inner, _) = use_tree(&text[part_start..j]);
+                        let inner: Vec<String> = if text[part_start..j].trim().is_empty() {
+                            Vec::new()
+                        } else {
+                            inner
+                        };
+                        out.extend(inner.into_iter().map(|p| match p.as_str() {
+                            "self" | "" => prefix.clone(),
+                            _ => join(&prefix, &p),
+                        }));
+                        part_start = j + 1;
+                        if bytes[j] == b'}' {
+                            return (out, j + 1);
+                        }
+                    }
+                    b'}' => depth -= 1,
+                    _ => {}
                 }
+                j += 1;
             }
+            return (out, j);
+        }
+        let seg_start = i;
+        while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
+            i += 1;
+        }
+        let seg = &text[seg_start..i];
+        if !seg.is_empty() {
+            prefix = join(&prefix, seg);
+        }
+        if text[i..].starts_with("::") {
+            i += 2;
             continue;
         }
-        let end = rest
-            .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
-            .unwrap_or(rest.len());
-        out.push(rest[..end].trim_end_matches(':').to_string());
+        return (vec![prefix], i);
+    }
+}
+
+/// Every module path `code` (the code of module `module`) imports, made absolute: each
+/// `crate::` path, each `super::` (`super::super::` climbs twice) and `self::` path, with
+/// `use` groups expanded at any depth. `crate::x` gives `x`.
+fn imports(module: &str, code: &[String]) -> Vec<String> {
+    let joined = code.join("\n");
+    let text = joined.as_bytes();
+    let mut out = Vec::new();
+    // Brace depth, and the depths at which inline modules (`mod tests {`) opened: inside
+    // one, `super::` names the file's own module.
+    let mut depth = 0usize;
+    let mut inline: Vec<usize> = Vec::new();
+    let mut i = 0;
+    while i < joined.len() {
+        let rest = &joined[i..];
+        match text[i] {
+            b'"' => {
+                // skip a string literal (its braces are not code)
+                i += 1;
+                while i < text.len() && text[i] != b'"' {
+                    i += if text[i] == b'\\' { 2 } else { 1 };
+                }
+                i += 1;
+                continue;
+            }
+            b'\'' if rest.len() >= 3 && rest.as_bytes()[2] == b'\'' => {
+                i += 3; // a char literal such as '{'
+                continue;
+            }
+            b'{' => depth += 1,
+            b'}' => {
+                depth = depth.saturating_sub(1);
+                if inline.last() == Some(&depth) {
+                    inline.pop();
+                }
+            }
+            _ => {}
+        }
+        let before = joined[..i].chars().last();
+        let at_start = !before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':');
+        if at_start && rest.starts_with("mod ") {
+            let after = rest[4..].trim_start();
+            let name_len = after
+                .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .unwrap_or(after.len());
+            if after[name_len..].trim_start().starts_with('{') {
+                inline.push(depth);
+            }
+        }
+        let root = ["crate::", "super::", "self::"]
+            .into_iter()
+            .find(|r| at_start && rest.starts_with(r));
+        let Some(root) = root else {
+            i += rest.chars().next().map_or(1, char::len_utf8);
+            continue;
+        };
+        let here = format!("{module}{}", "::inline".repeat(inline.len()));
+        let mut base = match root {
+            "crate::" => String::new(),
+            "super::" => parent(&here).to_string(),
+            _ => here.clone(),
+        };
+        let mut tail = &rest[root.len()..];
+        while let Some(t) = tail.strip_prefix("super::") {
+            base = parent(&base).to_string();
+            tail = t;
+        }
+        let (paths, used) = use_tree(tail);
+        out.extend(paths.into_iter().map(|p| join(&base, &p)));
+        i += rest.len() - tail.len() + used.max(1);
     }
     out
 }
 
-/// The `super::NAME` (and `super::{A, B}`) names a file uses.
-fn super_names(code: &[String]) -> Vec<String> {
-    let joined = code.join("\n");
-    let mut out = Vec::new();
-    let mut rest = joined.as_str();
-    while let Some(i) = rest.find("super::") {
-        rest = &rest[i + "super::".len()..];
-        if let Some(group) = rest.strip_prefix('{') {
-            let end = group.find('}').unwrap_or(group.len());
-            out.extend(
-                group[..end]
-                    .split(',')
-                    .map(|s| s.trim().split("::").next().unwrap().to_string())
-                    .filter(|s| !s.is_empty()),
-            );
-        } else {
-            let end = rest
-                .find(|c: char| !(c.is_alphanumeric() || c == '_'))
-                .unwrap_or(rest.len());
-            out.push(rest[..end].to_string());
-        }
-    }
-    out
-}
+/// The crate-root names `src/lib.rs` re-exports (`crate::Error`): paths that name no module.
+const ROOT_REEXPORTS: &[&str] = &["Error", "Result"];
 
 /// Every problem with one file's imports: an arrow up a layer, or across one layer.
 fn layer_violations(from_module: &str, paths: &[String]) -> Vec<String> {
+    if from_module == "lib" {
+        return Vec::new(); // the crate root declares the modules (checked on its own)
+    }
+    let is_folder = LAYERS
+        .iter()
+        .any(|(k, _)| k.starts_with(&format!("{from_module}::")));
+    if is_folder && module_of(from_module).is_none() {
+        // a folder of rooms (`instruments`): it declares them and may import nothing
+        return paths
+            .iter()
+            .map(|p| format!("{from_module} (a folder of rooms) imports {p}"))
+            .collect();
+    }
     let Some(from) = module_of(from_module) else {
-        return Vec::new(); // the crate root (lib.rs) declares the modules
+        return vec![format!(
+            "{from_module} is in no layer: add it to LAYERS in tests/layers.rs"
+        )];
     };
     let mut out = Vec::new();
     for p in paths {
         let Some(to) = module_of(p) else {
-            continue; // crate::Error and other root re-exports
+            if !ROOT_REEXPORTS.contains(&p.as_str()) {
+                out.push(format!("{from_module} imports {p}, which is in no layer"));
+            }
+            continue;
         };
         if to == from {
             if from == "base"
@@ -182,7 +298,11 @@ fn library() -> Vec<(PathBuf, String, Vec<String>)> {
     files.sort();
     files
         .into_iter()
-        .filter(|f| !f.ends_with("main.rs") && !f.starts_with(src.join("cli")))
+        .filter(|f| {
+            !f.ends_with("main.rs")
+                && !f.starts_with(src.join("cli"))
+                && !f.starts_with(src.join("bin"))
+        })
         .map(|f| {
             let module = file_module(&src, &f);
             let code = code_lines(&std::fs::read_to_string(&f).unwrap());
@@ -197,7 +317,7 @@ fn every_import_of_the_library_points_down() {
     assert!(files.len() > 40, "found only {} files", files.len());
     let mut problems = Vec::new();
     for (_, module, code) in &files {
-        problems.extend(layer_violations(module, &crate_paths(code)));
+        problems.extend(layer_violations(module, &imports(module, code)));
     }
     assert!(
         problems.is_empty(),
@@ -235,14 +355,71 @@ fn the_check_catches_an_import_that_points_up_or_across() {
     )
     .is_empty());
     assert!(layer_violations("base::moves", &["base::error::Error".into()]).is_empty());
-    // The parser sees use groups and inline paths, not comments.
+    // The parser sees use groups (nested too) and inline paths, not comments or strings.
     let code = code_lines(
-        "use crate::{cost::Model, table};\n// crate::cli::X\nlet x = crate::base::isa::active();",
+        "use crate::{cost::Model, table::{self, bitset::{A, B as C}}};\n// crate::cli::X\nlet x = crate::base::isa::active(\"crate::y\");",
     );
     assert_eq!(
-        crate_paths(&code),
-        ["cost::Model", "table", "base::isa::active"]
+        imports("instruments::tune", &code),
+        [
+            "cost::Model",
+            "table",
+            "table::bitset::A",
+            "table::bitset::B",
+            "base::isa::active"
+        ]
     );
+    // `super::` climbs from the file's module, `super::super::` twice, and inside an inline
+    // `mod tests { }` the first `super` is the file's own module.
+    let code = code_lines(
+        "use super::super::roofline::Row;\nuse super::{x, y::z};\nmod tests {\n use super::*;\n}\nuse self::w::V;",
+    );
+    assert_eq!(
+        imports("instruments::tune::decide", &code),
+        [
+            "instruments::roofline::Row",
+            "instruments::tune::x",
+            "instruments::tune::y::z",
+            "instruments::tune::decide",
+            "instruments::tune::decide::w::V"
+        ]
+    );
+    // A climb out of a low module into a higher one is caught, as is a file in no layer.
+    let up = imports(
+        "table::bitset",
+        &code_lines("use super::super::instruments::X;"),
+    );
+    assert_eq!(layer_violations("table::bitset", &up).len(), 1);
+    assert_eq!(layer_violations("newthing::x", &[]).len(), 1);
+    assert_eq!(
+        layer_violations("table::bitset", &["nowhere::X".into()]).len(),
+        1
+    );
+}
+
+#[test]
+fn the_crate_root_declares_only_modules_that_have_a_layer() {
+    let lib =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/lib.rs")).unwrap();
+    let declared: Vec<&str> = code_lines(&lib)
+        .iter()
+        .filter_map(|l| {
+            let l = l
+                .trim()
+                .trim_start_matches("pub ")
+                .trim_start_matches("pub(crate) ");
+            l.strip_prefix("mod ")
+                .map(|r| r.trim_end_matches(';').trim().to_string())
+        })
+        .map(|m| &*m.leak())
+        .collect();
+    assert!(declared.len() >= 8, "{declared:?}");
+    for m in declared {
+        assert!(
+            LAYERS.iter().any(|(k, _)| k.split("::").next() == Some(m)),
+            "src/lib.rs declares `mod {m}`, which is in no layer of tests/layers.rs"
+        );
+    }
 }
 
 /// The files of a stage folder that declare a registry entry: its back-ends.
@@ -274,12 +451,12 @@ fn a_back_end_never_imports_another_back_end() {
             if !backends.contains(me) {
                 continue;
             }
-            let reached: Vec<String> = super_names(code)
+            let reached: Vec<String> = imports(module, code)
                 .into_iter()
-                .chain(crate_paths(code).into_iter().filter_map(|p| {
+                .filter_map(|p| {
                     p.strip_prefix(&format!("{stage}::"))
                         .map(|r| r.split("::").next().unwrap().to_string())
-                }))
+                })
                 .filter(|n| n != me && backends.contains(n))
                 .collect();
             for other in reached {
@@ -310,19 +487,7 @@ fn no_circle_of_imports_between_files() {
     // declares them and they use its trait: that is one room, not a circle).
     let mut arrows: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); files.len()];
     for (i, (_, module, code)) in files.iter().enumerate() {
-        // `super::x` in the file of module `a::b::c` (or in `a/b/c/mod.rs`) names `a::b::x`.
-        let parent = module.rsplit_once("::").map_or("", |(p, _)| p);
-        let supers: Vec<String> = super_names(code)
-            .into_iter()
-            .map(|n| {
-                if parent.is_empty() {
-                    n
-                } else {
-                    format!("{parent}::{n}")
-                }
-            })
-            .collect();
-        for p in crate_paths(code).into_iter().chain(supers) {
+        for p in imports(module, code) {
             let Some(j) = file_of(&p, &by_module) else {
                 continue;
             };
@@ -364,6 +529,72 @@ fn no_circle_of_imports_between_files() {
                 let names: Vec<&str> = circle.iter().map(|&k| files[k].1.as_str()).collect();
                 panic!("a circle of imports: {}", names.join(" -> "));
             }
+        }
+    }
+}
+
+/// The backticked words of the README's source map (its rows that name `src/`).
+fn readme_map() -> Vec<(String, Vec<String>)> {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    readme
+        .lines()
+        .filter(|l| l.starts_with('|') && l.contains("`src/"))
+        .map(|l| {
+            let words = l
+                .split('`')
+                .skip(1)
+                .step_by(2)
+                .map(str::to_string)
+                .collect();
+            (l.to_string(), words)
+        })
+        .collect()
+}
+
+#[test]
+fn the_readme_source_map_matches_the_folders() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let map = readme_map();
+    assert!(map.len() >= 5, "README source map rows: {}", map.len());
+    let named: BTreeSet<String> = map.iter().flat_map(|(_, w)| w.clone()).collect();
+    // every path the map names exists
+    for w in named.iter().filter(|w| w.starts_with("src/")) {
+        assert!(
+            root.join(w).exists(),
+            "README's source map names {w}, which does not exist"
+        );
+    }
+    // every entry of src/ is on the map (lib.rs is the crate root the map describes)
+    for e in std::fs::read_dir(root.join("src")).unwrap() {
+        let e = e.unwrap();
+        let name = e.file_name().to_string_lossy().into_owned();
+        let key = if e.path().is_dir() {
+            format!("src/{name}/")
+        } else {
+            format!("src/{name}")
+        };
+        if name == "lib.rs" {
+            continue;
+        }
+        assert!(
+            named.contains(&key),
+            "README's source map does not name {key}"
+        );
+    }
+    // the instruments row names every instrument
+    let (row, words) = map
+        .iter()
+        .find(|(_, w)| w.iter().any(|x| x == "src/instruments/"))
+        .expect("a map row for src/instruments/");
+    for e in std::fs::read_dir(root.join("src/instruments")).unwrap() {
+        let name = e.unwrap().file_name().to_string_lossy().into_owned();
+        let name = name.trim_end_matches(".rs");
+        if name != "mod" {
+            assert!(
+                words.iter().any(|w| w == name),
+                "README's source map row `{row}` does not name the instrument {name}"
+            );
         }
     }
 }
