@@ -8,7 +8,7 @@
 use crate::base::moves::Moves;
 
 /// A primitive operation the back-ends are made of, each measured by a microbenchmark in
-/// [`primitives`].
+/// [`primitives`](crate::instruments::roofline::primitives).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Primitive {
     /// One byte store into L1-resident stamp arrays, its index read from a 32-value `u16`
@@ -27,7 +27,7 @@ pub enum Primitive {
 }
 
 impl Primitive {
-    /// Every primitive, in the order of [`Demand::ops`] and [`Rates::ns_per_op`].
+    /// Every primitive, in the order of [`Demand::ops`] and [`Rates::ns_per_op`](crate::instruments::roofline::Rates::ns_per_op).
     pub const ALL: [Primitive; 5] = [
         Primitive::Scatter,
         Primitive::Span,
@@ -77,7 +77,7 @@ pub enum Resource {
 }
 
 impl Resource {
-    /// Every resource, in the order of [`Bound::per_resource`].
+    /// Every resource, in the order of [`Bound::per_resource`](crate::instruments::roofline::Bound::per_resource).
     pub const ALL: [Resource; 4] = [
         Resource::Store,
         Resource::Load,

@@ -20,7 +20,7 @@
 //! does not depend on it. The cap comes from the environment variable [`CAP_ENV`]
 //! (`NIMSQUARE_ISA_CAP=avx2` makes an AVX-512 machine look like an AVX2 one, for the binary,
 //! the tests and the benches alike; the binary refuses a bad value through [`cap_from_env`])
-//! or, in tests, from [`capped`]. It is how the refusal of a missing path and `auto`'s
+//! or, in tests, from `capped`. It is how the refusal of a missing path and `auto`'s
 //! fallback are tested on every machine.
 
 use crate::base::error::{Error, Result};
@@ -70,7 +70,7 @@ impl Isa {
             })
     }
 
-    /// True when this CPU can run the path and the cap ([`CAP_ENV`], [`capped`]) does not
+    /// True when this CPU can run the path and the cap ([`CAP_ENV`], `capped`) does not
     /// hide it.
     pub fn supported(self) -> bool {
         self <= cap() && self.on_cpu()
@@ -201,7 +201,7 @@ impl Drop for Restore {
 }
 
 /// Serialises the tests of one process that force paths with [`with`] or cap them with
-/// [`capped`].
+/// `capped`.
 pub static TEST_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 /// The environment variable that caps the paths (`scalar`, `portable`, `avx2` or `avx512`):
@@ -211,7 +211,7 @@ pub const CAP_ENV: &str = "NIMSQUARE_ISA_CAP";
 /// The widest path [`Isa::supported`] may report, or 0 before [`CAP_ENV`] was read.
 static CAP: AtomicU8 = AtomicU8::new(0);
 
-/// The cap: set by [`capped`], else [`CAP_ENV`] (read on first use; a bad value caps
+/// The cap: set by `capped`, else [`CAP_ENV`] (read on first use; a bad value caps
 /// nothing here, and the binary refuses it first through [`cap_from_env`]), else none
 /// ([`Isa::Avx512`], the widest).
 fn cap() -> Isa {

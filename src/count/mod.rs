@@ -38,7 +38,7 @@ pub fn find(name: &str) -> Result<&'static Entry<dyn Counter>> {
     STAGE.find(name)
 }
 
-/// The reference count back-end (the one with [`Role::Reference`]).
+/// The reference count back-end (the one with [`Role::Reference`](crate::registry::Role::Reference)).
 pub fn reference() -> &'static Entry<dyn Counter> {
     STAGE.reference()
 }

@@ -1,7 +1,7 @@
 //! The Walsh–Hadamard transform of a value histogram, the kernel of the `wht` count.
 //!
 //! Algorithm: the in-place fast transform (unnormalised, natural order) turns `data` into
-//! F(k) = sum over x of (-1)^popcount(x & k) · data[x] by log2(W) rounds of butterflies
+//! F(k) = sum over x of (-1)^popcount(x & k) · `data[x]` by log2(W) rounds of butterflies
 //! (a, b) -> (a + b, a - b) over blocks of doubling width. It turns xor convolution into
 //! pointwise products, which is what the count uses it for.
 //!
@@ -9,17 +9,17 @@
 //!
 //! Invariant: after the round of half-width h, each block of 2h entries holds the transform
 //! of its own 2h inputs; every butterfly output is a signed sum of inputs, so it cannot
-//! overflow `i64` while sum |data[x]| < 2^63.
+//! overflow `i64` while sum |`data[x]`| < 2^63.
 //!
 //! Paths: one scalar loop (no ISA dispatch); [`walsh_hadamard_naive`], the transform by its
 //! definition, is its twin in the tests.
 
 /// In-place fast Walsh–Hadamard transform (unnormalised, natural order):
-/// `data[k]` becomes sum over x of (-1)^popcount(x & k) · data[x]. `data.len()` must be a
+/// `data[k]` becomes sum over x of (-1)^popcount(x & k) · `data[x]`. `data.len()` must be a
 /// power of two. O(W log W) additions.
 ///
 /// The caller guarantees no intermediate overflows `i64`: every butterfly output is a
-/// signed sum of inputs, so sum |data[x]| < 2^63 suffices.
+/// signed sum of inputs, so sum |`data[x]`| < 2^63 suffices.
 pub fn walsh_hadamard(data: &mut [i64]) {
     let w = data.len();
     assert!(

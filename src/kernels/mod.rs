@@ -11,7 +11,7 @@
 //!   lowest-zero-bit mex (dispatch: [`masks::dispatch`] on a [`masks::WithMasks`] visitor);
 //! - [`lanes`]: byte-stamp lanes, 32 positions at a time, their mex scan and their packing
 //!   into bits (dispatch: [`lanes::dispatch`] on a [`lanes::WithLanes`] visitor), the span
-//!   prefetch and the const lane stride ([`lanes::with_stride`]);
+//!   prefetch and the const lane stride (`with_stride!` in [`lanes`]);
 //! - [`pipeline`]: the pipelined super-blocks the parallel back-ends share, and their
 //!   [`pipeline::Schedule`];
 //! - [`huge_pages`]: big tables on 2 MiB pages.

@@ -144,7 +144,7 @@ impl Run<'_> {
 /// is done; each step runs super-blocks with [`Run::blocks`]. The whole loop runs on a pool
 /// thread, so the phase-1a splits are cheap pushes to its own deque (from outside the pool
 /// every super-block would be a cold hand-over to the pool and back); the mask buffers are
-/// kept for the next run ([`SPARE_MASKS`]).
+/// kept for the next run (`SPARE_MASKS`).
 #[inline(always)]
 pub fn fill(
     sched: &Schedule,

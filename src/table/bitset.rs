@@ -21,7 +21,7 @@
 //! Paths (`--isa`, read once per `fill`): the far-move OR and the mex scan are the two
 //! mask kernels ([`MaskKernel`], [`crate::kernels::masks`]): `portable` is the u64 code
 //! above, `scalar` its twin, `avx2` and `avx512` vector versions. The block loop is handed
-//! to [`masks::dispatch`] as a visitor ([`Fill`]), so it is monomorphised per path and
+//! to [`masks::dispatch`] as a visitor (`Fill`), so it is monomorphised per path and
 //! compiled with the path's target features, and nothing in the inner loops dispatches.
 
 use super::{mask_mex_demand, TableBuilder};

@@ -27,7 +27,7 @@
 //! wider.
 //!
 //! Paths (`--isa`, read once per `fill`): as `bitset`, the whole fill is handed to
-//! [`masks::dispatch`] as a visitor ([`Fill`]), so it is monomorphised per path and entered
+//! [`masks::dispatch`] as a visitor (`Fill`), so it is monomorphised per path and entered
 //! through the path's `#[target_feature]` entry.
 
 use super::{mask_mex_demand, TableBuilder};

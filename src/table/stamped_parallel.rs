@@ -27,7 +27,7 @@
 //! ([`crate::kernels::pipeline`]); this file supplies phase 1a.
 //!
 //! Paths (`--isa`, read once per `fill`): the lane kernels (the bit packing of phase 1a) are
-//! chosen by handing the whole fill to [`lanes::dispatch`] as a visitor ([`Fill`]).
+//! chosen by handing the whole fill to [`lanes::dispatch`] as a visitor (`Fill`).
 //!
 //! Cost: S(N) option steps in total. Phase 2 does about sqrt(2B) - sqrt(L) + #{s < L} of
 //! them per position (about 27 for B = 512), against sqrt(n) in all, so for N >= 10^6 over

@@ -80,7 +80,7 @@ const T_975: [f64; 30] = [
     2.048407, 2.045230, 2.042272,
 ];
 
-/// Student's t quantile at 0.975 for `df` degrees of freedom: the table [`T_975`] up to 30,
+/// Student's t quantile at 0.975 for `df` degrees of freedom: the table `T_975` up to 30,
 /// past it the Cornish-Fisher expansion around the normal quantile 1.959964 (terms to
 /// 1/df^4, within 1e-6 of the exact value from 30 on). None for 0 degrees of freedom.
 pub fn t_quantile_975(df: usize) -> Option<f64> {

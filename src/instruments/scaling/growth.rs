@@ -7,7 +7,7 @@
 //!
 //! Both quantities at n only look at positions 0..=n, and g(n) does not depend on the limit a
 //! table is built to, so one cold set or table built at the largest N of the grid answers every
-//! smaller grid point as a prefix ([`cold_prefix_rows`], [`max_prefix_stats`]): one build
+//! smaller grid point as a prefix ([`cold_prefix_counts`], [`max_prefix_stats`]): one build
 //! instead of one per point.
 
 use super::log::StudyRow;

@@ -93,7 +93,7 @@ impl XorSweep {
 
     /// Sum over x of P(x)·S(x xor g) with the kernel `K` (inside [`dispatch`]'s
     /// [`WithXorDot::run`]). Every path sums the same products, y over one permuted copy
-    /// P_c: P_c[y]·S[y xor h].
+    /// P_c: `P_c[y]·S[y xor h]`.
     #[inline(always)]
     pub fn dot_with<K: DotKernel>(&self, g: usize) -> u64 {
         let (h, c) = (g & !3, g & 3);
