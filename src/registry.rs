@@ -46,6 +46,14 @@ impl<T: ?Sized> Entry<T> {
     pub fn is_control(&self) -> bool {
         self.role == Role::Control
     }
+
+    /// True when the back-end runs a kernel family with one kernel per `--isa` path, so it
+    /// follows [`crate::base::isa::active`] and the bench matrix and the per-path tests run it
+    /// once per path the CPU supports. Read from [`Entry::kernels`], the one place a
+    /// back-end states its kernels.
+    pub fn follows_isa(&self) -> bool {
+        self.kernels.iter().any(|f| f.follows_isa())
+    }
 }
 
 /// A stage's back-ends under the stage's name: what its `find` and `reference` ask, so each

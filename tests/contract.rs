@@ -6,8 +6,8 @@
 //! `benches/matrix.rs` calls), `scale`, `roofline`, the per-path tests' list and the memory
 //! guard, none of which names it. A consumer that kept its own list of back-ends would miss
 //! it. For every registered entry, of every stage: `list` shows it with its role, the checker
-//! runs it (or skips it saying why), its `vector_kernels` agrees with the kernel families it
-//! declares, and the memory guard refuses it one byte short of the memory the run says it
+//! runs it (or skips it saying why), its entry declares the per-path kernel families its file
+//! calls (what says whether it follows `--isa`), and the memory guard refuses it one byte short of the memory the run says it
 //! needs (that estimate is held against measured allocations in `tests/memory_estimates.rs`).
 
 mod common;
@@ -198,19 +198,33 @@ fn scale_and_roofline_take_every_fast_entry_by_default() {
 }
 
 #[test]
-fn the_per_path_tests_run_the_fixture_and_vector_kernels_match_the_declared_families() {
+fn the_per_path_tests_run_the_fixture_and_each_entry_declares_the_kernels_its_file_uses() {
     let names: Vec<&str> = common::per_path_tables().iter().map(|e| e.name).collect();
     assert!(names.contains(&FIXTURE), "{names:?}");
-    // A back-end runs a kernel family with one kernel per path exactly when it says it
-    // follows --isa: the bench times it on every path, and the count of paths in a run's
-    // JSON is right, only by that answer.
+    // Whether a back-end follows --isa is read from its entry's kernel families (the bench
+    // times it on every path, and the per-path tests run it, by that answer), so a run of it
+    // must read the active path exactly when the entry declares a per-path family.
+    use nimsquare::base::isa;
+    use std::sync::atomic::Ordering;
+    let _lock = isa::TEST_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let moves = nimsquare::base::moves::Moves::Squares;
+    let reads = |run: &dyn Fn()| {
+        isa::ACTIVE_READS.store(0, Ordering::SeqCst);
+        run();
+        isa::ACTIVE_READS.load(Ordering::SeqCst) > 0
+    };
     for e in table::BACKENDS {
-        let declared = e.kernels.iter().any(|f| f.follows_isa());
-        assert_eq!((e.make)().vector_kernels(), declared, "{}", e.name);
+        let read = reads(&|| {
+            (e.make)().build(&moves, 3000);
+        });
+        assert_eq!(read, e.follows_isa(), "{}: reads the path: {read}", e.name);
     }
+    let t = table::build("stamped", &moves, 3000).unwrap();
     for e in count::BACKENDS {
-        let declared = e.kernels.iter().any(|f| f.follows_isa());
-        assert_eq!((e.make)().vector_kernels(), declared, "{}", e.name);
+        let read = reads(&|| {
+            (e.make)().count(&t, 3).unwrap();
+        });
+        assert_eq!(read, e.follows_isa(), "{}: reads the path: {read}", e.name);
     }
 }
 

@@ -26,10 +26,7 @@ fn vector_tables() -> Vec<&'static Entry<dyn TableBuilder>> {
 
 /// The count back-ends that follow `--isa`.
 fn vector_counts() -> Vec<&'static Entry<dyn Counter>> {
-    let v: Vec<_> = count::BACKENDS
-        .iter()
-        .filter(|e| (e.make)().vector_kernels())
-        .collect();
+    let v: Vec<_> = count::BACKENDS.iter().filter(|e| e.follows_isa()).collect();
     let names: Vec<&str> = v.iter().map(|e| e.name).collect();
     assert!(
         names.contains(&"sweep") && names.contains(&"rayon-sweep"),

@@ -25,7 +25,7 @@ fn every_fast_back_end_is_timed_on_every_path_it_has() {
             "{}",
             e.name
         );
-        if (e.make)().vector_kernels() {
+        if e.follows_isa() {
             for p in Isa::supported_all()
                 .into_iter()
                 .filter(|&p| p != nimsquare::base::isa::active())

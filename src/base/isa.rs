@@ -146,8 +146,16 @@ static FORCED: AtomicU8 = AtomicU8::new(0);
 /// The path the kernels take now: the one [`force`]d last, else [`Isa::best`].
 #[inline]
 pub fn active() -> Isa {
+    #[cfg(any(test, feature = "testing"))]
+    ACTIVE_READS.fetch_add(1, Ordering::Relaxed);
     Isa::from_code(FORCED.load(Ordering::Relaxed)).unwrap_or_else(Isa::best)
 }
+
+/// How many times [`active`] was read (test builds only): a back-end follows `--isa`
+/// exactly when a run of it reads the path, which the contract test holds against the
+/// kernel families its registry entry declares.
+#[cfg(any(test, feature = "testing"))]
+pub static ACTIVE_READS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 /// Makes every kernel take `isa` from now on, or refuses (naming `--isa` and what the CPU
 /// has) when this CPU cannot run it or the cap hides it.

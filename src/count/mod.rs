@@ -70,12 +70,6 @@ pub trait Counter: Send + Sync {
     /// Bytes the back-end allocates beside the table for an alphabet of G values on
     /// `threads` threads (an upper estimate; the count stage is O(G), small beside a table).
     fn scratch_bytes(&self, alphabet: usize, threads: usize) -> u64;
-
-    /// True when the back-end runs vector kernels that follow [`crate::base::isa::active`], so the
-    /// bench matrix times it once per instruction-set path the CPU supports.
-    fn vector_kernels(&self) -> bool {
-        false
-    }
 }
 
 /// Every count back-end (each file declares its own entry), in the order `list`, `verify`

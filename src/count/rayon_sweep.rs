@@ -98,9 +98,4 @@ impl Counter for RayonSweep {
         let chunks = 4 * threads as u64 + 1;
         chunks * (16 * w + 128) + 8 * w + threads as u64 * (8 * 3 + 4 * 5) * w
     }
-
-    /// The inner sum ([`crate::kernels::xor_dot::XorSweep::dot`]) follows `--isa`.
-    fn vector_kernels(&self) -> bool {
-        true
-    }
 }

@@ -55,9 +55,4 @@ impl Counter for Sweep {
         // Prefix and padded suffix tables, and the vector path's four permuted u32 copies.
         (8 * 3 + 4 * 5) * alphabet.next_power_of_two() as u64
     }
-
-    /// The inner sum ([`crate::kernels::xor_dot::XorSweep::dot`]) follows `--isa`.
-    fn vector_kernels(&self) -> bool {
-        true
-    }
 }

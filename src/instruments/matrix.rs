@@ -125,9 +125,9 @@ impl Bench {
 
 /// The paths a back-end is timed on: the active one (`None`), then every other supported
 /// one when it has vector kernels.
-fn paths(vector_kernels: bool) -> Vec<Option<Isa>> {
+fn paths(follows_isa: bool) -> Vec<Option<Isa>> {
     let mut out = vec![None];
-    if vector_kernels {
+    if follows_isa {
         let active = isa::active();
         out.extend(
             Isa::supported_all()
@@ -147,7 +147,7 @@ pub fn benches(grid: &Grid) -> Vec<Bench> {
     let mut out = Vec::new();
     for &n in &grid.table {
         for &t in &tables {
-            for path in paths((t.make)().vector_kernels()) {
+            for path in paths(t.follows_isa()) {
                 out.push(Bench {
                     group: Group::Table,
                     table: Some(t),
@@ -160,7 +160,7 @@ pub fn benches(grid: &Grid) -> Vec<Bench> {
     }
     for &n in &grid.count {
         for &c in &counts {
-            for path in paths((c.make)().vector_kernels()) {
+            for path in paths(c.follows_isa()) {
                 out.push(Bench {
                     group: Group::Count,
                     table: None,

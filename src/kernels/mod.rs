@@ -54,8 +54,9 @@ pub enum Family {
 impl Family {
     /// True for the families with one kernel per `--isa` path (a scalar twin and the x86
     /// kernels of `lanes/`, `masks/`, `sumset/`, `xor_dot/`): a back-end that runs one
-    /// follows `--isa`, and its `vector_kernels` must say so (`tests/contract.rs`), since
-    /// the bench matrix times it on every path by that answer.
+    /// follows `--isa` ([`crate::registry::Entry::follows_isa`]; `tests/contract.rs` checks
+    /// each back-end file declares the families it calls), and the bench matrix times it on
+    /// every path by that answer.
     pub fn follows_isa(self) -> bool {
         matches!(
             self,

@@ -62,10 +62,6 @@ impl TableBuilder for Bitset {
         let m = moves.up_to(limit).len() as u64;
         8 * m + LANES as u64 * 8 * (m / 64 + 2)
     }
-
-    fn vector_kernels(&self) -> bool {
-        true
-    }
 }
 
 /// The running max below which the AVX-512 path runs the AVX2 kernels: while every mask is

@@ -84,10 +84,6 @@ impl TableBuilder for BitsetParallel {
         let words = values / 64 + 2;
         2 * (b * words * 8) as u64 + 8 * values as u64
     }
-
-    fn vector_kernels(&self) -> bool {
-        true
-    }
 }
 
 /// The pipelined fill of g[from..] (values before it final, largest `max`) as a visitor of

@@ -167,12 +167,6 @@ pub trait TableBuilder: Send + Sync {
         None
     }
 
-    /// True when the back-end runs vector kernels that follow [`crate::base::isa::active`], so the
-    /// bench matrix times it once per instruction-set path the CPU supports.
-    fn vector_kernels(&self) -> bool {
-        false
-    }
-
     /// g(0..=limit) from scratch. `limit` comes from a [`Limit`].
     fn build(&self, moves: &Moves, limit: usize) -> Table {
         let mut g = crate::kernels::huge_pages::zeroed(limit + 1);

@@ -73,11 +73,6 @@ impl TableBuilder for StampedLanes {
     fn scratch_bytes(&self, moves: &Moves, limit: usize, _threads: usize) -> u64 {
         8 * moves.up_to(limit).len() as u64 + lane_scratch_bytes(moves, limit)
     }
-
-    /// The mex scan and (stamped-parallel) the bit packing follow `--isa` ([`crate::kernels::lanes`]).
-    fn vector_kernels(&self) -> bool {
-        true
-    }
 }
 
 /// The running max below which the block loop takes the scalar path on every `--isa`: the

@@ -108,11 +108,6 @@ impl TableBuilder for StampedParallel {
         let masks = 2 * (b * words * 8) as u64;
         masks + (threads as u64 + 1) * lane_scratch_bytes(moves, limit) + 8 * values as u64
     }
-
-    /// The mex scan and (stamped-parallel) the bit packing follow `--isa` ([`crate::kernels::lanes`]).
-    fn vector_kernels(&self) -> bool {
-        true
-    }
 }
 
 /// The pipelined fill of g[from..] (values before it final, largest `max`) as a visitor of

@@ -81,10 +81,6 @@ impl TableBuilder for ValueBounded {
         // Two bitsets of N bits (unassigned positions, current class) and the move list.
         2 * (limit as u64 + 1).div_ceil(64) * 8 + 8 * moves.up_to(limit).len() as u64
     }
-
-    fn vector_kernels(&self) -> bool {
-        true
-    }
 }
 
 /// The passes of one `fill`, run by [`sumset::dispatch`] on the kernel of the chosen path.
