@@ -123,7 +123,7 @@ fn auto_falls_back_to_the_widest_path_the_cap_leaves() {
         assert_eq!(json["isa"], want.name(), "cap {top}: {json}");
         assert_eq!(json["answer"], "2586528661783");
         // The table auto picks is the planner's choice for the path left, not for the CPU's.
-        let pick = planner::choose_table_on(want, &Moves::Squares, 100_000, 1).name;
+        let pick = planner::choose_table_on(want, 100_000, 1).name;
         assert_eq!(json["table"], pick, "cap {top}: {json}");
         // `list` says what the cap hides.
         let text = String::from_utf8(

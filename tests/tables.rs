@@ -91,8 +91,8 @@ fn the_planner_names_only_registered_fast_back_ends() {
             100_000_000,
             4_000_000_000,
         ] {
-            let t = planner::choose_table(&Moves::Squares, limit, threads);
-            let c = planner::choose_count(limit, 3, threads);
+            let t = planner::choose_table(limit, threads);
+            let c = planner::choose_count();
             assert!(!t.is_control() && !c.is_control());
         }
     }

@@ -144,36 +144,11 @@ pub fn forecast_builds(
         u64,
     )],
 ) {
-    use nimsquare::instruments::planner::{CALIBRATION_LIMIT, FORECAST_FROM_STEPS};
-    let steps = |n: usize, times: u64| moves.option_steps(n) as f64 * times as f64;
-    let total: f64 = builds.iter().map(|&(_, n, k)| steps(n, k)).sum();
-    if total < FORECAST_FROM_STEPS {
+    use nimsquare::instruments::planner::CALIBRATION_LIMIT;
+    let (total, Some(seconds)) = nimsquare::instruments::planner::forecast_builds(moves, builds)
+    else {
         return;
-    }
-    let mut seconds = 0.0;
-    let mut names: Vec<&str> = Vec::new();
-    for &(entry, _, _) in builds {
-        if names.contains(&entry.name) {
-            continue;
-        }
-        names.push(entry.name);
-        let largest = builds
-            .iter()
-            .filter(|b| b.0.name == entry.name)
-            .map(|b| b.1)
-            .max();
-        let calibration = CALIBRATION_LIMIT.min(largest.unwrap_or(0));
-        let start = std::time::Instant::now();
-        (entry.make)().build(moves, calibration);
-        let per_step =
-            start.elapsed().as_secs_f64() / (moves.option_steps(calibration).max(1) as f64);
-        let mine: f64 = builds
-            .iter()
-            .filter(|b| b.0.name == entry.name)
-            .map(|&(_, n, k)| steps(n, k))
-            .sum();
-        seconds += mine * per_step;
-    }
+    };
     if seconds >= FORECAST_NOTE_SECONDS {
         eprintln!(
             "note: this study builds {total:.2e} option steps and needs at least {} (each back-end timed just now at N <= {CALIBRATION_LIMIT}); --skip-over SECONDS drops the points predicted to take longer",

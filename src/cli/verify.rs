@@ -202,7 +202,7 @@ pub fn verify_saved(
     let judge = if limit <= SAVED_REFERENCE_MAX {
         check::table_judge(limit)
     } else {
-        saved_table_judge(nimsquare::base::isa::active(), moves, limit)
+        saved_table_judge(nimsquare::base::isa::active(), limit)
     };
     let case = Case {
         moves: moves.clone(),
@@ -429,9 +429,8 @@ mod tests {
     fn the_saved_judge_is_not_what_auto_makes_big_tables_with_on_two_threads() {
         use nimsquare::base::isa::Isa;
         use nimsquare::kernels::Family;
-        let squares = nimsquare::base::moves::Moves::Squares;
         for isa in Isa::ALL {
-            let judge = saved_table_judge(isa, &squares, SAVED_REFERENCE_MAX + 1);
+            let judge = saved_table_judge(isa, SAVED_REFERENCE_MAX + 1);
             assert!(
                 !judge.is_control() && !judge.model.parallel,
                 "{isa}: {}",
@@ -442,7 +441,6 @@ mod tests {
             for threads in [2, 8] {
                 let made = nimsquare::instruments::planner::choose_table_on(
                     isa,
-                    &squares,
                     SAVED_REFERENCE_MAX + 1,
                     threads,
                 );

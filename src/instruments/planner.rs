@@ -76,44 +76,96 @@ pub const TABLE_AVX2_BITSET_PARALLEL_FROM: usize = 100_000;
 /// EPYC-AVX2 `tune` run, results/planner.md).
 pub const TABLE_AVX2_BITSET_UNTIL: usize = 1_000_000;
 
-/// The table back-end `auto` means for (moves, N, threads) on the path this run's kernels
+/// The table back-end `auto` means for (N, threads) by the built-in crossovers, on the path this run's kernels
 /// take ([`crate::base::isa::active`]).
-pub fn choose_table(
-    moves: &Moves,
-    limit: usize,
-    threads: usize,
-) -> &'static Entry<dyn TableBuilder> {
-    choose_table_on(crate::base::isa::active(), moves, limit, threads)
+pub fn choose_table(limit: usize, threads: usize) -> &'static Entry<dyn TableBuilder> {
+    choose_table_on(crate::base::isa::active(), limit, threads)
 }
 
+/// `auto`'s built-in table choice for the paths `paths` with `threads` threads or more: from
+/// N = `steps[i].0` on (up to the next step), the back-end named `steps[i].1`. The same
+/// shape as a wisdom file's plan ([`wisdom::ThreadPlan`]), read by the same function
+/// ([`wisdom::step_at`]).
+pub struct Crossovers {
+    pub paths: &'static [Isa],
+    pub threads: usize,
+    pub steps: &'static [(usize, &'static str)],
+}
+
+/// The built-in crossovers (the constants above say where each was measured): the bitset
+/// kernels in the middle range of N on the AVX-512 and AVX2 paths, each with its own
+/// crossovers, the stamped ones below and above it and on the scalar and portable paths
+/// (results/planner.md, "Built-in choices against the best, per machine").
+pub static BUILT_IN: &[Crossovers] = &[
+    Crossovers {
+        paths: &[Isa::Avx512],
+        threads: 1,
+        steps: &[
+            (0, "stamped"),
+            (TABLE_LANES_FROM, "stamped-lanes"),
+            (TABLE_BITSET_FROM, "bitset"),
+            (TABLE_BITSET_UNTIL + 1, "stamped-lanes"),
+        ],
+    },
+    Crossovers {
+        paths: &[Isa::Avx512],
+        threads: 2,
+        steps: &[
+            (0, "stamped"),
+            (TABLE_LANES_FROM, "stamped-lanes"),
+            (TABLE_BITSET_FROM, "bitset"),
+            (TABLE_BITSET_PARALLEL_FROM, "bitset-parallel"),
+            (TABLE_BITSET_UNTIL + 1, "stamped-parallel"),
+        ],
+    },
+    Crossovers {
+        paths: &[Isa::Avx2],
+        threads: 1,
+        steps: &[
+            (0, "stamped"),
+            (TABLE_LANES_FROM, "stamped-lanes"),
+            (TABLE_AVX2_BITSET_FROM, "bitset"),
+            (TABLE_AVX2_BITSET_UNTIL + 1, "stamped-lanes"),
+        ],
+    },
+    Crossovers {
+        paths: &[Isa::Avx2],
+        threads: 2,
+        steps: &[
+            (0, "stamped"),
+            (TABLE_LANES_FROM, "stamped-lanes"),
+            (TABLE_AVX2_BITSET_FROM, "bitset"),
+            (TABLE_AVX2_BITSET_PARALLEL_FROM, "bitset-parallel"),
+            (TABLE_AVX2_BITSET_UNTIL + 1, "stamped-parallel"),
+        ],
+    },
+    Crossovers {
+        paths: &[Isa::Scalar, Isa::Portable],
+        threads: 1,
+        steps: &[(0, "stamped"), (TABLE_LANES_FROM, "stamped-lanes")],
+    },
+    Crossovers {
+        paths: &[Isa::Scalar, Isa::Portable],
+        threads: 2,
+        steps: &[
+            (0, "stamped"),
+            (TABLE_LANES_FROM, "stamped-lanes"),
+            (TABLE_PARALLEL_FROM, "stamped-parallel"),
+        ],
+    },
+];
+
 /// The table back-end `auto` means on the instruction-set path `isa` by the built-in
-/// crossovers: the bitset kernels in the middle range of N on the AVX-512 and AVX2 paths
-/// (each with its own crossovers), the stamped ones below and above it and on the scalar and
-/// portable paths (results/planner.md, "Built-in choices against the best, per machine").
-pub fn choose_table_on(
-    isa: Isa,
-    _moves: &Moves,
-    limit: usize,
-    threads: usize,
-) -> &'static Entry<dyn TableBuilder> {
-    let avx512 = isa == Isa::Avx512 && limit <= TABLE_BITSET_UNTIL;
-    let avx2_bits =
-        isa == Isa::Avx2 && (TABLE_AVX2_BITSET_FROM..=TABLE_AVX2_BITSET_UNTIL).contains(&limit);
-    if limit < TABLE_LANES_FROM {
-        &table::stamped::ENTRY
-    } else if avx2_bits && threads >= 2 && limit >= TABLE_AVX2_BITSET_PARALLEL_FROM {
-        &table::bitset_parallel::ENTRY
-    } else if avx2_bits {
-        &table::bitset::ENTRY
-    } else if avx512 && threads >= 2 && limit >= TABLE_BITSET_PARALLEL_FROM {
-        &table::bitset_parallel::ENTRY
-    } else if avx512 && limit >= TABLE_BITSET_FROM {
-        &table::bitset::ENTRY
-    } else if threads >= 2 && limit >= TABLE_PARALLEL_FROM {
-        &table::stamped_parallel::ENTRY
-    } else {
-        &table::stamped_lanes::ENTRY
-    }
+/// crossovers ([`BUILT_IN`]): the row of the path with the most threads not above `threads`,
+/// and in it the step that covers N.
+pub fn choose_table_on(isa: Isa, limit: usize, threads: usize) -> &'static Entry<dyn TableBuilder> {
+    let row = BUILT_IN
+        .iter()
+        .filter(|r| r.paths.contains(&isa) && r.threads <= threads.max(1))
+        .max_by_key(|r| r.threads)
+        .expect("every path has a one-thread row of built-in crossovers");
+    let (_, name) = wisdom::step_at(row.steps, |s| s.0 as u64, limit as u64);
+    table::find(name).expect("the built-in crossovers name registered back-ends")
 }
 
 /// The table back-end `auto` means for (moves, N, threads) on the active path, from
@@ -131,23 +183,22 @@ pub fn choose_table_from(
         if let Some(entry) = choice.table {
             return (entry, choice.source);
         }
-        return (choose_table_on(isa, moves, limit, threads), choice.source);
+        return (choose_table_on(isa, limit, threads), choice.source);
     }
-    (
-        choose_table_on(isa, moves, limit, threads),
-        "built-in".into(),
-    )
+    (choose_table_on(isa, limit, threads), "built-in".into())
 }
 
-/// Every table back-end `auto` can pick (on some path, at some N): what `tune` times.
-pub fn auto_table_candidates() -> [&'static Entry<dyn TableBuilder>; 5] {
-    [
-        &table::stamped::ENTRY,
-        &table::stamped_lanes::ENTRY,
-        &table::stamped_parallel::ENTRY,
-        &table::bitset::ENTRY,
-        &table::bitset_parallel::ENTRY,
-    ]
+/// Every table back-end `auto` can pick (on some path, at some N), in registry order: what
+/// `tune` times. Read from [`BUILT_IN`].
+pub fn auto_table_candidates() -> Vec<&'static Entry<dyn TableBuilder>> {
+    table::BACKENDS
+        .iter()
+        .filter(|e| {
+            BUILT_IN
+                .iter()
+                .any(|r| r.steps.iter().any(|&(_, name)| name == e.name))
+        })
+        .collect()
 }
 
 /// Above this N a saved table is judged by [`saved_table_judge`] rather than by the reference
@@ -161,15 +212,11 @@ pub const SAVED_REFERENCE_MAX: usize = 10_000_000;
 /// several threads); otherwise the first fast entry in registry order that does. It may
 /// share a lane or mask kernel with the table's maker; those kernels are checked against
 /// their scalar twins, and the zero set against the sieve, which shares none.
-pub fn saved_table_judge(
-    isa: Isa,
-    moves: &Moves,
-    limit: usize,
-) -> &'static Entry<dyn TableBuilder> {
+pub fn saved_table_judge(isa: Isa, limit: usize) -> &'static Entry<dyn TableBuilder> {
     let alone = |e: &Entry<dyn TableBuilder>| {
         !e.model.parallel && !e.kernels.contains(&Family::SuperBlocks)
     };
-    let pick = choose_table_on(isa, moves, limit, 1);
+    let pick = choose_table_on(isa, limit, 1);
     if alone(pick) {
         return pick;
     }
@@ -191,8 +238,44 @@ pub const CALIBRATION_LIMIT: usize = 1_000_000;
 /// against O(G^2) for `burnside` and O(N·G) for the sweeps, and it counts any K; it was the
 /// fastest count back-end at every N measured (results/planner.md, "Count"), so there is
 /// no crossover to encode.
-pub fn choose_count(_limit: usize, _heaps: usize, _threads: usize) -> &'static Entry<dyn Counter> {
+pub fn choose_count() -> &'static Entry<dyn Counter> {
     &count::wht::ENTRY
+}
+
+/// Seconds per option step of `entry` right now: one calibration build at
+/// N = min([`CALIBRATION_LIMIT`], `largest`), timed. What every forecast multiplies by.
+pub fn seconds_per_step(entry: &Entry<dyn TableBuilder>, moves: &Moves, largest: usize) -> f64 {
+    let calibration = CALIBRATION_LIMIT.min(largest);
+    let start = std::time::Instant::now();
+    (entry.make)().build(moves, calibration);
+    start.elapsed().as_secs_f64() / (moves.option_steps(calibration).max(1) as f64)
+}
+
+/// The forecast of a study's `builds` (back-end, N, times built): the option steps in all
+/// and, past [`FORECAST_FROM_STEPS`] of them, the seconds they take at each back-end's
+/// [`seconds_per_step`] (one calibration per back-end, at its largest N or less).
+pub fn forecast_builds(
+    moves: &Moves,
+    builds: &[(&'static Entry<dyn TableBuilder>, usize, u64)],
+) -> (f64, Option<f64>) {
+    let steps = |n: usize, times: u64| moves.option_steps(n) as f64 * times as f64;
+    let total: f64 = builds.iter().map(|&(_, n, k)| steps(n, k)).sum();
+    if total < FORECAST_FROM_STEPS {
+        return (total, None);
+    }
+    let mut seconds = 0.0;
+    let mut names: Vec<&str> = Vec::new();
+    for &(entry, _, _) in builds {
+        if names.contains(&entry.name) {
+            continue;
+        }
+        names.push(entry.name);
+        let mine = builds.iter().filter(|b| b.0.name == entry.name);
+        let largest = mine.clone().map(|b| b.1).max().unwrap_or(0);
+        let work: f64 = mine.map(|&(_, n, k)| steps(n, k)).sum();
+        seconds += work * seconds_per_step(entry, moves, largest);
+    }
+    (total, Some(seconds))
 }
 
 /// What the user asked for, before anything is checked.
@@ -249,11 +332,7 @@ impl Plan {
             },
             table::find,
         )?;
-        let count = resolve(
-            &request.count,
-            || Ok(choose_count(limit, request.heaps, threads)),
-            count::find,
-        )?;
+        let count = resolve(&request.count, || Ok(choose_count()), count::find)?;
         count::check_supports(count, request.heaps)?;
         let cold = (request.heaps == 1 && request.table == AUTO).then(|| cold::STAGE.reference());
         let builder = (table.make)();
@@ -299,17 +378,7 @@ impl Plan {
         if self.cold.is_some() || steps < FORECAST_FROM_STEPS {
             return None;
         }
-        let calibration = CALIBRATION_LIMIT.min(self.limit);
-        let start = std::time::Instant::now();
-        (self.table.make)().build(&self.moves, calibration);
-        let seconds = start.elapsed().as_secs_f64();
-        let per_step = seconds / (self.moves.option_steps(calibration).max(1) as f64);
-        Some(steps * per_step)
-    }
-
-    /// Builds the table with the planned back-end.
-    pub fn build_table(&self) -> Table {
-        (self.table.make)().build(&self.moves, self.limit)
+        Some(steps * seconds_per_step(self.table, &self.moves, self.limit))
     }
 
     /// Counts with the planned back-end.
@@ -564,9 +633,43 @@ mod tests {
     }
 
     #[test]
+    fn the_built_in_crossovers_are_well_formed_on_every_path() {
+        for isa in [Isa::Scalar, Isa::Portable, Isa::Avx2, Isa::Avx512] {
+            let rows: Vec<&Crossovers> =
+                BUILT_IN.iter().filter(|r| r.paths.contains(&isa)).collect();
+            assert!(
+                rows.iter().any(|r| r.threads == 1),
+                "{isa}: no one-thread row"
+            );
+            for r in rows {
+                assert_eq!(r.steps[0].0, 0, "{isa}, {} threads", r.threads);
+                assert!(r.steps.windows(2).all(|w| w[0].0 < w[1].0), "{isa}");
+                for (_, name) in r.steps {
+                    let e = table::find(name).unwrap();
+                    assert!(!e.is_control());
+                    assert!(
+                        r.threads >= 2 || !e.model.parallel,
+                        "{isa}: {name} on one thread"
+                    );
+                }
+            }
+        }
+        let names: Vec<&str> = auto_table_candidates().iter().map(|e| e.name).collect();
+        assert_eq!(
+            names,
+            [
+                "stamped",
+                "bitset",
+                "stamped-lanes",
+                "stamped-parallel",
+                "bitset-parallel"
+            ]
+        );
+    }
+
+    #[test]
     fn thresholds_order() {
-        let m = Moves::Squares;
-        let pick = |limit, threads| choose_table_on(Isa::Avx2, &m, limit, threads);
+        let pick = |limit, threads| choose_table_on(Isa::Avx2, limit, threads);
         const { assert!(TABLE_LANES_FROM < TABLE_AVX2_BITSET_FROM) };
         const { assert!(TABLE_AVX2_BITSET_FROM < TABLE_AVX2_BITSET_PARALLEL_FROM) };
         const { assert!(TABLE_AVX2_BITSET_PARALLEL_FROM < TABLE_AVX2_BITSET_UNTIL) };
@@ -584,13 +687,13 @@ mod tests {
             "stamped-parallel"
         );
         for isa in [Isa::Scalar, Isa::Portable] {
-            let pick = |limit, threads| choose_table_on(isa, &m, limit, threads);
+            let pick = |limit, threads| choose_table_on(isa, limit, threads);
             assert_eq!(pick(TABLE_LANES_FROM - 1, 2).name, "stamped");
             assert_eq!(pick(TABLE_LANES_FROM, 2).name, "stamped-lanes");
             assert_eq!(pick(TABLE_PARALLEL_FROM, 2).name, "stamped-parallel");
             assert_eq!(pick(TABLE_PARALLEL_FROM, 1).name, "stamped-lanes");
         }
-        let pick = |limit, threads| choose_table_on(Isa::Avx512, &m, limit, threads);
+        let pick = |limit, threads| choose_table_on(Isa::Avx512, limit, threads);
         const { assert!(TABLE_LANES_FROM < TABLE_BITSET_FROM) };
         const { assert!(TABLE_BITSET_FROM < TABLE_BITSET_PARALLEL_FROM) };
         assert_eq!(pick(TABLE_LANES_FROM - 1, 2).name, "stamped");
@@ -610,14 +713,9 @@ mod tests {
         let _guard = crate::base::isa::TEST_LOCK
             .lock()
             .unwrap_or_else(|p| p.into_inner());
-        let m = Moves::Squares;
         for isa in Isa::supported_all() {
-            let got = crate::base::isa::with(isa, || choose_table(&m, 10_000_000, 2)).unwrap();
-            assert_eq!(
-                got.name,
-                choose_table_on(isa, &m, 10_000_000, 2).name,
-                "{isa}"
-            );
+            let got = crate::base::isa::with(isa, || choose_table(10_000_000, 2)).unwrap();
+            assert_eq!(got.name, choose_table_on(isa, 10_000_000, 2).name, "{isa}");
         }
     }
 }

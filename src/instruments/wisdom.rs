@@ -117,12 +117,19 @@ pub struct ThreadPlan {
 impl ThreadPlan {
     /// The step that covers `limit`.
     pub fn step_for(&self, limit: u64) -> &Step {
-        self.steps
-            .iter()
-            .rev()
-            .find(|s| s.from <= limit)
-            .unwrap_or(&self.steps[0])
+        step_at(&self.steps, |s| s.from, limit)
     }
+}
+
+/// The step of `steps` (ascending by `from`, non-empty) that covers N: the last whose
+/// `from` is at most N (the first when none is). The one reader of `auto`'s choices, for
+/// the planner's built-in crossovers and for a wisdom file's plan alike.
+pub fn step_at<T>(steps: &[T], from: impl Fn(&T) -> u64, n: u64) -> &T {
+    steps
+        .iter()
+        .rev()
+        .find(|s| from(s) <= n)
+        .unwrap_or(&steps[0])
 }
 
 /// A wisdom file's content.

@@ -285,20 +285,20 @@ pub fn run(settings: &Settings, mut on: impl FnMut(Event)) -> Result<Wisdom> {
 }
 
 /// The built-in choice at `n` on the active path.
-fn built_in(moves: &Moves, n: u64, threads: usize) -> &'static str {
-    planner::choose_table_on(crate::base::isa::active(), moves, n as usize, threads).name
+fn built_in(n: u64, threads: usize) -> &'static str {
+    planner::choose_table_on(crate::base::isa::active(), n as usize, threads).name
 }
 
 /// Records `choice` at `n` in `race` and tells `on`, with the built-in choice there and
 /// `ratio_of(built-in, choice)` when they differ.
 fn record<'a>(
     race: &mut Race,
-    (settings, threads, n, top): (&Settings, usize, u64, u64),
+    (threads, n, top): (usize, u64, u64),
     choice: Choice<'a>,
     ratio_of: impl Fn(&str, &str) -> Option<Ratio>,
     on: &mut impl FnMut(Event),
 ) {
-    let built_in = built_in(&settings.moves, n, threads);
+    let built_in = built_in(n, threads);
     let against_built_in = (built_in != choice.table)
         .then(|| ratio_of(built_in, choice.table))
         .flatten();
@@ -418,7 +418,7 @@ fn measure(
         // fastest, and of the incumbent (the choice at the N before, or the built-in one)
         // unless it is a clear loser, so that a ratio that could move the choice has a
         // spread; while the budget lasts.
-        let held = incumbent(&race).unwrap_or_else(|| built_in(&settings.moves, n, threads).into());
+        let held = incumbent(&race).unwrap_or_else(|| built_in(n, threads).into());
         let medians: Vec<f64> = rounds.iter().map(|r| spread(r).median).collect();
         let best = medians.iter().copied().fold(f64::INFINITY, f64::min);
         let near: Vec<bool> = medians
@@ -486,7 +486,7 @@ fn measure(
         }
         let choice = decide::choose_measured(&timed, Some(&held));
         let ratio_of = |a: &str, b: &str| pair_ratio(point.rounds_of(a)?, point.rounds_of(b)?);
-        record(&mut race, (settings, threads, n, n), choice, ratio_of, on);
+        record(&mut race, (threads, n, n), choice, ratio_of, on);
         let table = first.expect("one candidate at least");
         race.shapes.push((n, table.alphabet(), mean_value(&table)));
         race.last = Some(table);
@@ -737,13 +737,13 @@ fn model(
             });
         }
         let held = incumbent(race).unwrap_or_default();
-        let choice = decide::choose_modelled(&here, built_in(moves, n, threads), &held);
+        let choice = decide::choose_modelled(&here, built_in(n, threads), &held);
         let ratio_of = |a: &str, b: &str| {
             let a = here.iter().find(|p| p.name == a)?;
             let b = here.iter().find(|p| p.name == b)?;
             Some(decide::modelled_ratio(a, b))
         };
-        record(race, (settings, threads, n, top), choice, ratio_of, on);
+        record(race, (threads, n, top), choice, ratio_of, on);
     }
     out
 }
