@@ -184,3 +184,16 @@ fn the_census_agrees_with_a_published_table() {
     }
     assert!(differences.is_empty(), "{differences:#?}");
 }
+
+#[test]
+fn verify_checks_a_finite_move_set_through_its_octal_code() {
+    let out = stdout_of(["verify", "--moves", "1,4,9", "--limit", "5000"]);
+    // digit 3 at moves 1, 4 and 9
+    let line = out
+        .lines()
+        .find(|l| l.contains("the octal code 0.300300003"))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(line.starts_with("ok"), "{line}");
+    let out = stdout_of(["verify", "--moves", "squares", "--limit", "100"]);
+    assert!(!out.contains("octal code"), "{out}");
+}
