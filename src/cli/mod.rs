@@ -3,10 +3,12 @@
 //! every error into one line on stderr and a non-zero exit.
 
 pub mod args;
+mod census;
 mod compare;
 mod games;
 mod growth;
 mod list;
+mod octal;
 mod profile;
 mod roofline;
 mod scale;
@@ -106,6 +108,13 @@ enum Command {
     /// Write an OEIS-style b-file of the values, the cold positions or the first position of
     /// each value.
     Sequence(sequence::Args),
+    /// One octal game: g(0..=N), its largest value and the period proved within N.
+    #[command(long_about = octal::LONG_ABOUT)]
+    Octal(octal::Args),
+    /// Every octal code of up to D digits (0.d1..dD and 4.d1..dD): the period proved up to N,
+    /// or open.
+    #[command(long_about = census::LONG_ABOUT)]
+    Census(census::Args),
 }
 
 /// Says on stderr what a run of more than [`FORECAST_NOTE_SECONDS`] will take, before it
@@ -237,6 +246,8 @@ pub fn main() -> i32 {
         Command::Profile(args) => profile::run(args),
         Command::Roofline(args) => roofline::run(args),
         Command::Sequence(args) => sequence::run(args),
+        Command::Octal(args) => octal::run(args),
+        Command::Census(args) => census::run(args),
         Command::Compare(args) => compare::run(args, threads, isa),
         Command::Tune(args) => tune::run(args, WISDOM_FLAG.get().cloned().flatten()),
     };

@@ -13,6 +13,7 @@ use super::args::{HeapsArg, JsonArg, LimitArg, MovesArg, QuietArg};
 use super::{fmt_seconds, CliResult, EXIT_CHECK_FAILED};
 use nimsquare::base::error::Error;
 use nimsquare::count::{brute_multisets_affordable, MAX_HEAPS};
+use nimsquare::instruments::check::octal_route::octal_route;
 use nimsquare::instruments::check::{self, Case, Report};
 use serde_json::json;
 
@@ -171,7 +172,44 @@ pub fn verify_with(
         )));
     }
     checks.push(agreement(&report));
+    if let Some(route) = octal_route(&report.case, report.table_judge, &report.table) {
+        checks.push(octal_agreement(&route));
+    }
     Ok(Verdict { checks, report })
+}
+
+/// The judge's table equals the octal stage's table of the subtraction code (digit 3 at
+/// each move): a second route through code the table stage does not share.
+fn octal_agreement(route: &Report) -> Check {
+    let moves = route.case.moves.up_to(usize::MAX);
+    let code = nimsquare::octal::Rules::subtraction(&moves).map_or_else(
+        |_| "with digit 3 at each move".to_string(),
+        |r| r.label().to_string(),
+    );
+    let name = format!(
+        "the octal code {code} gives the table of '{}' at N = {}",
+        route.table_judge, route.case.limit
+    );
+    match (route.disagreements.first(), route.skipped.first()) {
+        (Some(d), _) => Check {
+            name,
+            passed: false,
+            detail: d.to_string(),
+        },
+        (None, Some(s)) => Check {
+            name,
+            passed: true,
+            detail: format!("skipped: {}", s.reason),
+        },
+        (None, None) => Check {
+            name,
+            passed: true,
+            detail: format!(
+                "built by '{}'",
+                nimsquare::octal::default_backend(route.case.limit).name
+            ),
+        },
+    }
 }
 
 use nimsquare::instruments::planner::{saved_table_judge, SAVED_REFERENCE_MAX};

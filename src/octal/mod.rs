@@ -9,7 +9,9 @@
 //! Each back-end is a leaf file: it imports this module, the kernels, [`crate::base`],
 //! [`crate::cost`] and [`crate::registry`], never another back-end.
 
+pub mod census;
 pub mod naive;
+pub mod period;
 pub mod rules;
 
 pub use rules::Rules;
@@ -17,7 +19,7 @@ pub use rules::Rules;
 use crate::base::error::{Error, Result};
 use crate::base::limit::Limit;
 use crate::cost::Workload;
-use crate::registry::{Entry, Stage};
+use crate::registry::{Entry, Role, Stage};
 use crate::table::Table;
 
 /// The octal stage: its name in messages and its back-ends.
@@ -29,6 +31,22 @@ pub static BACKENDS: &[Entry<dyn OctalBuilder>] = &[naive::ENTRY];
 /// Looks up an octal back-end by name.
 pub fn find(name: &str) -> Result<&'static Entry<dyn OctalBuilder>> {
     STAGE.find(name)
+}
+
+/// The back-end used where none is named: the registry's [`Role::Reference`] entry when
+/// there is one (the fast back-end the checker also trusts), else the control. `limit` is
+/// the N it is for: past the affordable size of the one chosen the build refuses it.
+pub fn default_backend(limit: usize) -> &'static Entry<dyn OctalBuilder> {
+    let _ = limit;
+    BACKENDS
+        .iter()
+        .find(|e| e.role == Role::Reference)
+        .unwrap_or_else(|| {
+            BACKENDS
+                .iter()
+                .find(|e| e.is_control())
+                .expect("the octal stage registers its control")
+        })
 }
 
 /// An octal back-end: turns (rules, N) into g(0..=N).

@@ -12,6 +12,7 @@
 //! shares no kernel with the tables.
 
 pub mod control;
+pub mod octal_route;
 
 use crate::base::error::{Error, Result};
 use crate::base::moves::Moves;

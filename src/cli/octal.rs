@@ -1,0 +1,141 @@
+//! `nimsquare octal CODE`: one octal game's table up to N and the period the theorem proves
+//! from it.
+
+use super::args::JsonArg;
+use super::{fmt_seconds, parse_limit, CliResult};
+use nimsquare::base::error::{Error, Result};
+use nimsquare::base::limit::Limit;
+use nimsquare::octal::period::{self, Verdict};
+use nimsquare::octal::{self, OctalBuilder, Rules};
+use nimsquare::registry::Entry;
+use serde_json::json;
+use std::io::Write;
+use std::time::Instant;
+
+/// N when --limit is not given: seconds with the quadratic control.
+pub const DEFAULT_OCTAL_LIMIT: &str = "10000";
+
+/// The long help of `octal`.
+pub const LONG_ABOUT: &str = "Builds the Grundy values g(0..=N) of one heap of an octal game \
+    and reports the largest value and the period, if one is proved within N.\n\n\
+    The code is d0.d1d2...dt in octal digits: digit dk says what removing k tokens may leave \
+    (1: nothing, 2: one heap, 4: two heaps; their sums), d0 is 0 or 4 (4: a heap may be split \
+    without removing anything); `grundy` is Grundy's game. A period p from e is proved by the \
+    theorem of Guy and Smith: g(n + p) = g(n) for every e <= n < 2e + p + t (t the number of \
+    digits after the point) implies it for every n >= e. The least such p is reported with the \
+    least e and the range checked; 'open' when none is proved up to N; 'not applicable' for \
+    Grundy's game, whose unequal splits the theorem does not cover.\n\n\
+    Example: nimsquare octal 0.07 --limit 2000";
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The octal code (0.07, .6, 4.07) or `grundy`.
+    #[arg(value_name = "CODE", allow_hyphen_values = true)]
+    code: String,
+    /// The largest heap size N (default 10000).
+    #[arg(long, short = 'n', value_name = "N", default_value = DEFAULT_OCTAL_LIMIT,
+          value_parser = parse_limit, allow_hyphen_values = true)]
+    limit: Limit,
+    /// The octal back-end (see `nimsquare list`; default: the stage's reference back-end,
+    /// or the control `octal-naive` when there is none).
+    #[arg(long, value_name = "NAME")]
+    backend: Option<String>,
+    #[command(flatten)]
+    json: JsonArg,
+    /// Also print g(0..=N): one `n g(n)` line each (in --json, a `values` array).
+    #[arg(long)]
+    values: bool,
+}
+
+/// The back-end named by --backend (or the default for `limit`), refused before any work
+/// when unknown or when `limit` is past what it affords; errors name the flags.
+pub fn backend_for(name: Option<&str>, limit: usize) -> Result<&'static Entry<dyn OctalBuilder>> {
+    let entry = match name {
+        Some(name) => octal::find(name).map_err(|e| Error::Invalid(format!("--backend: {e}")))?,
+        None => octal::default_backend(limit),
+    };
+    if let Some(top) = (entry.make)().affordable_limit() {
+        if limit > top {
+            return Err(Error::Invalid(format!(
+                "--limit {limit} is past what the octal back-end '{}' affords (N <= {top}); lower --limit or choose a faster --backend",
+                entry.name
+            )));
+        }
+    }
+    Ok(entry)
+}
+
+/// The verdict in words, for the text output.
+pub fn verdict_text(verdict: &Verdict, limit: usize) -> String {
+    match verdict {
+        Verdict::Periodic(p) => format!(
+            "period {} from n = {} (proved: g(n + {}) = g(n) for {} <= n < {})",
+            p.period, p.preperiod, p.period, p.proof.0, p.proof.1
+        ),
+        Verdict::Open => format!("no period proved up to N = {limit}"),
+        Verdict::NotApplicable => {
+            "not applicable (the periodicity theorem does not cover Grundy's game)".into()
+        }
+    }
+}
+
+/// The verdict as JSON fields.
+pub fn verdict_json(verdict: &Verdict) -> serde_json::Value {
+    match verdict {
+        Verdict::Periodic(p) => json!({
+            "status": "periodic", "preperiod": p.preperiod, "period": p.period,
+            "proof_from": p.proof.0, "proof_to": p.proof.1,
+        }),
+        Verdict::Open => json!({ "status": "open" }),
+        Verdict::NotApplicable => json!({ "status": "not applicable" }),
+    }
+}
+
+pub fn run(args: Args) -> CliResult {
+    let rules = Rules::parse(&args.code)?;
+    let limit = args.limit.get();
+    let entry = backend_for(args.backend.as_deref(), limit)?;
+    let start = Instant::now();
+    let table = octal::build(entry.name, &rules, limit as u64)?;
+    let seconds = start.elapsed().as_secs_f64();
+    let verdict = period::find(&rules, table.values());
+    if args.json.json {
+        let mut out = json!({
+            "code": rules.label(),
+            "limit": limit,
+            "backend": entry.name,
+            "seconds": seconds,
+            "max_value": table.max_value(),
+            "t": period::max_removed(&rules),
+        });
+        let fields = verdict_json(&verdict);
+        let object = out.as_object_mut().expect("an object");
+        object.extend(fields.as_object().expect("an object").clone());
+        if args.values {
+            object.insert("values".into(), json!(table.values()));
+        }
+        super::print_json(out);
+        return Ok(0);
+    }
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let write = |out: &mut std::io::BufWriter<_>| -> std::io::Result<()> {
+        writeln!(out, "octal game {}, N = {limit}", rules.label())?;
+        writeln!(
+            out,
+            "back-end {}: {} for g(0..={limit})",
+            entry.name,
+            fmt_seconds(seconds)
+        )?;
+        writeln!(out, "largest value: {}", table.max_value())?;
+        writeln!(out, "{}", verdict_text(&verdict, limit))?;
+        if args.values {
+            for (n, v) in table.values().iter().enumerate() {
+                writeln!(out, "{n} {v}")?;
+            }
+        }
+        out.flush()
+    };
+    write(&mut out).map_err(|e| Error::Invalid(format!("writing to stdout: {e}")))?;
+    Ok(0)
+}

@@ -1,0 +1,174 @@
+//! The period of an octal game, proved from finitely many values by the periodicity theorem
+//! of Guy and Smith.
+//!
+//! Theorem: let t be the largest number of tokens a move removes (the number of digits after
+//! the point). If g(n + p) = g(n) for every n with e <= n < 2e + p + t, and e >= 1, then
+//! g(n + p) = g(n) for every n >= e.
+//!
+//! Why (by induction on n >= 2e + p + t; every smaller n is checked): an option of n + p
+//! removes k <= t tokens and leaves either one heap n + p - k, or two non-empty heaps a <= b
+//! with a + b = n + p - k. One heap: n - k >= e, so g(n + p - k) = g(n - k) (by the
+//! induction, as n + p - k < n + p), and n - k is an option of n by the same digit. Two
+//! heaps: b >= (n + p - k) / 2 >= e + p, so b - p >= e >= 1 is a non-empty heap with
+//! g(b - p) = g(b), and (a, b - p) is a split of n - k by the same digit, of the same value.
+//! Removing a whole heap of k needs n + p = k, impossible as n > t. So every option value of
+//! n + p is one of n; the same maps read backwards ((a, c) to (a, c + p), n - k to
+//! n + p - k) give the converse, so the two mexes agree. Nothing in this uses k >= 1: a
+//! code with d0 = 4 (a heap split without removing anything, k = 0) is covered. It needs
+//! e >= 1 (b - p must be a heap, not the empty one), so a period observed from e = 0 is
+//! proved from 1 (the check at n = 0 then extends it to 0). It fails for Grundy's game,
+//! whose splits must be unequal: (a, b) unequal may map to (a, b - p) with a = b - p, which
+//! is not an option, so the theorem is not applied there ([`Verdict::NotApplicable`]).
+//!
+//! Algorithm, given g(0..=N): for p = 1, 2, ...: scan n down from N - p while
+//! g(n + p) = g(n); the least e for p is one past the first mismatch met (0 if none). The
+//! proof of p from e' = max(e, 1) needs the checked range [e', 2e' + p + t), i.e.
+//! 2e' + 2p + t - 1 <= N, so the scan stops, and p fails, as soon as it passes below the
+//! largest e' the range leaves room for. The first p proved is the least one (a proved
+//! period is a true eventual period, and every eventual period is a multiple of the least,
+//! so no smaller p can be proved at any N). p stops once even e' = 1 leaves no room.
+//!
+//! Cost: a wrong p costs at most the N - p - room(p) + 1 <= N/2 + 1 comparisons above its
+//! room, and usually a handful (the first mismatch from the top); the p proved adds its
+//! whole scan, N - p. So O(N p) comparisons at worst for the p found (or for the last p
+//! tried when none is), far less in practice; no memory beyond g.
+//!
+//! Invariant: a [`Period`] is returned only when every n of its [`Period::proof`] range has
+//! been compared, g(n + p) = g(n), inside the table.
+
+use super::Rules;
+
+/// A period proved by the theorem.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Period {
+    /// The least e with g(n + p) = g(n) for every n >= e: the number of values before the
+    /// periodic part.
+    pub preperiod: usize,
+    /// The least period p.
+    pub period: usize,
+    /// The range [from, to) of n on which g(n + p) = g(n) was checked to prove it.
+    pub proof: (usize, usize),
+}
+
+/// What the values up to N say about the period.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// Periodic, proved within the table.
+    Periodic(Period),
+    /// No period proved up to N (the game may still be periodic, with a longer period or
+    /// preperiod than N reaches).
+    Open,
+    /// The theorem does not hold for these rules (Grundy's game).
+    NotApplicable,
+}
+
+/// t: the largest number of tokens one move removes (0 for a code whose only digit is d0).
+pub fn max_removed(rules: &Rules) -> usize {
+    [rules.whole(), rules.one(), rules.split()]
+        .iter()
+        .filter_map(|v| v.last().copied())
+        .max()
+        .unwrap_or(0)
+}
+
+/// The least period proved from `g` = g(0..=N) for `rules` (see the module doc).
+pub fn find(rules: &Rules, g: &[u16]) -> Verdict {
+    if rules.unequal() {
+        return Verdict::NotApplicable;
+    }
+    let t = max_removed(rules);
+    let Some(top) = g.len().checked_sub(1) else {
+        return Verdict::Open;
+    };
+    // p is proved from e' = max(e, 1) only if 2e' + 2p + t - 1 <= N: e' <= room(p).
+    let room = |p: usize| (top + 1).saturating_sub(2 * p + t) / 2;
+    let mut p = 1;
+    while room(p) >= 1 {
+        let room = room(p);
+        // A mismatch at n >= room means e > room: p is not proved. Scanning from the top
+        // finds one within a few steps for most wrong p.
+        if (room..=top - p).rev().all(|n| g[n + p] == g[n]) {
+            let e = least_e(g, p, room - 1);
+            let from = e.max(1);
+            return Verdict::Periodic(Period {
+                preperiod: e,
+                period: p,
+                proof: (from, 2 * from + p + t),
+            });
+        }
+        p += 1;
+    }
+    Verdict::Open
+}
+
+/// One past the last n <= `below` with g(n + p) != g(n), scanning down from `below` (0 when
+/// there is none): the rest of the least-e scan once the proof is certain.
+fn least_e(g: &[u16], p: usize, below: usize) -> usize {
+    (0..=below)
+        .rev()
+        .find(|&n| g[n + p] != g[n])
+        .map_or(0, |n| n + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn verdict(code: &str, g: &[u16]) -> Verdict {
+        find(&Rules::parse(code).unwrap(), g)
+    }
+
+    #[test]
+    fn a_sequence_periodic_from_the_start_is_proved_from_one() {
+        // 0.333 (t = 3): g(n) = n mod 4; proof from e' = 1 needs 2 + 4 + 3 - 1 + 4 = 12 <= N.
+        let g: Vec<u16> = (0..=12).map(|n| (n % 4) as u16).collect();
+        assert_eq!(
+            verdict("0.333", &g),
+            Verdict::Periodic(Period {
+                preperiod: 0,
+                period: 4,
+                proof: (1, 9)
+            })
+        );
+        assert_eq!(verdict("0.333", &g[..12]), Verdict::Open);
+    }
+
+    #[test]
+    fn the_preperiod_is_one_past_the_last_mismatch() {
+        // A hand-made table for a code with t = 1: 5 exceptional values, then period 3.
+        let mut g = vec![7u16, 9, 9, 8, 6];
+        while g.len() < 40 {
+            g.push([1, 2, 3][(g.len() - 5) % 3]);
+        }
+        // g(4) = 6 != g(7) = 3, so e = 5; the proof needs 2*5 + 2*3 + 1 - 1 = 16 <= N.
+        let Verdict::Periodic(p) = verdict("0.1", &g) else {
+            panic!()
+        };
+        assert_eq!((p.preperiod, p.period, p.proof), (5, 3, (5, 14)));
+        assert_eq!(verdict("0.1", &g[..16]), Verdict::Open);
+        assert!(matches!(verdict("0.1", &g[..17]), Verdict::Periodic(_)));
+    }
+
+    #[test]
+    fn a_multiple_of_the_period_is_not_reported() {
+        let g: Vec<u16> = (0..200).map(|n| [0, 1, 1, 2, 2, 0][n % 6]).collect();
+        let Verdict::Periodic(p) = verdict("0.07", &g) else {
+            panic!()
+        };
+        assert_eq!((p.preperiod, p.period), (0, 6));
+    }
+
+    #[test]
+    fn grundys_game_is_not_covered_and_tiny_tables_are_open() {
+        assert_eq!(verdict("grundy", &[0; 100]), Verdict::NotApplicable);
+        assert_eq!(verdict("0.07", &[]), Verdict::Open);
+        assert_eq!(verdict("0.07", &[0, 0, 1]), Verdict::Open);
+    }
+
+    #[test]
+    fn t_is_the_last_digit() {
+        assert_eq!(max_removed(&Rules::parse("0.07").unwrap()), 2);
+        assert_eq!(max_removed(&Rules::parse("4.0").unwrap()), 0);
+        assert_eq!(max_removed(&Rules::parse("0.0004").unwrap()), 4);
+    }
+}

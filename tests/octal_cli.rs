@@ -1,0 +1,199 @@
+//! `nimsquare octal` and `nimsquare census`, and the census against a published table.
+
+mod common;
+
+use common::{assert_refused, nimsquare, stdout_of};
+use nimsquare::octal::census;
+use nimsquare::octal::period::{self, Verdict};
+use nimsquare::octal::{self, Rules};
+
+/// (preperiod, period) proved from the control's table of `code` up to `limit`.
+fn control_period(code: &str, limit: u64) -> Option<(usize, usize)> {
+    let rules = Rules::parse(code).unwrap();
+    let table = octal::build("octal-naive", &rules, limit).unwrap();
+    match period::find(&rules, table.values()) {
+        Verdict::Periodic(p) => Some((p.preperiod, p.period)),
+        _ => None,
+    }
+}
+
+#[test]
+fn octal_json_is_one_object_a_script_can_read() {
+    let out = stdout_of(["octal", "0.77", "--limit", "1000", "--json", "--values"]);
+    assert_eq!(out.lines().count(), 1);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["code"], "0.77");
+    assert_eq!(v["limit"], 1000);
+    assert_eq!(v["backend"], octal::default_backend(1000).name);
+    assert_eq!(v["status"], "periodic");
+    // Kayles (Winning Ways): period 12 from n = 71; t = 2.
+    assert_eq!(
+        (v["period"].as_u64(), v["preperiod"].as_u64()),
+        (Some(12), Some(71))
+    );
+    assert_eq!(
+        (v["proof_from"].as_u64(), v["proof_to"].as_u64()),
+        (Some(71), Some(156))
+    );
+    assert_eq!(v["values"].as_array().unwrap().len(), 1001);
+    // Kayles starts 0, 1, 2, 3, 1, 4, 3, 2 (Winning Ways).
+    let start: Vec<u64> = v["values"].as_array().unwrap()[..8]
+        .iter()
+        .map(|x| x.as_u64().unwrap())
+        .collect();
+    assert_eq!(start, [0, 1, 2, 3, 1, 4, 3, 2]);
+    let text = stdout_of(["octal", "0.77", "--limit", "100"]);
+    assert!(text.contains("no period proved up to N = 100"), "{text}");
+    let text = stdout_of(["octal", "grundy", "--limit", "100"]);
+    assert!(text.contains("not applicable"), "{text}");
+}
+
+#[test]
+fn bad_octal_input_is_refused_before_any_work() {
+    let e = assert_refused(&["octal", "0.08"]);
+    assert!(e.contains("'8'"), "{e}");
+    let e = assert_refused(&["octal", "1.07"]);
+    assert!(e.contains("only 0 or 4"), "{e}");
+    let e = assert_refused(&["octal", "0.07", "--backend", "no-such"]);
+    assert!(e.contains("--backend") && e.contains("octal-naive"), "{e}");
+    let top = nimsquare::octal::naive::AFFORDABLE;
+    let too_many = (top + 1).to_string();
+    let e = assert_refused(&[
+        "octal",
+        "0.07",
+        "--backend",
+        "octal-naive",
+        "--limit",
+        &too_many,
+    ]);
+    assert!(e.contains("--limit") && e.contains(&top.to_string()), "{e}");
+    let e = assert_refused(&["census", "--digits", "4"]);
+    assert!(e.contains("--digits"), "{e}");
+    let e = assert_refused(&["census", "--csv", "--json"]);
+    assert!(e.contains("--json") || e.contains("--csv"), "{e}");
+    let e = assert_refused(&["census", "--backend", "no-such"]);
+    assert!(e.contains("--backend"), "{e}");
+}
+
+/// The census CSV rows as (code, status, preperiod, period).
+fn csv_rows(text: &str) -> Vec<(String, String, String, String)> {
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next(),
+        Some("code,limit,status,preperiod,period,max_value,backend,build,cpu,date")
+    );
+    lines
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            (f[0].into(), f[2].into(), f[3].into(), f[4].into())
+        })
+        .collect()
+}
+
+#[test]
+fn census_rows_match_the_controls_direct_check() {
+    let out = nimsquare()
+        .args(["census", "--digits", "2", "--limit", "1000", "--csv"])
+        .args(["--backend", "octal-naive"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let rows = csv_rows(&String::from_utf8(out.stdout).unwrap());
+    assert_eq!(rows.len(), 2 * (7 + 56));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(stderr.contains("126/126 codes"), "{stderr}");
+    for code in ["0.07", "0.77", "0.4", "0.15", "0.6", "4.07"] {
+        let row = rows.iter().find(|r| r.0 == code).unwrap();
+        match control_period(code, 1000) {
+            Some((e, p)) => assert_eq!(
+                (row.1.as_str(), row.2.clone(), row.3.clone()),
+                ("periodic", e.to_string(), p.to_string()),
+                "{code}"
+            ),
+            None => assert_eq!(row.1, "open", "{code}"),
+        }
+    }
+    // Dawson's Kayles, independently of the code under test: period 34 from 53.
+    assert!(rows.contains(&("0.07".into(), "periodic".into(), "53".into(), "34".into())));
+    let quiet = nimsquare()
+        .args(["census", "--digits", "1", "--limit", "100", "--quiet"])
+        .output()
+        .unwrap();
+    assert!(quiet.stderr.is_empty());
+}
+
+#[test]
+fn census_out_is_not_replaced_without_force() {
+    let dir = std::env::temp_dir().join(format!("nimsquare-census-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("census.json");
+    let path = file.to_str().unwrap();
+    let args = [
+        "census", "--digits", "1", "--limit", "200", "--json", "--quiet", "--out", path,
+    ];
+    nimsquare().args(args).assert().success();
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(v["rows"].as_array().unwrap().len(), 14);
+    assert!(v["cpu"].is_string() && v["build"].is_string() && v["date"].is_string());
+    let e = assert_refused(&args);
+    assert!(e.contains("--out") && e.contains("--force"), "{e}");
+    nimsquare().args(args).arg("--force").assert().success();
+    assert!(!dir.join("census.json.tmp").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The rows of tests/data/octal_periods_tczajka.csv: (code, preperiod, period).
+fn published() -> Vec<(String, usize, usize)> {
+    include_str!("data/octal_periods_tczajka.csv")
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.starts_with("code,"))
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            (
+                f[0].to_string(),
+                f[1].parse().unwrap(),
+                f[2].parse().unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn the_census_agrees_with_a_published_table() {
+    // N = 1000 proves every row: the largest need is .116's 2*139 + 2*96 + 3 - 1 = 472.
+    let limit = 1000;
+    let entry = octal::find("octal-naive").unwrap();
+    let two = census::census(entry, 2, limit, &|_, _| {}).unwrap();
+    let table = published();
+    assert_eq!(table.len(), 65);
+    let mut differences = Vec::new();
+    for (code, e, p) in &table {
+        let row = match two.iter().find(|r| &r.code == code) {
+            Some(row) => row.clone(),
+            None => census::row(entry, &Rules::parse(code).unwrap(), limit).unwrap(),
+        };
+        let got = match row.verdict {
+            Verdict::Periodic(q) => Some((q.preperiod, q.period)),
+            _ => None,
+        };
+        if got != Some((*e, *p)) {
+            differences.push(format!("{code}: published ({e}, {p}), census {got:?}"));
+        }
+    }
+    assert!(differences.is_empty(), "{differences:#?}");
+}
+
+#[test]
+fn verify_checks_a_finite_move_set_through_its_octal_code() {
+    let out = stdout_of(["verify", "--moves", "1,4,9", "--limit", "5000"]);
+    // digit 3 at moves 1, 4 and 9
+    let line = out
+        .lines()
+        .find(|l| l.contains("the octal code 0.300300003"))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(line.starts_with("ok"), "{line}");
+    let out = stdout_of(["verify", "--moves", "squares", "--limit", "100"]);
+    assert!(!out.contains("octal code"), "{out}");
+}
