@@ -14,6 +14,9 @@
 //!   prefetch and the const lane stride ([`lanes::with_stride`]);
 //! - [`pipeline`]: the pipelined super-blocks the parallel back-ends share, and their
 //!   [`pipeline::Schedule`];
+//! - [`xor_pairs`]: the octal games' search for the first split pair whose values xor to
+//!   a given value (dispatch: [`xor_pairs::dispatch`] on a [`xor_pairs::WithXorPairs`]
+//!   visitor);
 //! - [`huge_pages`]: big tables on 2 MiB pages.
 //!
 //! Every vector path is tested against its family's scalar twin with
@@ -29,6 +32,7 @@ pub mod pipeline;
 pub mod hadamard;
 pub mod sumset;
 pub mod xor_dot;
+pub mod xor_pairs;
 
 /// A kernel family a back-end uses: what its registry entry declares, so that an instrument
 /// can choose a judge that shares no inner loop with what it judges, by property rather than
@@ -49,17 +53,19 @@ pub enum Family {
     Hadamard,
     /// The win/lose sieve's windowed marking.
     Sieve,
+    /// The octal games' xor-pair search: the first split whose two heaps xor to a value.
+    XorPairs,
 }
 
 impl Family {
     /// True for the families with one kernel per `--isa` path (a scalar twin and the x86
-    /// kernels of `lanes/`, `masks/`, `sumset/`, `xor_dot/`): a back-end that runs one
+    /// kernels of `lanes/`, `masks/`, `sumset/`, `xor_dot/`, `xor_pairs/`): a back-end that runs one
     /// follows `--isa`, and its `vector_kernels` must say so (`tests/contract.rs`), since
     /// the bench matrix times it on every path by that answer.
     pub fn follows_isa(self) -> bool {
         matches!(
             self,
-            Family::Lanes | Family::Masks | Family::Sumset | Family::XorDot
+            Family::Lanes | Family::Masks | Family::Sumset | Family::XorDot | Family::XorPairs
         )
     }
 }
@@ -110,6 +116,7 @@ mod tests {
             Family::Masks => Some("masks"),
             Family::Sumset => Some("sumset"),
             Family::XorDot => Some("xor_dot"),
+            Family::XorPairs => Some("xor_pairs"),
             Family::SuperBlocks | Family::Hadamard | Family::Sieve => None,
         };
         let all = [
@@ -120,6 +127,7 @@ mod tests {
             Family::XorDot,
             Family::Hadamard,
             Family::Sieve,
+            Family::XorPairs,
         ];
         for f in all {
             let has_x86 = folder(f).is_some_and(|d| {
