@@ -11,6 +11,8 @@
 
 pub mod naive;
 pub mod rules;
+pub mod sparse;
+pub mod vector;
 
 pub use rules::Rules;
 
@@ -24,7 +26,7 @@ use crate::table::Table;
 pub static STAGE: Stage<dyn OctalBuilder> = Stage::new("octal", BACKENDS);
 
 /// Every octal back-end, in the order `list` and `verify` show them.
-pub static BACKENDS: &[Entry<dyn OctalBuilder>] = &[naive::ENTRY];
+pub static BACKENDS: &[Entry<dyn OctalBuilder>] = &[naive::ENTRY, sparse::ENTRY, vector::ENTRY];
 
 /// Looks up an octal back-end by name.
 pub fn find(name: &str) -> Result<&'static Entry<dyn OctalBuilder>> {

@@ -117,6 +117,43 @@ fn first_match_portable(lo: &[u16], hi: &[u16], x: u16) -> Option<usize> {
     first_match_scalar(&lo[whole..], &hi[whole..], x).map(|i| whole + i)
 }
 
+/// g in reverse, beside g: the partners g(m - 1), g(m - 2), ..., g(m - p) of the splits
+/// (1, m - 1), ..., (p, m - p) as one contiguous slice, what [`PairKernel::first_match`]
+/// compares with g[1..=p].
+///
+/// Layout: a buffer of the table's full length `cap`, g(i) at `cap - 1 - i`, filled from
+/// the end as g grows, so a partner slice never moves and never needs copying.
+pub struct Mirror {
+    rev: Vec<u16>,
+}
+
+impl Mirror {
+    /// A mirror for a table of `cap` values holding `prefix` (the values known so far).
+    pub fn new(cap: usize, prefix: &[u16]) -> Mirror {
+        assert!(prefix.len() <= cap);
+        let mut rev = vec![0u16; cap];
+        for (i, &v) in prefix.iter().enumerate() {
+            rev[cap - 1 - i] = v;
+        }
+        Mirror { rev }
+    }
+
+    /// Records g(i) = v.
+    #[inline]
+    pub fn set(&mut self, i: usize, v: u16) {
+        let cap = self.rev.len();
+        self.rev[cap - 1 - i] = v;
+    }
+
+    /// [g(m - 1), g(m - 2), ..., g(m - p)], for 1 <= m <= cap and p < m.
+    #[inline]
+    pub fn partners(&self, m: usize, p: usize) -> &[u16] {
+        debug_assert!(p < m && m <= self.rev.len());
+        let start = self.rev.len() - m;
+        &self.rev[start..start + p]
+    }
+}
+
 #[cfg(target_arch = "x86_64")]
 mod x86;
 
@@ -182,6 +219,21 @@ mod tests {
             let got =
                 for_each_path_against_scalar("all", |isa| first_match_on(isa, &lo, &all, 0xabcd));
             assert_eq!(got, (len > 0).then_some(0));
+        }
+    }
+
+    #[test]
+    fn the_mirror_holds_each_split_partner_beside_its_heap() {
+        let g: Vec<u16> = (0..50u16).map(|i| i * 3 + 1).collect();
+        let mut mirror = Mirror::new(g.len(), &g[..20]);
+        for (i, &v) in g.iter().enumerate().skip(20) {
+            mirror.set(i, v);
+        }
+        for m in 1..g.len() {
+            for p in 0..m {
+                let want: Vec<u16> = (1..=p).map(|a| g[m - a]).collect();
+                assert_eq!(mirror.partners(m, p), want, "m = {m}, p = {p}");
+            }
         }
     }
 
