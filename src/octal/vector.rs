@@ -20,7 +20,7 @@
 //! Paths (`--isa`, read once per `fill`): the whole fill is handed to
 //! [`xor_pairs::dispatch`] as a visitor, so it is compiled per path with its kernel.
 
-use super::{value_overflow, OctalBuilder, Rules};
+use super::{single_heap_options, value_overflow, OctalBuilder, Rules};
 use crate::base::error::Result;
 use crate::base::isa;
 use crate::cost::{Demand, Model, Primitive, Workload};
@@ -78,19 +78,6 @@ impl WithXorPairs for Fill<'_> {
     #[inline(always)]
     fn run<K: PairKernel>(self) -> Result<()> {
         fill_with::<K>(self.rules, self.g, self.from)
-    }
-}
-
-/// The values of the options of n that leave at most one heap.
-pub(super) fn single_heap_options(rules: &Rules, g: &[u16], n: usize, into: &mut Vec<u16>) {
-    into.clear();
-    if rules.whole().contains(&n) {
-        into.push(0);
-    }
-    for &k in rules.one() {
-        if n > k {
-            into.push(g[n - k]);
-        }
     }
 }
 
