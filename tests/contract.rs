@@ -226,6 +226,13 @@ fn the_per_path_tests_run_the_fixture_and_each_entry_declares_the_kernels_its_fi
         });
         assert_eq!(read, e.follows_isa(), "{}: reads the path: {read}", e.name);
     }
+    let officers = nimsquare::octal::Rules::parse("0.6").unwrap();
+    for e in nimsquare::octal::BACKENDS {
+        let read = reads(&|| {
+            (e.make)().build(&officers, 500).unwrap();
+        });
+        assert_eq!(read, e.follows_isa(), "{}: reads the path: {read}", e.name);
+    }
 }
 
 /// `--threads 2 solve --limit 10000 --table NAME`, the run the memory tests make.

@@ -438,7 +438,7 @@ fn back_ends(files: &[(PathBuf, String, Vec<String>)], stage: &str) -> BTreeSet<
 fn a_back_end_never_imports_another_back_end() {
     let files = library();
     let mut problems = Vec::new();
-    for stage in ["table", "count", "cold"] {
+    for stage in ["table", "count", "cold", "octal"] {
         let backends = back_ends(&files, stage);
         assert!(
             backends.len() >= 2,

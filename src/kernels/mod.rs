@@ -14,6 +14,9 @@
 //!   prefetch and the const lane stride (`with_stride!` in [`lanes`]);
 //! - [`pipeline`]: the pipelined super-blocks the parallel back-ends share, and their
 //!   [`pipeline::Schedule`];
+//! - [`xor_pairs`]: the octal games' search for the first split pair whose values xor to
+//!   a given value (dispatch: [`xor_pairs::dispatch`] on a [`xor_pairs::WithXorPairs`]
+//!   visitor);
 //! - [`huge_pages`]: big tables on 2 MiB pages.
 //!
 //! Every vector path is tested against its family's scalar twin with
@@ -29,6 +32,7 @@ pub mod pipeline;
 pub mod hadamard;
 pub mod sumset;
 pub mod xor_dot;
+pub mod xor_pairs;
 
 /// A kernel family a back-end uses: what its registry entry declares, so that an instrument
 /// can choose a judge that shares no inner loop with what it judges, by property rather than
@@ -49,18 +53,20 @@ pub enum Family {
     Hadamard,
     /// The win/lose sieve's windowed marking.
     Sieve,
+    /// The octal games' xor-pair search: the first split whose two heaps xor to a value.
+    XorPairs,
 }
 
 impl Family {
     /// True for the families with one kernel per `--isa` path (a scalar twin and the x86
-    /// kernels of `lanes/`, `masks/`, `sumset/`, `xor_dot/`): a back-end that runs one
-    /// follows `--isa` ([`crate::registry::Entry::follows_isa`]; `tests/contract.rs` checks
-    /// each back-end file declares the families it calls), and the bench matrix times it on
-    /// every path by that answer.
+    /// kernels of `lanes/`, `masks/`, `sumset/`, `xor_dot/`, `xor_pairs/`): a back-end that
+    /// runs one follows `--isa` ([`crate::registry::Entry::follows_isa`]; `tests/contract.rs`
+    /// checks that a run of each back-end reads the path exactly when it declares one), and
+    /// the bench matrix times it on every path by that answer.
     pub fn follows_isa(self) -> bool {
         matches!(
             self,
-            Family::Lanes | Family::Masks | Family::Sumset | Family::XorDot
+            Family::Lanes | Family::Masks | Family::Sumset | Family::XorDot | Family::XorPairs
         )
     }
 }
@@ -111,6 +117,7 @@ mod tests {
             Family::Masks => Some("masks"),
             Family::Sumset => Some("sumset"),
             Family::XorDot => Some("xor_dot"),
+            Family::XorPairs => Some("xor_pairs"),
             Family::SuperBlocks | Family::Hadamard | Family::Sieve => None,
         };
         let all = [
@@ -121,6 +128,7 @@ mod tests {
             Family::XorDot,
             Family::Hadamard,
             Family::Sieve,
+            Family::XorPairs,
         ];
         for f in all {
             let has_x86 = folder(f).is_some_and(|d| {

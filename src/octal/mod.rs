@@ -13,6 +13,9 @@ pub mod census;
 pub mod naive;
 pub mod period;
 pub mod rules;
+pub mod sparse;
+pub mod vector;
+pub mod vector_parallel;
 
 pub use rules::Rules;
 
@@ -26,7 +29,12 @@ use crate::table::Table;
 pub static STAGE: Stage<dyn OctalBuilder> = Stage::new("octal", BACKENDS);
 
 /// Every octal back-end, in the order `list` and `verify` show them.
-pub static BACKENDS: &[Entry<dyn OctalBuilder>] = &[naive::ENTRY];
+pub static BACKENDS: &[Entry<dyn OctalBuilder>] = &[
+    naive::ENTRY,
+    sparse::ENTRY,
+    vector::ENTRY,
+    vector_parallel::ENTRY,
+];
 
 /// Looks up an octal back-end by name.
 pub fn find(name: &str) -> Result<&'static Entry<dyn OctalBuilder>> {
@@ -66,11 +74,6 @@ pub trait OctalBuilder: Send + Sync {
         None
     }
 
-    /// True when the back-end runs vector kernels that follow [`crate::base::isa::active`].
-    fn vector_kernels(&self) -> bool {
-        false
-    }
-
     /// g(0..=limit) from scratch.
     fn build(&self, rules: &Rules, limit: usize) -> Result<Table> {
         let mut g = vec![0u16; limit + 1];
@@ -85,6 +88,21 @@ pub fn value_overflow(rules: &Rules, n: usize) -> Error {
         "octal game {rules}: g({n}) exceeds {} (values are stored as u16); use a smaller --limit",
         u16::MAX
     ))
+}
+
+/// The values of the options of heap `n` that leave at most one heap (the whole heap
+/// removed, one heap of n - k left), into `into` (cleared first): what the back-ends that
+/// search the split pairs separately look at first.
+pub fn single_heap_options(rules: &Rules, g: &[u16], n: usize, into: &mut Vec<u16>) {
+    into.clear();
+    if rules.whole().contains(&n) {
+        into.push(0);
+    }
+    for &k in rules.one() {
+        if n > k {
+            into.push(g[n - k]);
+        }
+    }
 }
 
 /// The shape of building `table` for `rules` on `threads` threads, for the cost models.

@@ -1,0 +1,154 @@
+//! `octal-vector`: the mex as the first candidate value that no option attains, each
+//! candidate searched among the split pairs by the vector xor-pair kernel.
+//!
+//! Algorithm: for each n in increasing order, the values of the non-split options (whole
+//! heap removed, one heap left) go into a small list. Then the candidates x = 0, 1, 2, ...
+//! are tried in turn: x is attained when the list holds it or, for some splitting digit k
+//! with m = n - k, some split (a, m - a), 1 <= a <= [`Rules::split_pairs`]`(m)`, has
+//! g(a) xor g(m - a) = x. A [`Mirror`] (g in reverse, filled from the end as g grows) makes
+//! the partners g(m - 1), ..., g(m - p) one contiguous slice beside g[1..=p], so each test
+//! is one [`PairKernel::first_match`] pass. The mex is the first x not attained.
+//!
+//! Cost: an attained candidate stops at its first pair (usually early); the mex itself is a
+//! full pass over every splitting digit's pairs, n/2 u16 lanes each. So about S(N)/W lane
+//! steps for a run, W = 1, 8, 16 or 32 lanes by path, plus the early stops; the worst case
+//! is O(N^2 · G / W) when candidates are attained only by late pairs.
+//!
+//! Invariant: when n is decided, g(0..n) and the mirror's copy of them are final, so each
+//! pass sees exactly the split values of n.
+//!
+//! Paths (`--isa`, read once per `fill`): the whole fill is handed to
+//! [`xor_pairs::dispatch`] as a visitor, so it is compiled per path with its kernel.
+
+use super::{single_heap_options, value_overflow, OctalBuilder, Rules};
+use crate::base::error::Result;
+use crate::base::isa;
+use crate::cost::{Demand, Model, Primitive, Workload};
+use crate::kernels::xor_pairs::{self, Mirror, PairKernel, WithXorPairs};
+use crate::kernels::Family;
+use crate::registry::{Entry, Role};
+
+/// The registry entry of `octal-vector`.
+pub const ENTRY: Entry<dyn OctalBuilder> = Entry {
+    name: "octal-vector",
+    description: "candidates 0, 1, 2, ... each searched among the split pairs with a vector xor-compare of g against its reversed copy; mex = first candidate not found",
+    cost: "O(S(N) / W) lane steps for the mex passes (W = vector lanes) plus the early-stopping candidate searches",
+    role: Role::Fast,
+    model: Model {
+        summary: "per split option at least 4 bytes read in order (the mex's full pass over g and its mirror), counted as stream bytes (a lower bound: the early stops are left out)",
+        parallel: false,
+        demand: one_pass_over_the_pairs,
+    },
+    kernels: &[Family::XorPairs],
+    make: || Box::new(OctalVector),
+};
+
+fn one_pass_over_the_pairs(w: &Workload) -> Demand {
+    Demand::default().with(Primitive::Stream, 4.0 * w.steps)
+}
+
+/// The vector candidate search (see the module doc).
+pub struct OctalVector;
+
+impl OctalBuilder for OctalVector {
+    fn fill(&self, rules: &Rules, g: &mut [u16], from: usize) -> Result<()> {
+        xor_pairs::dispatch(isa::active(), Fill { rules, g, from })
+    }
+
+    fn scratch_bytes(&self, _rules: &Rules, limit: usize, _threads: usize) -> u64 {
+        // the mirror: one u16 per position
+        2 * (limit as u64 + 1) + 1024
+    }
+}
+
+/// The fill as a visitor of [`xor_pairs::dispatch`].
+struct Fill<'a> {
+    rules: &'a Rules,
+    g: &'a mut [u16],
+    from: usize,
+}
+
+impl WithXorPairs for Fill<'_> {
+    type Out = Result<()>;
+
+    #[inline(always)]
+    fn run<K: PairKernel>(self) -> Result<()> {
+        fill_with::<K>(self.rules, self.g, self.from)
+    }
+}
+
+/// The fill loop, generic over the path's kernel.
+#[inline(always)]
+fn fill_with<K: PairKernel>(rules: &Rules, g: &mut [u16], from: usize) -> Result<()> {
+    let mut mirror = Mirror::new(g.len(), &g[..from]);
+    let mut single = Vec::new();
+    let mut splits: Vec<(usize, usize)> = Vec::new();
+    for n in from..g.len() {
+        single_heap_options(rules, g, n, &mut single);
+        splits.clear();
+        for &k in rules.split() {
+            if n >= k + 2 {
+                let m = n - k;
+                splits.push((m, rules.split_pairs(m)));
+            }
+        }
+        let attained = |x: u16| {
+            single.contains(&x)
+                || splits
+                    .iter()
+                    .any(|&(m, p)| K::first_match(&g[1..=p], mirror.partners(m, p), x).is_some())
+        };
+        let mut x = 0u32;
+        loop {
+            let Ok(candidate) = u16::try_from(x) else {
+                return Err(value_overflow(rules, n));
+            };
+            if !attained(candidate) {
+                break;
+            }
+            x += 1;
+        }
+        g[n] = x as u16;
+        mirror.set(n, x as u16);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::for_each_path_against_scalar;
+
+    #[test]
+    fn officers_and_dawsons_kayles_match_the_published_start_on_every_path() {
+        let _guard = isa::TEST_LOCK.lock().unwrap_or_else(|p| p.into_inner());
+        for (code, want) in [
+            // OEIS A046695
+            (
+                "0.6",
+                [0, 0, 1, 2, 0, 1, 2, 3, 1, 2, 3, 4, 0, 3, 4, 2, 1, 3, 2, 1],
+            ),
+            // Dawson's Kayles, OEIS A002187
+            (
+                "0.07",
+                [0, 0, 1, 1, 2, 0, 3, 1, 1, 0, 3, 3, 2, 2, 4, 0, 5, 2, 2, 3],
+            ),
+        ] {
+            let rules = Rules::parse(code).unwrap();
+            let got = for_each_path_against_scalar(code, |path| {
+                isa::with(path, || OctalVector.build(&rules, 19).unwrap()).unwrap()
+            });
+            assert_eq!(got.values(), want, "{code}");
+        }
+    }
+
+    #[test]
+    fn a_fill_from_the_middle_finishes_the_same_table() {
+        let rules = Rules::parse("0.137").unwrap();
+        let whole = OctalVector.build(&rules, 700).unwrap();
+        let mut g = whole.values().to_vec();
+        g[300..].fill(0);
+        OctalVector.fill(&rules, &mut g, 300).unwrap();
+        assert_eq!(g, whole.values());
+    }
+}
