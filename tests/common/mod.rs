@@ -217,9 +217,12 @@ pub fn fnv(bytes: &[u8]) -> u64 {
 }
 
 /// Rewrites a table file's header checksum after a deliberate edit, so that a later check,
-/// not the checksum, is what refuses the file.
+/// not the checksum, is what refuses the file. The checksum covers the first S bytes, S = 64
+/// plus the label length (u32 at byte 36) rounded up to 8 (cut at the file's end).
 pub fn reseal(bytes: &mut [u8]) {
     bytes[48..56].fill(0);
-    let sum = fnv(&bytes[..4096]);
+    let label_len = u32::from_le_bytes(bytes[36..40].try_into().unwrap()) as usize;
+    let s = (64 + label_len).next_multiple_of(8).min(bytes.len());
+    let sum = fnv(&bytes[..s]);
     bytes[48..56].copy_from_slice(&sum.to_le_bytes());
 }
