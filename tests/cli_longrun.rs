@@ -675,7 +675,55 @@ fn a_table_file_that_cannot_be_written_at_the_end_loses_no_answer() {
         assert!(errors[0].contains("too large"), "{stderr}");
         // Nothing half-written is left under the name.
         assert!(!file.exists(), "{flag}: {}", file.display());
+        // --json says the same in its `unsaved` list, after the answer.
+        let out = under_sh(
+            "ulimit -f 100",
+            &[
+                "solve",
+                "--limit",
+                "1e5",
+                "--json",
+                flag,
+                file.to_str().unwrap(),
+            ],
+        );
+        assert_eq!(out.status.code(), Some(4), "{flag}");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["answer"], "2586528661783", "{flag}");
+        let unsaved = v["unsaved"].as_array().unwrap();
+        assert_eq!(unsaved.len(), 1, "{flag}: {v}");
+        assert_eq!(unsaved[0]["flag"], flag);
+        assert_eq!(unsaved[0]["file"], file.to_str().unwrap());
+        assert!(
+            unsaved[0]["reason"].as_str().unwrap().contains("too large"),
+            "{v}"
+        );
     }
+    // Both files unwritable at once: both are listed, in the order they were written.
+    let save = dir.join("both-save.tbl");
+    let ck = dir.join("both-ck.tbl");
+    let out = under_sh(
+        "ulimit -f 100",
+        &[
+            "solve",
+            "--limit",
+            "1e5",
+            "--json",
+            "--checkpoint",
+            ck.to_str().unwrap(),
+            "--save-table",
+            save.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(4));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let flags: Vec<&str> = v["unsaved"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| u["flag"].as_str().unwrap())
+        .collect();
+    assert_eq!(flags, ["--checkpoint", "--save-table"], "{v}");
 }
 
 #[test]
