@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{assert_agree, moves_strategy};
+use common::{assert_agree, moves_strategy, on_every_path};
 use nimsquare::base::moves::Moves;
 use nimsquare::instruments::check::control::game_tree;
 use nimsquare::table;
@@ -23,6 +23,7 @@ fn every_back_end_agrees_with_the_controls_on_squares_for_every_n_up_to_200() {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(120))]
 
+    /// On every vector path the CPU has, not only the active one.
     #[test]
     fn every_back_end_agrees_on_random_subtraction_sets(
         moves in moves_strategy(300),
@@ -32,7 +33,9 @@ proptest! {
         // Brute force judges the counts only at small N; the tables are judged by the
         // naive mex at every N here.
         let limit = if heaps == 3 { limit } else { limit.min(40) };
-        assert_agree(&moves, limit, heaps);
+        on_every_path(|| {
+            assert_agree(&moves, limit, heaps);
+        });
     }
 }
 
@@ -75,4 +78,19 @@ fn game_tree_agrees_with_the_nim_sum_rule() {
         }
         assert!(losing > 0);
     }
+}
+
+#[test]
+fn the_random_cases_run_on_every_supported_path_and_name_the_failing_one() {
+    use nimsquare::base::isa::{self, Isa};
+    let seen = std::sync::Mutex::new(Vec::new());
+    on_every_path(|| seen.lock().unwrap().push(isa::active()));
+    assert_eq!(seen.into_inner().unwrap(), Isa::supported_all());
+    let last = *Isa::supported_all().last().unwrap();
+    let failed = std::panic::catch_unwind(|| {
+        on_every_path(|| assert!(isa::active() != last, "wrong here"));
+    })
+    .unwrap_err();
+    let msg = failed.downcast_ref::<String>().unwrap();
+    assert_eq!(msg, &format!("on the {} path: wrong here", last.name()));
 }

@@ -97,6 +97,7 @@ fn solve_json_has_the_documented_fields() {
     assert_eq!(v["cold_positions"], 2781);
     assert!(v["table_seconds"].as_f64().unwrap() >= 0.0);
     assert!(v["count_seconds"].as_f64().unwrap() >= 0.0);
+    assert_eq!(v["unsaved"], serde_json::json!([]));
 }
 
 #[test]

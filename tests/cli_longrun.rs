@@ -87,10 +87,27 @@ fn a_damaged_table_is_refused_in_one_line() {
     let mut bytes = std::fs::read(&t).unwrap();
     bytes[4096 + 100] ^= 0x40;
     std::fs::write(&t, &bytes).unwrap();
-    for flag in ["--load-table", "--checkpoint"] {
-        let err = assert_refused(&["solve", "-n", "5000", "--table", "stamped", flag, s(&t)]);
-        assert!(err.contains("t.tbl") && err.contains("damaged"), "{err}");
-    }
+    let err = assert_refused(&[
+        "solve",
+        "-n",
+        "5000",
+        "--table",
+        "stamped",
+        "--load-table",
+        s(&t),
+    ]);
+    assert!(
+        err.contains("t.tbl") && err.contains("damaged values: block 0 of 1"),
+        "{err}"
+    );
+    let mut header = bytes.clone();
+    header[20] ^= 1;
+    std::fs::write(&t, &header).unwrap();
+    let err = assert_refused(&["solve", "-n", "5000", "--checkpoint", s(&t)]);
+    assert!(
+        err.contains("t.tbl") && err.contains("damaged header"),
+        "{err}"
+    );
     let notes = dir.join("notes.txt");
     std::fs::write(&notes, "keep me").unwrap();
     let err = assert_refused(&["solve", "-n", "5000", "--checkpoint", s(&notes)]);
@@ -109,6 +126,100 @@ fn a_damaged_table_is_refused_in_one_line() {
     );
     let err = assert_refused(&["solve", "--checkpoint-every", "soon"]);
     assert!(err.contains("--checkpoint-every"), "{err}");
+}
+
+/// `solve -n 3000000 --moves 1,3,4` with `extra` arguments: the exit status, stdout, stderr.
+/// Three million positions make three blocks of 2^20 values, in a fraction of a second.
+fn solve_three_blocks(extra: &[&str]) -> (Option<i32>, String, String) {
+    let out = nimsquare()
+        .args(["solve", "-n", "3000000", "--moves", "1,3,4"])
+        .args(extra)
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+/// Flips one bit of g(2^20 + 5000), in block 1 of 3, of the table file at `path`.
+fn damage_block_1(path: &Path) {
+    let mut bytes = std::fs::read(path).unwrap();
+    bytes[4096 + 2 * ((1 << 20) + 5000)] ^= 0x10;
+    std::fs::write(path, &bytes).unwrap();
+}
+
+#[test]
+fn a_checkpoint_damaged_in_a_middle_block_resumes_from_the_end_of_the_good_prefix() {
+    let dir = scratch("block-checkpoint");
+    let ck = dir.join("c.tbl");
+    let (code, fresh, _) = solve_three_blocks(&[]);
+    assert_eq!(code, Some(0));
+    let (code, answer, _) = solve_three_blocks(&["--checkpoint", s(&ck)]);
+    assert_eq!((code, &answer), (Some(0), &fresh));
+    assert_eq!(tablefile::read_header(&ck).unwrap().block_sums.len(), 3);
+    damage_block_1(&ck);
+    let kept = tablefile::read_checkpoint(&ck).unwrap();
+    assert_eq!(kept.values.len(), 1 << 20);
+    let (code, answer, stderr) = solve_three_blocks(&["--checkpoint", s(&ck)]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(answer, fresh);
+    assert_eq!(
+        stderr,
+        format!(
+            "warning: --checkpoint {p}: block 1 of 3 (g(1048576..2097152)) is damaged (checksum mismatch); keeping g(0..1048576) from the blocks before it and computing again from g(1048576)\n\
+             resuming from the checkpoint {p}: g(0..1048576) of 3000001 positions are done, 1951425 to go\n",
+            p = ck.display()
+        )
+    );
+    // The checkpoint is whole again, and its values are another back-end's.
+    let moves = nimsquare::base::moves::Moves::parse("1,3,4").unwrap();
+    let judge = nimsquare::table::build("bitset", &moves, 3_000_000).unwrap();
+    assert!(tablefile::read(&ck).unwrap().values == judge.values());
+    // A checkpoint cut inside block 2 keeps blocks 0 and 1.
+    let len = std::fs::metadata(&ck).unwrap().len();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&ck)
+        .unwrap()
+        .set_len(len - 1000)
+        .unwrap();
+    let (code, answer, stderr) = solve_three_blocks(&["--checkpoint", s(&ck)]);
+    assert_eq!((code, &answer), (Some(0), &fresh), "{stderr}");
+    assert!(
+        stderr.contains("block 2 of 3 (g(2097152..3000001)) is cut short")
+            && stderr.contains("g(0..2097152) of 3000001 positions are done"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_finished_table_damaged_in_a_middle_block_is_refused_naming_it() {
+    let dir = scratch("block-table");
+    let t = dir.join("t.tbl");
+    let (code, _, _) = solve_three_blocks(&["--save-table", s(&t)]);
+    assert_eq!(code, Some(0));
+    damage_block_1(&t);
+    for args in [
+        vec![
+            "solve",
+            "-n",
+            "3000000",
+            "--moves",
+            "1,3,4",
+            "--load-table",
+            s(&t),
+        ],
+        vec!["verify", "--moves", "1,3,4", "--load-table", s(&t)],
+    ] {
+        let err = assert_refused(&args);
+        assert!(
+            err.contains("t.tbl")
+                && err.contains("damaged values: block 1 of 3 (g(1048576..2097152))"),
+            "{err}"
+        );
+    }
 }
 
 /// Waits until the checkpoint at `path` holds more than `after` positions; returns them.
@@ -564,7 +675,55 @@ fn a_table_file_that_cannot_be_written_at_the_end_loses_no_answer() {
         assert!(errors[0].contains("too large"), "{stderr}");
         // Nothing half-written is left under the name.
         assert!(!file.exists(), "{flag}: {}", file.display());
+        // --json says the same in its `unsaved` list, after the answer.
+        let out = under_sh(
+            "ulimit -f 100",
+            &[
+                "solve",
+                "--limit",
+                "1e5",
+                "--json",
+                flag,
+                file.to_str().unwrap(),
+            ],
+        );
+        assert_eq!(out.status.code(), Some(4), "{flag}");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["answer"], "2586528661783", "{flag}");
+        let unsaved = v["unsaved"].as_array().unwrap();
+        assert_eq!(unsaved.len(), 1, "{flag}: {v}");
+        assert_eq!(unsaved[0]["flag"], flag);
+        assert_eq!(unsaved[0]["file"], file.to_str().unwrap());
+        assert!(
+            unsaved[0]["reason"].as_str().unwrap().contains("too large"),
+            "{v}"
+        );
     }
+    // Both files unwritable at once: both are listed, in the order they were written.
+    let save = dir.join("both-save.tbl");
+    let ck = dir.join("both-ck.tbl");
+    let out = under_sh(
+        "ulimit -f 100",
+        &[
+            "solve",
+            "--limit",
+            "1e5",
+            "--json",
+            "--checkpoint",
+            ck.to_str().unwrap(),
+            "--save-table",
+            save.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(4));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let flags: Vec<&str> = v["unsaved"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| u["flag"].as_str().unwrap())
+        .collect();
+    assert_eq!(flags, ["--checkpoint", "--save-table"], "{v}");
 }
 
 #[test]

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{assert_agree, moves_strategy};
+use common::{assert_agree, moves_strategy, on_every_path};
 use nimsquare::base::moves::Moves;
 use nimsquare::count::{self, burnside_count_big, wht_count_big};
 use nimsquare::registry;
@@ -59,6 +59,7 @@ fn every_k_agrees_with_brute_force_on_small_n() {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(100))]
 
+    /// On every vector path the CPU has, not only the active one.
     #[test]
     fn every_k_agrees_with_brute_force_on_random_sets(
         moves in moves_strategy(12),
@@ -66,7 +67,9 @@ proptest! {
         n in 0usize..25,
     ) {
         let n = if heaps <= 4 { n } else { n.min(12) };
-        assert_agree(&moves, n, heaps);
+        on_every_path(|| {
+            assert_agree(&moves, n, heaps);
+        });
     }
 }
 

@@ -93,7 +93,7 @@ fn values_are_plain_little_endian_u16_at_offset_4096() {
     // Read back without the library's reader, as another tool would.
     let bytes = std::fs::read(&path).unwrap();
     assert_eq!(&bytes[0..8], b"NIMSQTBL");
-    assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 1);
+    assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 2);
     assert_eq!(u32::from_le_bytes(bytes[12..16].try_into().unwrap()), 4096);
     assert_eq!(u64::from_le_bytes(bytes[16..24].try_into().unwrap()), 2000);
     assert_eq!(u64::from_le_bytes(bytes[24..32].try_into().unwrap()), 2001);
@@ -103,6 +103,15 @@ fn values_are_plain_little_endian_u16_at_offset_4096() {
     );
     assert_eq!(u32::from_le_bytes(bytes[36..40].try_into().unwrap()), 7);
     assert_eq!(&bytes[64..71], b"squares");
+    // One block of 2^20 values holds all 2001; its checksum follows the label at S = 72.
+    assert_eq!(
+        u32::from_le_bytes(bytes[40..44].try_into().unwrap()),
+        1 << 20
+    );
+    assert_eq!(
+        u64::from_le_bytes(bytes[72..80].try_into().unwrap()),
+        fnv(&bytes[4096..])
+    );
     let values: Vec<u16> = bytes[4096..]
         .chunks_exact(2)
         .map(|p| u16::from_le_bytes([p[0], p[1]]))
@@ -144,7 +153,7 @@ fn every_refusal_is_one_line_naming_the_file() {
     let original = std::fs::read(&good).unwrap();
     assert_eq!(
         fnv(&original[4096..]),
-        u64::from_le_bytes(original[40..48].try_into().unwrap())
+        u64::from_le_bytes(original[72..80].try_into().unwrap())
     );
     let files = Variants {
         dir: dir.clone(),
@@ -163,11 +172,16 @@ fn refuses_foreign_newer_and_cut_files(files: &Variants) {
     assert!(refusal(&files.dir.join("empty.tbl")).contains("not a nimsquare table file"));
 
     let p = files.variant("newer.tbl", &|b| {
-        b[8..12].copy_from_slice(&2u32.to_le_bytes())
+        b[8..12].copy_from_slice(&3u32.to_le_bytes())
     });
     assert!(
-        refusal(&p).contains("written by a newer nimsquare: format version 2, this build reads 1")
+        refusal(&p).contains("written by a newer nimsquare: format version 3, this build reads 2")
     );
+    // Version 1 (one checksum over all values) is refused, not misread as blocks.
+    let p = files.variant("older.tbl", &|b| {
+        b[8..12].copy_from_slice(&1u32.to_le_bytes())
+    });
+    assert!(refusal(&p).contains("format version 1"));
 
     let p = files.variant("truncated.tbl", &|b| b.truncate(b.len() - 1));
     assert!(refusal(&p).contains("truncated"));
@@ -179,7 +193,10 @@ fn refuses_foreign_newer_and_cut_files(files: &Variants) {
 /// claims are wrong.
 fn refuses_damaged_and_inconsistent_files(files: &Variants) {
     let p = files.variant("values.tbl", &|b| b[4096 + 2 * 500] ^= 1);
-    assert!(refusal(&p).contains("damaged values"));
+    assert!(refusal(&p).contains("damaged values: block 0 of 1 (g(0..1001))"));
+    // A damaged block checksum marks its block bad, like damaged values.
+    let p = files.variant("block-sum.tbl", &|b| b[75] ^= 1);
+    assert!(refusal(&p).contains("damaged values: block 0 of 1"));
 
     let p = files.variant("header.tbl", &|b| b[16] ^= 1);
     assert!(refusal(&p).contains("damaged header"));

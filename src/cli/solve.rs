@@ -87,7 +87,7 @@ pub fn run(args: Args) -> CliResult {
     }
     let started = Instant::now();
     // Files that could not be written: reported after the answer, which is never lost to them.
-    let mut unsaved: Vec<String> = Vec::new();
+    let mut unsaved: Vec<Unsaved> = Vec::new();
     let t = match build_table(&plan, start, &args.longrun, &mut unsaved)? {
         Ok(t) => t,
         Err(exit_code) => return Ok(exit_code),
@@ -101,7 +101,11 @@ pub fn run(args: Args) -> CliResult {
             t.values(),
             t.max_value(),
         ) {
-            unsaved.push(format!("--save-table: {e}"));
+            unsaved.push(Unsaved {
+                flag: "--save-table",
+                file: path.clone(),
+                error: e,
+            });
         }
     }
     let started = Instant::now();
@@ -129,6 +133,7 @@ pub fn run(args: Args) -> CliResult {
                 serde_json::Value::Null
             },
             "count_seconds": count_seconds,
+            "unsaved": unsaved.iter().map(Unsaved::to_json).collect::<Vec<_>>(),
         });
         print_json(&plan, facts, load_start);
     } else {
@@ -137,10 +142,34 @@ pub fn run(args: Args) -> CliResult {
     if unsaved.is_empty() {
         return Ok(0);
     }
-    for line in &unsaved {
-        eprintln!("error: the answer above is complete, but a file was not written: {line}");
+    for u in &unsaved {
+        eprintln!(
+            "error: the answer above is complete, but a file was not written: {}: {}",
+            u.flag, u.error
+        );
     }
     Ok(EXIT_UNSAVED)
+}
+
+/// A file the run was asked to write and could not (the answer is printed all the same).
+struct Unsaved {
+    /// The flag that asked for it: `--save-table` or `--checkpoint`.
+    flag: &'static str,
+    /// The file as given.
+    file: std::path::PathBuf,
+    /// Why it was not written, one line.
+    error: Error,
+}
+
+impl Unsaved {
+    /// `{"flag": ..., "file": ..., "reason": ...}`, an element of `--json`'s `unsaved`.
+    fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "flag": self.flag,
+            "file": self.file.display().to_string(),
+            "reason": self.error.to_string(),
+        })
+    }
 }
 
 /// Exit status of a run that printed its answer but could not write a file it was asked to
@@ -180,6 +209,7 @@ fn solve_cold(
             "cold_seconds": seconds,
             "table_seconds": null,
             "count_seconds": null,
+            "unsaved": [],
         });
         print_json(plan, facts, load_start);
     } else {
@@ -246,7 +276,7 @@ fn build_table(
     plan: &Plan,
     start: Start,
     lr: &LongRunArgs,
-    unsaved: &mut Vec<String>,
+    unsaved: &mut Vec<Unsaved>,
 ) -> Result<std::result::Result<Table, i32>> {
     let builder = (plan.table.make)();
     let opts = LongRun {
@@ -260,7 +290,13 @@ fn build_table(
     match longrun::run_fill(&plan.moves, plan.limit, start, &fill, &opts)? {
         Outcome::Finished(values) => Ok(Ok(Table::from_values(values))),
         Outcome::FinishedUnsaved { values, error } => {
-            unsaved.push(format!("--checkpoint: {error}"));
+            if let Some(file) = &lr.checkpoint {
+                unsaved.push(Unsaved {
+                    flag: "--checkpoint",
+                    file: file.clone(),
+                    error,
+                });
+            }
             Ok(Ok(Table::from_values(values)))
         }
         Outcome::Interrupted {

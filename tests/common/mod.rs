@@ -217,9 +217,36 @@ pub fn fnv(bytes: &[u8]) -> u64 {
 }
 
 /// Rewrites a table file's header checksum after a deliberate edit, so that a later check,
-/// not the checksum, is what refuses the file.
+/// not the checksum, is what refuses the file. The checksum covers the first S bytes, S = 64
+/// plus the label length (u32 at byte 36) rounded up to 8 (cut at the file's end).
 pub fn reseal(bytes: &mut [u8]) {
     bytes[48..56].fill(0);
-    let sum = fnv(&bytes[..4096]);
+    let label_len = u32::from_le_bytes(bytes[36..40].try_into().unwrap()) as usize;
+    let s = (64 + label_len).next_multiple_of(8).min(bytes.len());
+    let sum = fnv(&bytes[..s]);
     bytes[48..56].copy_from_slice(&sum.to_le_bytes());
+}
+
+/// Runs `body` once on every vector path this CPU has ([`Isa::supported_all`], scalar first),
+/// each under `isa::with` and the whole under `isa::TEST_LOCK`, so a random case that finds a
+/// disagreement on one path only is caught whichever path is the active one. A panic is
+/// raised again naming the path it happened on (proptest then shrinks the case as usual).
+///
+/// [`Isa::supported_all`]: nimsquare::base::isa::Isa::supported_all
+pub fn on_every_path(body: impl Fn()) {
+    use nimsquare::base::isa::{self, Isa};
+    let _guard = isa::TEST_LOCK.lock().unwrap_or_else(|p| p.into_inner());
+    for path in Isa::supported_all() {
+        let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            isa::with(path, &body).expect("a supported path can be forced")
+        }));
+        if let Err(payload) = run {
+            let why = payload
+                .downcast_ref::<String>()
+                .map(String::as_str)
+                .or_else(|| payload.downcast_ref::<&str>().copied())
+                .unwrap_or("(a panic without a message)");
+            panic!("on the {} path: {why}", path.name());
+        }
+    }
 }

@@ -340,7 +340,8 @@ fn holds_table(path: &Path, moves: &Moves, limit: usize, g: &[u16]) -> bool {
             h.limit == limit as u64
                 && h.is_complete()
                 && h.moves_label == moves.label()
-                && h.values_checksum == tablefile::values_checksum(g)
+                && h.block_values == tablefile::BLOCK_VALUES as u64
+                && h.block_sums == tablefile::block_sums(g)
         }
         Err(_) => false,
     }
@@ -348,7 +349,9 @@ fn holds_table(path: &Path, moves: &Moves, limit: usize, g: &[u16]) -> bool {
 
 /// The start of a run that may have a checkpoint file and a table file to seed from: whichever
 /// of the two existing files provides more positions (each read and checked in full, so a bad
-/// file is refused before any work). A checkpoint path that does not exist yet is not an error.
+/// file is refused before any work). A checkpoint path that does not exist yet is not an error;
+/// a checkpoint whose values are damaged from block k on gives the blocks before k, with a
+/// warning on stderr naming the block and the position the run computes again from.
 pub fn start_from_files(
     moves: &Moves,
     limit: usize,
@@ -356,8 +359,8 @@ pub fn start_from_files(
     load: Option<&Path>,
 ) -> Result<Start> {
     let mut best: Option<TableFile> = None;
-    let mut consider = |path: &Path, flag: &str| -> Result<()> {
-        let file = tablefile::read(path).map_err(|e| Error::Invalid(format!("{flag}: {e}")))?;
+    let mut consider = |file: Result<TableFile>, flag: &str| -> Result<()> {
+        let file = file.map_err(|e| Error::Invalid(format!("{flag}: {e}")))?;
         file.check_usable(moves)
             .map_err(|e| Error::Invalid(format!("{flag}: {e}")))?;
         if best
@@ -369,11 +372,23 @@ pub fn start_from_files(
         Ok(())
     };
     if let Some(path) = load {
-        consider(path, "--load-table")?;
+        consider(tablefile::read(path), "--load-table")?;
     }
     if let Some(path) = checkpoint {
         if path.exists() {
-            consider(path, "--checkpoint")?;
+            let file = tablefile::read_checkpoint(path);
+            if let Ok(TableFile {
+                damage: Some(d), ..
+            }) = &file
+            {
+                eprintln!(
+                    "warning: --checkpoint {}: {d}; keeping g(0..{}) from the blocks before it and computing again from g({})",
+                    path.display(),
+                    d.from,
+                    d.from
+                );
+            }
+            consider(file, "--checkpoint")?;
         }
     }
     Ok(best.map_or(Start::Fresh, Start::Seed))

@@ -19,4 +19,4 @@ pub mod tablefile;
 
 pub use driver::{build_shown, run_fill, start_from_files, Fill, LongRun, Outcome, Start};
 pub use signals::{interrupted, Signal, SignalGuard};
-pub use tablefile::{read, read_header, write_atomic, Header, TableFile};
+pub use tablefile::{read, read_checkpoint, read_header, write_atomic, Damage, Header, TableFile};

@@ -4,36 +4,47 @@
 //!
 //! A checkpoint is a table file whose `done` is less than N + 1; nothing else differs.
 //!
-//! # Layout (version 1, all integers little-endian)
+//! # Layout (version 2, all integers little-endian)
 //!
 //! | offset | size | field |
 //! | ---: | ---: | --- |
 //! | 0 | 8 | magic `NIMSQTBL` |
-//! | 8 | 4 | format version, u32 = 1 |
-//! | 12 | 4 | header length H in bytes, u32 (4096 unless the moves label is longer than 4032 bytes; always a multiple of 4096) |
+//! | 8 | 4 | format version, u32 = 2 |
+//! | 12 | 4 | header length H in bytes, u32, a multiple of 4096 (see below) |
 //! | 16 | 8 | N, the limit the table was made for, u64 |
 //! | 24 | 8 | done, u64: g(0), ..., g(done - 1) are stored; done <= N + 1 |
 //! | 32 | 2 | max of the stored values, u16 (0 when done = 0) |
 //! | 34 | 2 | zero |
 //! | 36 | 4 | L, length of the moves label in bytes, u32 |
-//! | 40 | 8 | values checksum: FNV-1a 64 of the `2 * done` value bytes as stored |
-//! | 48 | 8 | header checksum: FNV-1a 64 of the H header bytes with this field set to zero |
+//! | 40 | 4 | B, values per block, u32 ([`BLOCK_VALUES`] = 2^20 when this build writes) |
+//! | 44 | 4 | zero |
+//! | 48 | 8 | header checksum: FNV-1a 64 of the first S bytes with this field set to zero |
 //! | 56 | 8 | zero |
 //! | 64 | L | the moves label, UTF-8: `squares` or the sorted list such as `1,3,4` ([`Moves::label`]) |
-//! | 64 + L | ... | zero up to H |
+//! | 64 + L | ... | zero up to S = 64 + L rounded up to a multiple of 8 |
+//! | S | 8 · ceil(done / B) | block checksums: FNV-1a 64 of the value bytes of g(kB..min((k+1)B, done)), block k = 0, 1, ... |
+//! | ... | ... | zero up to H |
 //! | H | 2 * done | g(0), g(1), ..., g(done - 1), each u16 little-endian |
 //!
-//! Read H from byte 12, never assume it: the values start at byte 4096 for a moves label up
-//! to 4032 bytes (the squares and any list short enough to type), and a longer label grows H
-//! to the next multiple of 4096 (the 2000 moves 1, 4, ..., 5998 give a 12 288-byte header). numpy reads
-//! the values with H taken from the file:
+//! H is the smallest multiple of 4096 that holds S and the block checksums: 4096 for a moves
+//! label of a few dozen bytes up to done ≈ 5 · 10^8, 8192 at 10^9; a long label grows it (the
+//! 2000 moves 1, 4, ..., 5998 give 12 288 bytes). Read H from byte 12, never assume it. numpy
+//! reads the values with H taken from the file:
 //!
 //! ```text
 //! g = numpy.fromfile(path, dtype='<u2', offset=int(numpy.fromfile(path, dtype='<u4', count=4)[3]))
 //! ```
 //!
+//! One checksum per block rather than one over all values, so a damage is located: a
+//! checkpoint whose block k is damaged (or cut short) still holds g(0..kB), and a resumed run
+//! keeps that prefix and computes again from g(kB) ([`read_checkpoint`]); a finished table
+//! ([`read`]) is refused naming the first bad block. The header checksum covers the fields and
+//! the label, not the block checksums: a damaged block checksum only marks its block bad.
+//! Version 1 (one checksum over all values, before blocks) is refused in one line: its
+//! tables are computed again.
+//!
 //! FNV-1a 64 (offset basis 0xcbf29ce484222325, prime 0x100000001b3, one byte at a time) is
-//! used for both checksums: it is a few lines, needs no dependency, and catches the damage
+//! used for all checksums: it is a few lines, needs no dependency, and catches the damage
 //! that matters here (a torn or truncated write, a flipped byte); it is not a defence against
 //! deliberate tampering.
 
@@ -45,16 +56,18 @@ use std::path::{Path, PathBuf};
 
 /// The first 8 bytes of every table file.
 pub const MAGIC: &[u8; 8] = b"NIMSQTBL";
-/// The format version this build writes and the newest it reads.
-pub const FORMAT_VERSION: u32 = 1;
-/// The header length for every moves label up to [`MAX_SHORT_LABEL`] bytes: the byte offset
-/// of g(0).
+/// The format version this build writes and the only one it reads.
+pub const FORMAT_VERSION: u32 = 2;
+/// The header length for a short moves label and up to about 5 · 10^8 values: the byte
+/// offset of g(0) in most files, and the unit every header length is a multiple of.
 pub const HEADER_BYTES: usize = 4096;
-/// The longest moves label that fits the standard 4096-byte header.
-pub const MAX_SHORT_LABEL: usize = HEADER_BYTES - LABEL_AT;
+/// Values per checksummed block in the files this build writes (2 MiB of values): a damaged
+/// checkpoint loses at most one block's work beyond the damage, and the checksums of a
+/// 10^9 table take 8 KB.
+pub const BLOCK_VALUES: usize = 1 << 20;
 
 const LABEL_AT: usize = 64;
-const VALUES_SUM_AT: usize = 40;
+const BLOCK_VALUES_AT: usize = 40;
 const HEADER_SUM_AT: usize = 48;
 /// Values are converted and hashed this many at a time, so a 2 GB table needs no second copy.
 const CHUNK_VALUES: usize = 1 << 19;
@@ -97,7 +110,8 @@ pub fn fnv1a64(bytes: &[u8]) -> u64 {
 }
 
 /// The header of a table file, checked: magic, version, header checksum, label, `done <= N+1`,
-/// and a file length that holds exactly `done` values.
+/// block size and the room for the block checksums. [`read_header`] also checks that the
+/// file length holds exactly `done` values.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Header {
     /// N, the limit the file was made for.
@@ -110,8 +124,10 @@ pub struct Header {
     pub moves_label: String,
     /// The byte offset of g(0).
     pub header_bytes: usize,
-    /// FNV-1a 64 of the value bytes.
-    pub values_checksum: u64,
+    /// B, the values per checksummed block (at least 1).
+    pub block_values: u64,
+    /// FNV-1a 64 of the value bytes of each block, ceil(done / B) of them.
+    pub block_sums: Vec<u64>,
 }
 
 impl Header {
@@ -130,6 +146,12 @@ impl Header {
     /// Refuses a file made for other moves: "was made for moves 1,3,4, not squares".
     pub fn check_matches(&self, moves: &Moves, path: &Path) -> Result<()> {
         check_label(&self.moves_label, moves, path)
+    }
+
+    /// The positions g(a..b) of block `k`.
+    fn block_span(&self, k: usize) -> (u64, u64) {
+        let a = k as u64 * self.block_values;
+        (a, (a + self.block_values).min(self.done))
     }
 }
 
@@ -152,10 +174,11 @@ impl TableFile {
     }
 }
 
-/// A table or checkpoint read back in full, every check passed. It reads as its [`Header`]
+/// A table or checkpoint read back, every check passed. It reads as its [`Header`]
 /// (`file.limit`, `file.done`, `file.max`, `file.moves_label`, `file.provides(n)`, ...)
 /// through `Deref`, so the two never describe a file twice; `max` has been checked against
-/// the values.
+/// the values. From [`read_checkpoint`] the header describes the good prefix kept, not the
+/// file (`damage` says what was dropped).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TableFile {
     /// The checked header.
@@ -164,6 +187,9 @@ pub struct TableFile {
     pub values: Vec<u16>,
     /// The file it was read from (for messages).
     pub path: PathBuf,
+    /// The first bad block of a checkpoint whose good prefix was kept ([`read_checkpoint`]);
+    /// always `None` from [`read`].
+    pub damage: Option<Damage>,
 }
 
 impl std::ops::Deref for TableFile {
@@ -171,6 +197,41 @@ impl std::ops::Deref for TableFile {
 
     fn deref(&self) -> &Header {
         &self.header
+    }
+}
+
+/// The first bad block of a checkpoint: block `block` of `blocks`, positions g(from..to),
+/// damaged (`cut_short` false: its checksum does not match) or missing in part (the file is
+/// shorter than its header says). Everything from `from` on was dropped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Damage {
+    /// The bad block's index, from 0.
+    pub block: usize,
+    /// How many blocks the file's header promises.
+    pub blocks: usize,
+    /// Its first position: the length of the good prefix kept.
+    pub from: u64,
+    /// One past its last position.
+    pub to: u64,
+    /// The file ends inside or before this block (rather than a checksum mismatch).
+    pub cut_short: bool,
+}
+
+impl std::fmt::Display for Damage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "block {} of {} (g({}..{})) is {}",
+            self.block,
+            self.blocks,
+            self.from,
+            self.to,
+            if self.cut_short {
+                "cut short"
+            } else {
+                "damaged (checksum mismatch)"
+            }
+        )
     }
 }
 
@@ -196,14 +257,24 @@ fn io_error(path: &Path, doing: &str, e: std::io::Error) -> Error {
     Error::Invalid(format!("cannot {doing} {}: {e}", path.display()))
 }
 
-/// The header length for a label of `label_len` bytes: 4096, or the next multiple of 4096
-/// that holds a longer label.
-fn header_len_for(label_len: usize) -> usize {
-    (LABEL_AT + label_len).div_ceil(HEADER_BYTES) * HEADER_BYTES
+/// S, the offset of the block checksums for a label of `label_len` bytes.
+fn sums_at(label_len: usize) -> usize {
+    (LABEL_AT + label_len).next_multiple_of(8)
 }
 
-fn encode_header(limit: u64, done: u64, max: u16, label: &str, values_checksum: u64) -> Vec<u8> {
-    let len = header_len_for(label.len());
+/// The number of blocks of `block_values` that hold `done` values.
+fn block_count(done: u64, block_values: u64) -> usize {
+    done.div_ceil(block_values) as usize
+}
+
+/// The header length for a label of `label_len` bytes and `blocks` block checksums: the
+/// smallest multiple of 4096 that holds them.
+fn header_len_for(label_len: usize, blocks: usize) -> usize {
+    (sums_at(label_len) + 8 * blocks).div_ceil(HEADER_BYTES) * HEADER_BYTES
+}
+
+fn encode_header(limit: u64, done: u64, max: u16, label: &str, block_sums: &[u64]) -> Vec<u8> {
+    let len = header_len_for(label.len(), block_sums.len());
     let mut h = vec![0u8; len];
     h[0..8].copy_from_slice(MAGIC);
     h[8..12].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
@@ -212,9 +283,13 @@ fn encode_header(limit: u64, done: u64, max: u16, label: &str, values_checksum: 
     h[24..32].copy_from_slice(&done.to_le_bytes());
     h[32..34].copy_from_slice(&max.to_le_bytes());
     h[36..40].copy_from_slice(&(label.len() as u32).to_le_bytes());
-    h[VALUES_SUM_AT..VALUES_SUM_AT + 8].copy_from_slice(&values_checksum.to_le_bytes());
+    h[BLOCK_VALUES_AT..BLOCK_VALUES_AT + 4].copy_from_slice(&(BLOCK_VALUES as u32).to_le_bytes());
     h[LABEL_AT..LABEL_AT + label.len()].copy_from_slice(label.as_bytes());
-    let sum = fnv1a64(&h);
+    let s = sums_at(label.len());
+    for (k, sum) in block_sums.iter().enumerate() {
+        h[s + 8 * k..s + 8 * k + 8].copy_from_slice(&sum.to_le_bytes());
+    }
+    let sum = fnv1a64(&h[..s]);
     h[HEADER_SUM_AT..HEADER_SUM_AT + 8].copy_from_slice(&sum.to_le_bytes());
     h
 }
@@ -236,15 +311,21 @@ fn values_to_le(values: &[u16], buf: &mut Vec<u8>) {
     }
 }
 
-/// FNV-1a 64 of `values` as they are stored (little-endian bytes).
-pub fn values_checksum(values: &[u16]) -> u64 {
-    let mut h = Fnv1a64::default();
+/// The block checksums of `values` as this build stores them: FNV-1a 64 of the little-endian
+/// bytes of each [`BLOCK_VALUES`] values.
+pub fn block_sums(values: &[u16]) -> Vec<u64> {
     let mut buf = Vec::new();
-    for chunk in values.chunks(CHUNK_VALUES) {
-        values_to_le(chunk, &mut buf);
-        h.update(&buf);
-    }
-    h.finish()
+    values
+        .chunks(BLOCK_VALUES)
+        .map(|block| {
+            let mut h = Fnv1a64::default();
+            for chunk in block.chunks(CHUNK_VALUES) {
+                values_to_le(chunk, &mut buf);
+                h.update(&buf);
+            }
+            h.finish()
+        })
+        .collect()
 }
 
 /// The temporary file next to `path` that [`write_atomic`] writes first.
@@ -277,21 +358,26 @@ pub fn write_atomic(
     let tmp = tmp_path(path);
     let write = || -> std::io::Result<()> {
         let mut file = File::create(&tmp)?;
-        // The header is written last, once the values checksum is known: one pass over g.
-        let placeholder = vec![0u8; header_len_for(label.len())];
+        // The header is written last, once the block checksums are known: one pass over g.
+        let blocks = block_count(done, BLOCK_VALUES as u64);
+        let placeholder = vec![0u8; header_len_for(label.len(), blocks)];
         file.write_all(&placeholder)?;
-        let mut sum = Fnv1a64::default();
+        let mut sums = Vec::with_capacity(blocks);
         let mut buf = Vec::new();
         {
             let mut out = std::io::BufWriter::with_capacity(1 << 20, &mut file);
-            for chunk in values_done.chunks(CHUNK_VALUES) {
-                values_to_le(chunk, &mut buf);
-                sum.update(&buf);
-                out.write_all(&buf)?;
+            for block in values_done.chunks(BLOCK_VALUES) {
+                let mut sum = Fnv1a64::default();
+                for chunk in block.chunks(CHUNK_VALUES) {
+                    values_to_le(chunk, &mut buf);
+                    sum.update(&buf);
+                    out.write_all(&buf)?;
+                }
+                sums.push(sum.finish());
             }
             out.flush()?;
         }
-        let header = encode_header(limit, done, max, &label, sum.finish());
+        let header = encode_header(limit, done, max, &label, &sums);
         file.seek(SeekFrom::Start(0))?;
         file.write_all(&header)?;
         file.sync_all()?;
@@ -307,11 +393,7 @@ pub fn write_atomic(
     })?;
     // The rename is durable only once the folder entry is: fsync the folder (best effort on
     // systems where a directory cannot be opened for syncing).
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    if let Ok(d) = File::open(&dir) {
+    if let Ok(d) = File::open(folder_of(path)) {
         let _ = d.sync_all();
     }
     Ok(())
@@ -321,7 +403,9 @@ pub fn write_atomic(
 /// it. Does not read or check the values (see [`read`]).
 pub fn read_header(path: &Path) -> Result<Header> {
     let (mut file, file_len) = open_with_len(path)?;
-    read_header_from(&mut file, file_len, path)
+    let header = read_header_from(&mut file, file_len, path)?;
+    check_file_len(&header, file_len, path)?;
+    Ok(header)
 }
 
 /// Opens `path` for reading and tells its length.
@@ -334,10 +418,9 @@ fn open_with_len(path: &Path) -> Result<(File, u64)> {
     Ok((file, len))
 }
 
-/// Reads the header at the start of `file` (`file_len` bytes long) and checks it and the
-/// file length, in the order a damaged file is most usefully described: what the file is,
-/// whether the header is whole and intact, what it claims, and whether the values are all
-/// there.
+/// Reads the header at the start of `file` (`file_len` bytes long) and checks it, in the
+/// order a damaged file is most usefully described: what the file is, whether the header is
+/// whole and intact, what it claims. The file length is left to the caller.
 fn read_header_from(file: &mut File, file_len: u64, path: &Path) -> Result<Header> {
     let mut first = [0u8; 16];
     let header_len = read_prefix(file, &mut first, path)?;
@@ -345,9 +428,7 @@ fn read_header_from(file: &mut File, file_len: u64, path: &Path) -> Result<Heade
         return Err(invalid(path, "truncated (the header is incomplete)"));
     }
     let h = read_whole_header(file, &first, header_len, path)?;
-    let header = decode_header(&h, path)?;
-    check_file_len(&header, file_len, path)?;
-    Ok(header)
+    decode_header(&h, path)
 }
 
 /// Reads the first 16 bytes into `first` and checks the magic, the version and the header
@@ -372,6 +453,12 @@ fn read_prefix(file: &mut File, first: &mut [u8; 16], path: &Path) -> Result<usi
             ),
         ));
     }
+    if version == 1 {
+        return Err(invalid(
+            path,
+            "format version 1 (one checksum over all values), which this build no longer reads; compute the table again",
+        ));
+    }
     if version == 0 {
         return Err(invalid(path, "damaged (format version 0)"));
     }
@@ -386,8 +473,8 @@ fn read_prefix(file: &mut File, first: &mut [u8; 16], path: &Path) -> Result<usi
     Ok(header_len)
 }
 
-/// The whole `header_len`-byte header (`first` and the rest read from `file`), its checksum
-/// verified; the checksum field is left zeroed.
+/// The whole `header_len`-byte header (`first` and the rest read from `file`), its label
+/// length within it and its checksum verified; the checksum field is left zeroed.
 fn read_whole_header(
     file: &mut File,
     first: &[u8; 16],
@@ -398,9 +485,13 @@ fn read_whole_header(
     h[..16].copy_from_slice(first);
     file.read_exact(&mut h[16..])
         .map_err(|e| io_error(path, "read", e))?;
+    let label_len = le_u32(&h, 36) as usize;
+    if sums_at(label_len) > h.len() {
+        return Err(invalid(path, "damaged header (label length)"));
+    }
     let stored_sum = le_u64(&h, HEADER_SUM_AT);
     h[HEADER_SUM_AT..HEADER_SUM_AT + 8].fill(0);
-    if fnv1a64(&h) != stored_sum {
+    if fnv1a64(&h[..sums_at(label_len)]) != stored_sum {
         return Err(invalid(
             path,
             "damaged header (checksum mismatch); delete it and compute the table again",
@@ -415,9 +506,6 @@ fn decode_header(h: &[u8], path: &Path) -> Result<Header> {
     let done = le_u64(h, 24);
     let max = u16::from_le_bytes([h[32], h[33]]);
     let label_len = le_u32(h, 36) as usize;
-    if LABEL_AT + label_len > h.len() {
-        return Err(invalid(path, "damaged header (label length)"));
-    }
     let moves_label = String::from_utf8(h[LABEL_AT..LABEL_AT + label_len].to_vec())
         .map_err(|_| invalid(path, "damaged header (moves label is not UTF-8)"))?;
     if limit > crate::table::MAX_LIMIT {
@@ -432,13 +520,29 @@ fn decode_header(h: &[u8], path: &Path) -> Result<Header> {
             &format!("claims {done} positions for N = {limit} (at most N + 1)"),
         ));
     }
+    let block_values = le_u32(h, BLOCK_VALUES_AT) as u64;
+    if block_values == 0 {
+        return Err(invalid(path, "damaged header (block size 0)"));
+    }
+    let blocks = block_count(done, block_values);
+    let s = sums_at(label_len);
+    if s + 8 * blocks > h.len() {
+        return Err(invalid(
+            path,
+            &format!(
+                "damaged header ({blocks} block checksums do not fit in {} bytes)",
+                h.len()
+            ),
+        ));
+    }
     Ok(Header {
         limit,
         done,
         max,
         moves_label,
         header_bytes: h.len(),
-        values_checksum: le_u64(h, VALUES_SUM_AT),
+        block_values,
+        block_sums: (0..blocks).map(|k| le_u64(h, s + 8 * k)).collect(),
     })
 }
 
@@ -452,6 +556,13 @@ fn check_file_len(header: &Header, file_len: u64, path: &Path) -> Result<()> {
             &format!("truncated ({file_len} bytes, the header promises {want_len}: {done} values)"),
         ));
     }
+    check_not_longer(header, file_len, path)
+}
+
+/// Refuses a file longer than the header and its `done` values: something else was written
+/// to it.
+fn check_not_longer(header: &Header, file_len: u64, path: &Path) -> Result<()> {
+    let want_len = header.header_bytes as u64 + 2 * header.done;
     if file_len > want_len {
         return Err(invalid(
             path,
@@ -473,34 +584,18 @@ fn read_up_to(file: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {
     Ok(got)
 }
 
-/// Reads a table file and checks everything: magic, version, header checksum, length, values
-/// checksum and the stored max. Every refusal is one line naming the file and the reason.
+/// Reads a table file and checks everything: magic, version, header checksum, length, every
+/// block checksum (a mismatch is refused naming the first bad block) and the stored max.
+/// Every refusal is one line naming the file and the reason.
 pub fn read(path: &Path) -> Result<TableFile> {
     let (mut file, file_len) = open_with_len(path)?;
     let header = read_header_from(&mut file, file_len, path)?;
-    let done = usize::try_from(header.done).map_err(|_| invalid(path, "too large"))?;
-    let mut values = Vec::with_capacity(done);
-    let mut sum = Fnv1a64::default();
-    let mut max = 0u16;
-    let mut buf = vec![0u8; 2 * CHUNK_VALUES.min(done.max(1))];
-    let mut left = done;
-    while left > 0 {
-        let n = left.min(CHUNK_VALUES);
-        let bytes = &mut buf[..2 * n];
-        file.read_exact(bytes)
-            .map_err(|e| io_error(path, "read", e))?;
-        sum.update(bytes);
-        for pair in bytes.chunks_exact(2) {
-            let v = u16::from_le_bytes([pair[0], pair[1]]);
-            max = max.max(v);
-            values.push(v);
-        }
-        left -= n;
-    }
-    if sum.finish() != header.values_checksum {
+    check_file_len(&header, file_len, path)?;
+    let (values, max, damage) = read_blocks(&mut file, &header, file_len, path)?;
+    if let Some(d) = damage {
         return Err(invalid(
             path,
-            "damaged values (checksum mismatch); delete it and compute the table again",
+            &format!("damaged values: {d}; delete it and compute the table again"),
         ));
     }
     if max != header.max {
@@ -516,7 +611,92 @@ pub fn read(path: &Path) -> Result<TableFile> {
         header,
         values,
         path: path.to_path_buf(),
+        damage: None,
     })
+}
+
+/// Reads a checkpoint to resume from: like [`read`], except that values damaged or cut short
+/// do not refuse the file. The blocks before the first bad one are kept, the header then
+/// describes that prefix (its `done`, `max` and block checksums), and `damage` names the bad
+/// block. A damaged header, a file for another format and a file longer than its header
+/// says are still refused: nothing in them can be trusted.
+pub fn read_checkpoint(path: &Path) -> Result<TableFile> {
+    let (mut file, file_len) = open_with_len(path)?;
+    let mut header = read_header_from(&mut file, file_len, path)?;
+    check_not_longer(&header, file_len, path)?;
+    let (values, max, damage) = read_blocks(&mut file, &header, file_len, path)?;
+    if damage.is_none() && max != header.max {
+        return Err(invalid(
+            path,
+            &format!(
+                "damaged (the header says max {}, the values have {max})",
+                header.max
+            ),
+        ));
+    }
+    if let Some(d) = &damage {
+        header.done = d.from;
+        header.max = max;
+        header.block_sums.truncate(d.block);
+    }
+    Ok(TableFile {
+        header,
+        values,
+        path: path.to_path_buf(),
+        damage,
+    })
+}
+
+/// Reads the values after the header block by block, checking each block's checksum, until
+/// the first block that is damaged or not wholly in the file (`file_len` bytes). Returns the
+/// values of the good blocks before it, their max, and the bad block if there is one.
+fn read_blocks(
+    file: &mut File,
+    header: &Header,
+    file_len: u64,
+    path: &Path,
+) -> Result<(Vec<u16>, u16, Option<Damage>)> {
+    let done = usize::try_from(header.done).map_err(|_| invalid(path, "too large"))?;
+    let in_file = ((file_len - header.header_bytes as u64) / 2).min(header.done);
+    let mut values = Vec::with_capacity(done);
+    let mut max = 0u16;
+    let mut buf = vec![0u8; 2 * CHUNK_VALUES.min(done.max(1))];
+    let blocks = header.block_sums.len();
+    for (k, &stored) in header.block_sums.iter().enumerate() {
+        let (from, to) = header.block_span(k);
+        let damage = |cut_short| Damage {
+            block: k,
+            blocks,
+            from,
+            to,
+            cut_short,
+        };
+        if to > in_file {
+            return Ok((values, max, Some(damage(true))));
+        }
+        let mut sum = Fnv1a64::default();
+        let mut block_max = 0u16;
+        let mut left = (to - from) as usize;
+        while left > 0 {
+            let n = left.min(CHUNK_VALUES);
+            let bytes = &mut buf[..2 * n];
+            file.read_exact(bytes)
+                .map_err(|e| io_error(path, "read", e))?;
+            sum.update(bytes);
+            for pair in bytes.chunks_exact(2) {
+                let v = u16::from_le_bytes([pair[0], pair[1]]);
+                block_max = block_max.max(v);
+                values.push(v);
+            }
+            left -= n;
+        }
+        if sum.finish() != stored {
+            values.truncate(from as usize);
+            return Ok((values, max, Some(damage(false))));
+        }
+        max = max.max(block_max);
+    }
+    Ok((values, max, None))
 }
 
 /// Refuses to let a checkpoint for `moves` and N = `limit` replace `path` unless `path` does
@@ -526,11 +706,14 @@ pub fn check_overwritable(path: &Path, moves: &Moves, limit: usize) -> Result<()
     if !path.exists() {
         return Ok(());
     }
-    let header = read_header(path).map_err(|e| {
-        Error::Invalid(format!(
-            "{e} (refusing to overwrite it; delete it or choose another file)"
-        ))
-    })?;
+    // Its length is not checked: a checkpoint cut short is still one to resume and replace.
+    let header = open_with_len(path)
+        .and_then(|(mut file, len)| read_header_from(&mut file, len, path))
+        .map_err(|e| {
+            Error::Invalid(format!(
+                "{e} (refusing to overwrite it; delete it or choose another file)"
+            ))
+        })?;
     header.check_matches(moves, path)?;
     if header.done > limit as u64 + 1 {
         return Err(invalid(
@@ -582,10 +765,11 @@ pub fn check_absent(path: &Path, flag: &str) -> Result<()> {
     Ok(())
 }
 
-/// The bytes of a complete table file for `moves` and N = `limit`: the header and N + 1
-/// little-endian u16 values.
+/// The bytes of a complete table file for `moves` and N = `limit`: the header with its block
+/// checksums and N + 1 little-endian u16 values.
 pub fn file_bytes(moves: &Moves, limit: u64) -> u64 {
-    header_len_for(moves.label().len()) as u64 + 2 * (limit + 1)
+    let blocks = block_count(limit + 1, BLOCK_VALUES as u64);
+    header_len_for(moves.label().len(), blocks) as u64 + 2 * (limit + 1)
 }
 
 /// Bytes free to an unprivileged writer on the file system holding `folder` (statvfs's
@@ -674,12 +858,16 @@ mod tests {
     }
 
     #[test]
-    fn header_length_is_4096_for_short_labels() {
-        assert_eq!(header_len_for(0), 4096);
-        assert_eq!(header_len_for(MAX_SHORT_LABEL), 4096);
-        assert_eq!(header_len_for(MAX_SHORT_LABEL + 1), 8192);
-        let h = encode_header(10, 3, 2, "squares", 7);
+    fn header_length_grows_by_4096_with_the_label_and_the_blocks() {
+        // 64 fixed bytes + the label rounded up to 8 + 8 bytes per block, in 4096-byte pages.
+        assert_eq!(header_len_for(0, 0), 4096);
+        assert_eq!(header_len_for(7, 503), 4096); // 64 + 8 + 503 * 8 = 4096
+        assert_eq!(header_len_for(7, 504), 8192);
+        assert_eq!(header_len_for(4032, 0), 4096);
+        assert_eq!(header_len_for(4033, 0), 8192);
+        let h = encode_header(10, 3, 2, "squares", &[7]);
         assert_eq!(h.len(), HEADER_BYTES);
         assert_eq!(le_u32(&h, 12) as usize, HEADER_BYTES);
+        assert_eq!(le_u64(&h, 72), 7);
     }
 }

@@ -103,7 +103,8 @@ impl<R: StudyRow> CsvLog<R> {
     /// Reopens the CSV at `path` to append, keeping its rows; a missing or empty file starts
     /// fresh. Refuses, before changing the file, when a row was measured under settings
     /// other than `settings`. A last line cut short by an interruption (no newline at the
-    /// end) is dropped from the file, since its point will be measured again.
+    /// end) is dropped from the file, since its point will be measured again; that rewrite
+    /// is atomic (`PATH.tmp`, then a rename), so if it fails the file is left as it was.
     pub fn resume(path: &Path, settings: &R::Settings) -> Result<CsvLog<R>> {
         let text = match std::fs::read_to_string(path) {
             Ok(t) => t,
@@ -126,7 +127,11 @@ impl<R: StudyRow> CsvLog<R> {
             )));
         }
         if complete.len() != text.len() {
-            std::fs::write(path, complete).map_err(|e| io_error(path, e))?;
+            // Through a sibling file and a rename: a crash or a full disk mid-rewrite leaves
+            // the study as it was, never a file cut at an arbitrary byte.
+            crate::base::paths::replace_atomically(path, |tmp| {
+                std::fs::write(tmp, complete).map_err(|e| io_error(tmp, e))
+            })?;
         }
         let file = OpenOptions::new()
             .append(true)
@@ -278,6 +283,27 @@ mod tests {
         );
         let text = std::fs::read_to_string(&path).unwrap();
         assert_eq!(text.matches(CSV_HEADER).count(), 1);
+
+        // A rewrite that cannot complete (here `s.csv.tmp` is a folder, so it cannot be
+        // created even by root) leaves the study exactly as it was, cut line included.
+        let before = std::fs::read_to_string(&path).unwrap();
+        let cut = format!("{before}b,1000,0.");
+        std::fs::write(&path, &cut).unwrap();
+        let tmp = dir.join("s.csv.tmp");
+        std::fs::create_dir_all(&tmp).unwrap();
+        let err = CsvLog::<Row>::resume(&path, &settings())
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(err.contains("s.csv.tmp"), "{err}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), cut);
+        std::fs::remove_dir(&tmp).unwrap();
+        // Once it can, the same rewrite gives the complete lines and leaves no temporary file.
+        let log = CsvLog::<Row>::resume(&path, &settings()).unwrap();
+        assert_eq!(log.rows().len(), 3);
+        drop(log);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), before);
+        assert!(!tmp.exists());
 
         // A file that is not a study CSV is refused, not appended to.
         std::fs::write(&path, "something else\n").unwrap();
