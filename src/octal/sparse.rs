@@ -8,9 +8,11 @@
 //! from (rare heap, common heap) pairs: they are enumerated exactly, over the ascending list
 //! of rare positions (few, for a well chosen M), together with the non-split options. Let c
 //! be the least common value not attained. Every common value below c is attained, so the
-//! mex is the least rare x < c that no option attains, else c; each such rare x is searched
-//! among all the pairs by a plain scan that stops at the first hit (an attained x usually
-//! hits early). The method is exact for any M: M = 0 makes every value rare, a full search.
+//! mex is the least rare x < c that no option attains, else c. The rare values below c not
+//! yet attained are found by one sweep over all the pairs in order, marking each such value
+//! it meets and stopping as soon as none is left (a coupon collector over the rare values
+//! below c: a few hundred pairs, unless the mex is itself rare, when the sweep runs to the
+//! end). The method is exact for any M: M = 0 makes every value rare, a full search.
 //!
 //! M is found from the data: the first min(N, [`PREFIX`]) values are built with M = 0,
 //! then M is the nonzero mask over the bits of their largest value (at most
@@ -20,8 +22,8 @@
 //! then rebuilt): any choice is exact, this only keeps the list short.
 //!
 //! Cost: per position, R(n) steps over the rare positions below n per splitting digit, plus
-//! one early-stopping scan per rare value below c and one full scan (n/2 pairs) when the
-//! mex itself is rare, which happens R(N) times in a run. So about N·R + R·N/2·digits plus
+//! one early-stopping sweep, which runs to the end (n/2 pairs) only when the mex itself is
+//! rare, which happens R(N) times in a run. So about N·R + R·N/2·digits plus
 //! the early stops, against the N^2/4 of the definition; the prefix costs a full search.
 //!
 //! Invariant: when n is decided, g(0..n) are final, the rare list holds exactly the
@@ -188,33 +190,40 @@ impl Sparse<'_> {
                 }
             }
         }
-        // c: the least common value not attained (none when every value is rare).
+        // c: the least common value not attained. With M = 0 every value is rare and the
+        // bound is the number of options + 1 (a mex never exceeds the count of options).
         let c = if mask == 0 {
-            u32::MAX
+            let options: usize =
+                self.splits.iter().map(|&(_, p)| p).sum::<usize>() + rules.one().len() + 1;
+            (options + 1).min(u16::MAX as usize + 1) as u32
         } else {
             (0u32..)
                 .find(|&v| !rare(v, mask) && !self.seen(v, n))
                 .expect("a value is missing")
         };
-        // The rare values below c, each searched among all the pairs.
-        let mut x = 0u32;
-        while x < c {
-            if rare(x, mask) && !self.seen(x, n) && !self.some_pair_xors_to(g, x) {
-                break;
-            }
-            x += 1;
-            if x > u16::MAX as u32 {
-                return Err(value_overflow(rules, n));
+        // The rare values below c not attained yet: one sweep over all the pairs marks the
+        // rare values below c it meets and stops once none is left (it usually stops after a
+        // few hundred pairs); the mex is then the least value below c still unmarked, else c.
+        let mut need = (0..c)
+            .filter(|&x| rare(x, mask) && !self.seen(x, n))
+            .count();
+        if need > 0 {
+            'sweep: for i in 0..self.splits.len() {
+                let (m, p) = self.splits[i];
+                for a in 1..=p {
+                    let v = (g[a] ^ g[m - a]) as u32;
+                    if v < c && rare(v, mask) && !self.seen(v, n) {
+                        self.mark(v as u16, n);
+                        need -= 1;
+                        if need == 0 {
+                            break 'sweep;
+                        }
+                    }
+                }
             }
         }
+        let x = (0..c).find(|&x| !self.seen(x, n)).unwrap_or(c);
         u16::try_from(x).map_err(|_| value_overflow(rules, n))
-    }
-
-    /// True when some split of n has value `x` (a plain scan, stopping at the first hit).
-    fn some_pair_xors_to(&self, g: &[u16], x: u32) -> bool {
-        self.splits
-            .iter()
-            .any(|&(m, p)| (1..=p).any(|a| (g[a] ^ g[m - a]) as u32 == x))
     }
 
     /// Records g(n) = v in the rare list and the histogram.
