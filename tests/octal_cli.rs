@@ -197,3 +197,25 @@ fn verify_checks_a_finite_move_set_through_its_octal_code() {
     let out = stdout_of(["verify", "--moves", "squares", "--limit", "100"]);
     assert!(!out.contains("octal code"), "{out}");
 }
+
+#[test]
+fn list_shows_every_octal_back_end_with_its_role() {
+    let text = stdout_of(["list"]);
+    for e in octal::BACKENDS {
+        let line = format!("  {} ", e.name);
+        assert!(
+            text.lines().any(|l| l.starts_with(&line)),
+            "{}: {text}",
+            e.name
+        );
+    }
+    let v: serde_json::Value = serde_json::from_str(&stdout_of(["list", "--json"])).unwrap();
+    let names: Vec<&str> = v["octal"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names.len(), octal::BACKENDS.len());
+    assert!(names.contains(&"octal-sparse"));
+}

@@ -21,6 +21,7 @@ pub fn run(args: Args) -> CliResult {
             "table": stage_json(table::BACKENDS),
             "count": stage_json(count::BACKENDS),
             "cold": stage_json(cold::BACKENDS),
+            "octal": stage_json(nimsquare::octal::BACKENDS),
             "isa": {
                 "supported": Isa::supported_all().iter().map(|i| i.name()).collect::<Vec<_>>(),
                 "active": isa::active().name(),
@@ -36,6 +37,8 @@ pub fn run(args: Args) -> CliResult {
     print_stage(count::BACKENDS);
     println!("cold-set back-ends (g = 0 only; `solve --heaps 1` uses the reference):");
     print_stage(cold::BACKENDS);
+    println!("octal-game back-ends (`octal` and `census`, --backend NAME):");
+    print_stage(nimsquare::octal::BACKENDS);
     // One unindented line: the back-end lines are the indented ones.
     let supported: Vec<&str> = Isa::supported_all().iter().map(|i| i.name()).collect();
     let missing = unavailable();
