@@ -12,14 +12,17 @@
 //! yet attained are found by one sweep over all the pairs in order, marking each such value
 //! it meets and stopping as soon as none is left (a coupon collector over the rare values
 //! below c: a few hundred pairs, unless the mex is itself rare, when the sweep runs to the
-//! end). The method is exact for any M: M = 0 makes every value rare, a full search.
+//! end). The method is exact for any M. With M = 0 (no split) each candidate from 0 up is searched
+//! among the pairs, stopping at the first hit: the definition's search, fast when values
+//! are small.
 //!
 //! M is found from the data: the first min(N, [`PREFIX`]) values are built with M = 0,
 //! then M is the nonzero mask over the bits of their largest value (at most
 //! [`MASK_BITS`] bits) with the fewest rare positions, ties to the smaller mask, counted
 //! from the histogram of values. At every doubling of n the choice is made again on the
 //! histogram so far and taken when it has strictly fewer rare positions (the rare list is
-//! then rebuilt): any choice is exact, this only keeps the list short.
+//! then rebuilt); a mask is taken only while at most 1/[`SPARSE_FRACTION`] of the positions
+//! are rare under it. Any choice is exact; this only keeps the list short.
 //!
 //! Cost: per position, R(n) steps over the rare positions below n per splitting digit, plus
 //! one early-stopping sweep, which runs to the end (n/2 pairs) only when the mex itself is
@@ -62,6 +65,12 @@ pub const PREFIX: usize = 1 << 12;
 
 /// The mask is chosen over at most this many low bits of the values (4096 masks).
 pub const MASK_BITS: u32 = 12;
+
+/// A mask is taken only when at most 1/`SPARSE_FRACTION` of the positions so far are rare
+/// under it; otherwise the values have no sparse space (a periodic game with small values,
+/// 0.137: 41% rare at best) and the candidate search of M = 0 is faster than enumerating
+/// that many rare positions for every n.
+pub const SPARSE_FRACTION: usize = 4;
 
 /// What a run of `octal-sparse` chose and met, for the census and the reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -190,17 +199,20 @@ impl Sparse<'_> {
                 }
             }
         }
-        // c: the least common value not attained. With M = 0 every value is rare and the
-        // bound is the number of options + 1 (a mex never exceeds the count of options).
-        let c = if mask == 0 {
-            let options: usize =
-                self.splits.iter().map(|&(_, p)| p).sum::<usize>() + rules.one().len() + 1;
-            (options + 1).min(u16::MAX as usize + 1) as u32
-        } else {
-            (0u32..)
-                .find(|&v| !rare(v, mask) && !self.seen(v, n))
-                .expect("a value is missing")
-        };
+        // With no split (M = 0) there is no sparse space: each candidate from 0 up is
+        // searched among the pairs, stopping at the first hit, and the first one missing is
+        // the mex.
+        if mask == 0 {
+            let mut x = 0u32;
+            while self.seen(x, n) || self.some_pair_xors_to(g, x) {
+                x += 1;
+            }
+            return u16::try_from(x).map_err(|_| value_overflow(rules, n));
+        }
+        // c: the least common value not attained.
+        let c = (0u32..)
+            .find(|&v| !rare(v, mask) && !self.seen(v, n))
+            .expect("a value is missing");
         // The rare values below c not attained yet: one sweep over all the pairs marks the
         // rare values below c it meets and stops once none is left (it usually stops after a
         // few hundred pairs); the mex is then the least value below c still unmarked, else c.
@@ -224,6 +236,13 @@ impl Sparse<'_> {
         }
         let x = (0..c).find(|&x| !self.seen(x, n)).unwrap_or(c);
         u16::try_from(x).map_err(|_| value_overflow(rules, n))
+    }
+
+    /// True when some split of n has value `x` (a plain scan, stopping at the first hit).
+    fn some_pair_xors_to(&self, g: &[u16], x: u32) -> bool {
+        self.splits
+            .iter()
+            .any(|&(m, p)| (1..=p).any(|a| (g[a] ^ g[m - a]) as u32 == x))
     }
 
     /// Records g(n) = v in the rare list and the histogram.
@@ -263,7 +282,8 @@ pub fn run_with_stats(rules: &Rules, g: &mut [u16], from: usize) -> Result<Spars
     for n in from..g.len() {
         if n == next_choice {
             let (best, count) = best_mask(&s.histogram);
-            if s.mask == 0 || count < rare_count(&s.histogram, s.mask) {
+            let sparse = count * SPARSE_FRACTION <= n;
+            if sparse && (s.mask == 0 || count < rare_count(&s.histogram, s.mask)) {
                 s.take_mask(best, &g[..n]);
                 choices += 1;
             }
@@ -345,6 +365,27 @@ mod tests {
                 assert_eq!(g, want, "{code}, mask {mask}");
             }
         }
+    }
+
+    #[test]
+    fn a_game_without_sparse_space_keeps_no_mask_and_the_controls_table() {
+        // 0.137 (Dawson's chess): values 0..9 spread so that every mask leaves about 40% of
+        // the positions rare, more than 1/SPARSE_FRACTION, so M stays 0.
+        let rules = Rules::parse("0.137").unwrap();
+        let want = control("0.137", 9000);
+        let mut g = vec![0u16; 9001];
+        let stats = run_with_stats(&rules, &mut g, 0).unwrap();
+        assert_eq!(g, want);
+        assert_eq!((stats.mask, stats.choices), (0, 0), "{stats:?}");
+        let (_, best) = best_mask(&{
+            let mut h = vec![0usize; 16];
+            want[1..].iter().for_each(|&v| h[v as usize] += 1);
+            h
+        });
+        assert!(
+            best * SPARSE_FRACTION > 9000,
+            "best mask leaves {best} rare"
+        );
     }
 
     #[test]
