@@ -1,4 +1,4 @@
-//! The xor-pair search, the octal games' inner loop: the least i with lo[i] xor hi[i] == x.
+//! The xor-pair search, the octal games' inner loop: the least i with `lo[i] xor hi[i] == x`.
 //!
 //! Algorithm: a heap of m tokens split into (a, m - a) has the value g(a) xor g(m - a).
 //! With a reversed copy of g beside g, the partners g(m - 1), g(m - 2), ... are one
@@ -21,7 +21,7 @@
 use crate::base::isa::Isa;
 use wide::u16x8;
 
-/// One path's search: the least i < min(lo.len(), hi.len()) with lo[i] ^ hi[i] == x.
+/// One path's search: the least i < min(lo.len(), hi.len()) with `lo[i] ^ hi[i] == x`.
 pub trait PairKernel {
     fn first_match(lo: &[u16], hi: &[u16], x: u16) -> Option<usize>;
 }
@@ -90,7 +90,7 @@ impl PairKernel for Portable {
     }
 }
 
-/// The scalar twin: the least i with lo[i] ^ hi[i] == x, one pair a step.
+/// The scalar twin: the least i with `lo[i] ^ hi[i] == x`, one pair a step.
 pub fn first_match_scalar(lo: &[u16], hi: &[u16], x: u16) -> Option<usize> {
     lo.iter().zip(hi).position(|(&a, &b)| a ^ b == x)
 }
