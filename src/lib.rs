@@ -17,7 +17,8 @@
 //! | 2 | [`cost`], [`registry`] | cost-model types; a back-end's registry entry |
 //! | 3 | [`table`], then [`count`], [`cold`] and [`octal`] | the stages: trait, registry list, back-ends as leaves ([`octal`]: the octal games, the second workload) |
 //! | 4 | [`games`] | exhaustive checkers for the other games of the source documents |
-//! | 5 | [`instruments`] | long runs, checker, sequences, the bench grid and its reports, planner, roofline, scaling studies |
+//! | 5 | [`run`] | what every computing command goes through: long runs and table files, wisdom, the planner |
+//! | 6 | [`instruments`] | what measures: checker, sequences, comparisons, the bench grid and its reports, roofline, tune, scaling studies |
 //!
 //! The command line sits on top, in the binary (`src/cli/`), outside the library.
 //!
@@ -37,6 +38,7 @@ pub mod instruments;
 pub mod kernels;
 pub mod octal;
 pub mod registry;
+pub mod run;
 pub mod table;
 
 pub use base::error::{Error, Result};

@@ -5,7 +5,7 @@
 mod common;
 
 use common::{assert_refused, nimsquare};
-use nimsquare::instruments::longrun::tablefile;
+use nimsquare::run::longrun::tablefile;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -480,8 +480,7 @@ fn verify_checks_a_saved_table_and_fails_on_a_wrong_one() {
     g[17] = 1;
     let wrong = dir.join("wrong.tbl");
     let max = *g.iter().max().unwrap();
-    nimsquare::instruments::longrun::tablefile::write_atomic(&wrong, &moves, 5000, &g, max)
-        .unwrap();
+    nimsquare::run::longrun::tablefile::write_atomic(&wrong, &moves, 5000, &g, max).unwrap();
     let (code, text) = verify_saved(&wrong, &[]);
     assert_eq!(code, Some(1), "{text}");
     assert!(
@@ -512,8 +511,7 @@ fn verify_checks_a_saved_table_and_fails_on_a_wrong_one() {
     assert_eq!(g[18], 1, "OEIS A014586: g(18) = 1");
     g[18] = 5;
     let hot = dir.join("wrong-hot.tbl");
-    nimsquare::instruments::longrun::tablefile::write_atomic(&hot, &moves, 5000, &g, max.max(5))
-        .unwrap();
+    nimsquare::run::longrun::tablefile::write_atomic(&hot, &moves, 5000, &g, max.max(5)).unwrap();
     assert_eq!(verify_saved(&hot, &["--cold-only"]).0, Some(0));
     let (code, text) = verify_saved(&hot, &[]);
     assert_eq!(code, Some(1), "{text}");
@@ -642,7 +640,7 @@ fn under_sh(setup: &str, args: &[&str]) -> std::process::Output {
     );
     std::process::Command::new("sh")
         .args(["-c", &line])
-        .env(nimsquare::instruments::wisdom::OFF_VARIABLE, "1")
+        .env(nimsquare::run::wisdom::OFF_VARIABLE, "1")
         .output()
         .unwrap()
 }
@@ -775,7 +773,7 @@ fn files_that_cannot_fit_on_their_disk_are_refused_before_any_work() {
     let started = Instant::now();
     let out = std::process::Command::new("unshare")
         .args(["--mount", "sh", "-c", &line])
-        .env(nimsquare::instruments::wisdom::OFF_VARIABLE, "1")
+        .env(nimsquare::run::wisdom::OFF_VARIABLE, "1")
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -799,7 +797,7 @@ fn files_that_cannot_fit_on_their_disk_are_refused_before_any_work() {
     );
     let out = std::process::Command::new("unshare")
         .args(["--mount", "sh", "-c", &line])
-        .env(nimsquare::instruments::wisdom::OFF_VARIABLE, "1")
+        .env(nimsquare::run::wisdom::OFF_VARIABLE, "1")
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);

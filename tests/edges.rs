@@ -8,7 +8,7 @@ mod common;
 use common::{nimsquare, reseal};
 use nimsquare::base::isa::{self, Isa};
 use nimsquare::base::moves::Moves;
-use nimsquare::instruments::longrun::tablefile;
+use nimsquare::run::longrun::tablefile;
 use nimsquare::table::{self, BitsetParallel, Schedule, StampedParallel, TableBuilder};
 use std::path::PathBuf;
 

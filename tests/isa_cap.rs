@@ -9,7 +9,7 @@ mod common;
 use common::nimsquare;
 use nimsquare::base::isa::{self, Isa, CAP_ENV};
 use nimsquare::base::moves::Moves;
-use nimsquare::instruments::planner;
+use nimsquare::run::planner;
 use nimsquare::table;
 
 /// The widest path this CPU has, whatever any cap says.

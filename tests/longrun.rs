@@ -7,7 +7,7 @@ mod common;
 use common::{fnv, reseal};
 use nimsquare::base::error::Error;
 use nimsquare::base::moves::Moves;
-use nimsquare::instruments::longrun::{self, tablefile, LongRun, Outcome, Start, TableFile};
+use nimsquare::run::longrun::{self, tablefile, LongRun, Outcome, Start, TableFile};
 use nimsquare::table::{Stamped, TableBuilder};
 use std::path::{Path, PathBuf};
 use std::time::Duration;

@@ -2,7 +2,7 @@
 //! process-wide, so the runs of `tests/longrun.rs` must not see it.
 
 use nimsquare::base::moves::Moves;
-use nimsquare::instruments::longrun::{self, tablefile, LongRun, Outcome, Signal, Start};
+use nimsquare::run::longrun::{self, tablefile, LongRun, Outcome, Signal, Start};
 use nimsquare::table::{Stamped, TableBuilder};
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -17,7 +17,7 @@ fn on_a_terminal(args: &[&str]) -> String {
         .join(" ");
     let out = Command::new("script")
         .args(["-qfec", &line, "/dev/null"])
-        .env(nimsquare::instruments::wisdom::OFF_VARIABLE, "1")
+        .env(nimsquare::run::wisdom::OFF_VARIABLE, "1")
         .output()
         .expect("`script` (util-linux) runs the binary on a pseudo-terminal");
     assert!(out.status.success(), "{line}: {out:?}");
@@ -69,7 +69,7 @@ fn verify_of_a_saved_table_draws_a_bar_for_its_judge() {
     let path = table.to_str().unwrap();
     let _ = std::fs::remove_file(&table);
     let status = Command::new(env!("CARGO_BIN_EXE_nimsquare"))
-        .env(nimsquare::instruments::wisdom::OFF_VARIABLE, "1")
+        .env(nimsquare::run::wisdom::OFF_VARIABLE, "1")
         .args(["solve", "--limit", "3e6", "--quiet", "--save-table", path])
         .output()
         .unwrap()
@@ -92,7 +92,7 @@ fn off_a_terminal_a_long_build_prints_plain_lines_and_quiet_removes_them() {
     let run = |quiet: bool| {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_nimsquare"));
         cmd.args(["solve", "--table", "stamped", "--limit", "2e6"])
-            .env(nimsquare::instruments::wisdom::OFF_VARIABLE, "1")
+            .env(nimsquare::run::wisdom::OFF_VARIABLE, "1")
             .env("NIMSQUARE_PROGRESS_EVERY", "0.1");
         if quiet {
             cmd.arg("--quiet");

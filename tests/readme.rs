@@ -34,7 +34,7 @@ fn readme_examples() {
     std::env::set_current_dir(&dir).unwrap();
     trycmd::TestCases::new()
         .register_bin("nimsquare", PathBuf::from(env!("CARGO_BIN_EXE_nimsquare")))
-        .env(nimsquare::instruments::wisdom::OFF_VARIABLE, "1")
+        .env(nimsquare::run::wisdom::OFF_VARIABLE, "1")
         .case(readme_path());
 }
 
@@ -63,7 +63,7 @@ fn readme_table() -> BTreeSet<(String, String)> {
 fn readme_table_names_only_registered_backends() {
     let readme = readme_table();
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_nimsquare"))
-        .env(nimsquare::instruments::wisdom::OFF_VARIABLE, "1")
+        .env(nimsquare::run::wisdom::OFF_VARIABLE, "1")
         .args(["list", "--json"])
         .output()
         .unwrap();

@@ -84,7 +84,7 @@ fn a_shell_pipe_into_head_reports_141() {
     let bin = assert_cmd::cargo::cargo_bin("nimsquare");
     // bash: `$?` of a pipeline is head's; PIPESTATUS[0] is the writer's, 128 + 13.
     let out = std::process::Command::new("bash")
-        .env(nimsquare::instruments::wisdom::OFF_VARIABLE, "1")
+        .env(nimsquare::run::wisdom::OFF_VARIABLE, "1")
         .arg("-c")
         .arg(r#""$0" "$@" | head -n 1; exit "${PIPESTATUS[0]}""#)
         .arg(bin)

@@ -6,8 +6,8 @@ mod common;
 
 use common::{assert_agree, fill_in_pieces, moves_strategy, naive, on_every_path};
 use nimsquare::base::moves::Moves;
-use nimsquare::instruments::planner;
 use nimsquare::registry;
+use nimsquare::run::planner;
 use nimsquare::table::{self, Schedule, StampedParallel, TableBuilder};
 use proptest::prelude::*;
 

@@ -6,7 +6,7 @@
 mod common;
 
 use common::{assert_refused, nimsquare};
-use nimsquare::instruments::wisdom::{OFF_VARIABLE, PATH_VARIABLE};
+use nimsquare::run::wisdom::{OFF_VARIABLE, PATH_VARIABLE};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 

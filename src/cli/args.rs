@@ -78,12 +78,12 @@ pub struct QuietArg {
 impl QuietArg {
     /// Applies the flag to every bar of the process.
     pub fn apply(self) {
-        nimsquare::instruments::longrun::progress::set_quiet(self.quiet);
+        nimsquare::run::longrun::progress::set_quiet(self.quiet);
     }
 }
 
 /// `--checkpoint`, `--checkpoint-every`, `--save-table`, `--load-table`, `--quiet`: a table run
-/// that survives Ctrl-C and leaves its table behind (see [`nimsquare::instruments::longrun`]).
+/// that survives Ctrl-C and leaves its table behind (see [`nimsquare::run::longrun`]).
 #[derive(clap::Args, Debug, Clone)]
 pub struct LongRunArgs {
     /// Keep the table's progress in FILE: written every --checkpoint-every seconds and on
@@ -98,7 +98,7 @@ pub struct LongRunArgs {
     pub checkpoint_every: std::time::Duration,
     /// Write the finished table g(0..=N) to FILE: a header whose length H is the u32 at byte 12
     /// (4096 unless the moves list is very long), then g as little-endian u16 (the format of
-    /// `nimsquare::instruments::longrun::tablefile`). Refused if FILE exists.
+    /// `nimsquare::run::longrun::tablefile`). Refused if FILE exists.
     #[arg(long, value_name = "FILE")]
     pub save_table: Option<std::path::PathBuf>,
     /// Start from the table or checkpoint in FILE (same moves, any N: a table for a smaller N

@@ -152,7 +152,7 @@ fn parse_spec(text: &str, which: &str) -> Result<Spec> {
         }
         None => (text, None),
     };
-    let stage = if name == nimsquare::instruments::planner::AUTO {
+    let stage = if name == nimsquare::run::planner::AUTO {
         None
     } else if nimsquare::table::find(name).is_ok() {
         Some(Stage::Table)
@@ -248,7 +248,7 @@ pub fn run(args: Args, threads: Option<usize>, isa: Option<Isa>) -> CliResult {
             if seconds > FORECAST_NOTE_SECONDS {
                 eprintln!(
                     "note: the {pair_count} pairs will take about {} (from the warm-up runs)",
-                    nimsquare::instruments::longrun::progress::fmt_eta(seconds)
+                    nimsquare::run::longrun::progress::fmt_eta(seconds)
                 );
             }
         }
@@ -359,7 +359,7 @@ fn print_text(
         let ran = &runs[0].report;
         let what = ran["table"]
             .as_str()
-            .filter(|_| spec.name == nimsquare::instruments::planner::AUTO)
+            .filter(|_| spec.name == nimsquare::run::planner::AUTO)
             .map(|t| format!(" (auto chose {t})"))
             .unwrap_or_default();
         println!(

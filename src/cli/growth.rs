@@ -105,16 +105,15 @@ pub fn run(args: Args) -> CliResult {
             let mut log = open_log::<MaxRow>(&plan)?;
             if let Some(&top) = todo(&plan, &log).last() {
                 // The one build at the largest pending N, as `solve` forecasts it.
-                let planned = nimsquare::instruments::planner::Plan::new(
-                    &nimsquare::instruments::planner::Request {
+                let planned =
+                    nimsquare::run::planner::Plan::new(&nimsquare::run::planner::Request {
                         moves: plan.moves.clone(),
                         limit: nimsquare::base::limit::Limit::new(top)?,
                         heaps: 3,
-                        table: nimsquare::instruments::planner::AUTO.into(),
-                        count: nimsquare::instruments::planner::AUTO.into(),
+                        table: nimsquare::run::planner::AUTO.into(),
+                        count: nimsquare::run::planner::AUTO.into(),
                         wisdom: Some(super::wisdom()),
-                    },
-                )?;
+                    })?;
                 super::forecast(&planned);
             }
             measure_max(&plan, &mut log)?;
@@ -181,7 +180,7 @@ fn check_memory(plan: &Study, to: u64) -> Result<()> {
             )
         }
         Quantity::Max => {
-            let entry = nimsquare::instruments::planner::choose_table_from(
+            let entry = nimsquare::run::planner::choose_table_from(
                 Some(&super::wisdom()),
                 &plan.moves,
                 limit,
@@ -295,7 +294,7 @@ fn measure_max(plan: &Study, log: &mut CsvLog<MaxRow>) -> Result<()> {
     };
     let threads = rayon::current_num_threads();
     let provenance = Provenance::here(plan.moves.label(), threads);
-    let name = nimsquare::instruments::planner::choose_table_from(
+    let name = nimsquare::run::planner::choose_table_from(
         Some(&super::wisdom()),
         &plan.moves,
         top as usize, // on the grid, at most the checked --to

@@ -20,7 +20,7 @@ mod verify;
 use clap::{Parser, Subcommand};
 use nimsquare::base::error::{Error, Result};
 use nimsquare::base::limit::Limit;
-use nimsquare::instruments::wisdom;
+use nimsquare::run::wisdom;
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
@@ -34,7 +34,7 @@ pub const EXIT_CHECK_FAILED: i32 = 1;
 
 /// The exit status of a run a signal stopped: 128 plus its number (130 for SIGINT, 143 for
 /// SIGTERM), what a shell reports for a process the signal ended.
-pub fn exit_status_for(signal: nimsquare::instruments::longrun::Signal) -> i32 {
+pub fn exit_status_for(signal: nimsquare::run::longrun::Signal) -> i32 {
     128 + signal.number()
 }
 
@@ -120,7 +120,7 @@ enum Command {
 /// Says on stderr what a run of more than [`FORECAST_NOTE_SECONDS`] will take, before it
 /// starts: memory and a time estimate from S(N) and a rate measured just now. `solve`,
 /// `profile`, `scale` and `growth` give the same note.
-pub fn forecast(plan: &nimsquare::instruments::planner::Plan) {
+pub fn forecast(plan: &nimsquare::run::planner::Plan) {
     let Some(seconds) = plan.forecast_seconds() else {
         return;
     };
@@ -132,9 +132,9 @@ pub fn forecast(plan: &nimsquare::instruments::planner::Plan) {
         "note: N = {} needs about {} of memory and at least {} ({steps:.2e} option steps at {:.2} ns each, measured just now at N = {}); --quiet hides this note",
         plan.limit,
         nimsquare::base::memory::human(plan.memory_needed),
-        nimsquare::instruments::longrun::progress::fmt_eta(seconds),
+        nimsquare::run::longrun::progress::fmt_eta(seconds),
         seconds * 1e9 / steps,
-        nimsquare::instruments::planner::CALIBRATION_LIMIT.min(plan.limit),
+        nimsquare::run::planner::CALIBRATION_LIMIT.min(plan.limit),
     );
 }
 
@@ -142,7 +142,7 @@ pub fn forecast(plan: &nimsquare::instruments::planner::Plan) {
 pub const FORECAST_NOTE_SECONDS: f64 = 120.0;
 
 /// The study version of [`forecast`] (`scale`): `builds` are (back-end, N, times built).
-/// Past [`nimsquare::instruments::planner::FORECAST_FROM_STEPS`] option steps in all, each
+/// Past [`nimsquare::run::planner::FORECAST_FROM_STEPS`] option steps in all, each
 /// back-end is timed once on a calibration table, and a study forecast to take more than
 /// [`FORECAST_NOTE_SECONDS`] gets one note on stderr before it starts.
 pub fn forecast_builds(
@@ -153,15 +153,14 @@ pub fn forecast_builds(
         u64,
     )],
 ) {
-    use nimsquare::instruments::planner::CALIBRATION_LIMIT;
-    let (total, Some(seconds)) = nimsquare::instruments::planner::forecast_builds(moves, builds)
-    else {
+    use nimsquare::run::planner::CALIBRATION_LIMIT;
+    let (total, Some(seconds)) = nimsquare::run::planner::forecast_builds(moves, builds) else {
         return;
     };
     if seconds >= FORECAST_NOTE_SECONDS {
         eprintln!(
             "note: this study builds {total:.2e} option steps and needs at least {} (each back-end timed just now at N <= {CALIBRATION_LIMIT}); --skip-over SECONDS drops the points predicted to take longer",
-            nimsquare::instruments::longrun::progress::fmt_eta(seconds),
+            nimsquare::run::longrun::progress::fmt_eta(seconds),
         );
     }
 }

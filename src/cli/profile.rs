@@ -14,7 +14,7 @@ use super::args::{check_output_path, MovesArg, QuietArg};
 use super::{parse_limit, CliResult};
 use nimsquare::base::error::{Error, Result};
 use nimsquare::base::limit::Limit;
-use nimsquare::instruments::planner;
+use nimsquare::run::planner;
 use nimsquare::table;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -25,8 +25,8 @@ const DEFAULT_PROFILE_LIMIT: &str = "1000000";
 /// The wall-clock bound on the repeats, for a frequency or machine that samples slowly.
 const MAX_SAMPLING_SECONDS: f64 = 30.0;
 /// `solve`'s default back-ends: the planner's choice (tests/profile.rs checks the two agree).
-const DEFAULT_TABLE: &str = nimsquare::instruments::planner::AUTO;
-const DEFAULT_COUNT: &str = nimsquare::instruments::planner::AUTO;
+const DEFAULT_TABLE: &str = nimsquare::run::planner::AUTO;
+const DEFAULT_COUNT: &str = nimsquare::run::planner::AUTO;
 
 #[derive(clap::Args)]
 #[command(
@@ -188,7 +188,7 @@ fn sample(plan: &Job) -> Result<Sampled> {
         .blocklist(&["libc", "libgcc", "pthread", "vdso"])
         .build()
         .map_err(|e| Error::Invalid(format!("cannot start the profiler: {e}")))?;
-    if nimsquare::instruments::longrun::progress::may_show(plan.args.quiet.quiet) {
+    if nimsquare::run::longrun::progress::may_show(plan.args.quiet.quiet) {
         eprintln!(
             "profile: sampling solves of N = {} ({} table, {} count) at {} Hz until {} samples or {} s",
             plan.limit,
@@ -253,7 +253,7 @@ fn sample(plan: &Job) -> Result<Sampled> {
 
 /// One solve: the table, then the count of three heaps.
 fn solve_once(plan: &Job) -> Result<u128> {
-    let t = nimsquare::instruments::longrun::build_shown(
+    let t = nimsquare::run::longrun::build_shown(
         &*plan.builder,
         plan.table_name,
         &plan.args.moves.moves,

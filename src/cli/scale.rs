@@ -8,9 +8,9 @@
 use super::args::{GridArgs, MovesArg, RepeatArg, StudyFileArgs};
 use super::CliResult;
 use nimsquare::base::error::{Error, Result};
-use nimsquare::instruments::planner;
 use nimsquare::instruments::scaling::study::{Event, Skip, Study, WARM_UP_BELOW_STEPS};
 use nimsquare::instruments::scaling::{self, CsvLog, Row, Settings, FIT_MIN_N};
+use nimsquare::run::planner;
 use nimsquare::table;
 use std::io::IsTerminal;
 use std::path::PathBuf;

@@ -1,6 +1,6 @@
 //! `nimsquare solve`: one plan, one table, one count, one answer.
 //!
-//! The table stage runs through [`nimsquare::instruments::longrun`]'s driver, so a long run shows progress,
+//! The table stage runs through [`nimsquare::run::longrun`]'s driver, so a long run shows progress,
 //! can keep a checkpoint, stops cleanly on Ctrl-C/SIGTERM (exit 130/143 with a line saying how
 //! to resume) and can save its table or start from a saved one.
 
@@ -10,9 +10,9 @@ use nimsquare::base::error::{Error, Result};
 use nimsquare::base::memory;
 use nimsquare::base::provenance::load_average;
 use nimsquare::cold::ColdFinder;
-use nimsquare::instruments::longrun::{self, tablefile, LongRun, Outcome, Start};
-use nimsquare::instruments::planner::{self, Plan, Request};
 use nimsquare::registry::Entry;
+use nimsquare::run::longrun::{self, tablefile, LongRun, Outcome, Start};
+use nimsquare::run::planner::{self, Plan, Request};
 use nimsquare::table::Table;
 use std::time::Instant;
 

@@ -9,7 +9,7 @@ use nimsquare::base::limit::Limit;
 use nimsquare::base::units::{human_range, human_seconds};
 use nimsquare::instruments::tune::decide::{Choice, Ratio, Spread, Why};
 use nimsquare::instruments::tune::{self, Event, Settings};
-use nimsquare::instruments::wisdom::{self, Wisdom};
+use nimsquare::run::wisdom::{self, Wisdom};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
@@ -315,7 +315,7 @@ fn differs_line(
     built_in: &str,
     ratio: Option<Ratio>,
 ) -> String {
-    let modelled = c.why.basis() == nimsquare::instruments::wisdom::Basis::Modelled;
+    let modelled = c.why.basis() == nimsquare::run::wisdom::Basis::Modelled;
     let head = format!(
         "differs threads={threads} n={n} table={} built_in={built_in}",
         c.table

@@ -212,7 +212,7 @@ fn octal_agreement(route: &Report) -> Check {
     }
 }
 
-use nimsquare::instruments::planner::{saved_table_judge, SAVED_REFERENCE_MAX};
+use nimsquare::run::planner::{saved_table_judge, SAVED_REFERENCE_MAX};
 
 /// Whether [`verify_saved`] checks a saved table's values or only its zero set.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -233,8 +233,7 @@ pub fn verify_saved(
     moves: &nimsquare::base::moves::Moves,
     values: Values,
 ) -> nimsquare::base::error::Result<Report> {
-    let file =
-        nimsquare::instruments::longrun::tablefile::read_complete(path, moves, "--load-table")?;
+    let file = nimsquare::run::longrun::tablefile::read_complete(path, moves, "--load-table")?;
     // The file's own limit: checked here, where it enters.
     let limit = nimsquare::base::limit::Limit::new(file.limit)?.get();
     let judge = if limit <= SAVED_REFERENCE_MAX {
@@ -262,7 +261,7 @@ pub fn verify_saved(
     }
     // ... and the saved values against the judge's.
     let judge_table =
-        nimsquare::instruments::longrun::build_shown(&*(judge.make)(), judge.name, moves, limit);
+        nimsquare::run::longrun::build_shown(&*(judge.make)(), judge.name, moves, limit);
     let mut checker = check::Checker::new(case, judge.name, judge_table);
     checker.table("saved table", &colds.table);
     let mut report = checker.finish();
@@ -477,11 +476,8 @@ mod tests {
             // Not the parallel pipeline (its schedule and thread split) ...
             assert!(!judge.kernels.contains(&Family::SuperBlocks), "{isa}");
             for threads in [2, 8] {
-                let made = nimsquare::instruments::planner::choose_table_on(
-                    isa,
-                    SAVED_REFERENCE_MAX + 1,
-                    threads,
-                );
+                let made =
+                    nimsquare::run::planner::choose_table_on(isa, SAVED_REFERENCE_MAX + 1, threads);
                 // ... and not what auto makes big tables with on several threads.
                 assert_ne!(made.name, judge.name, "{isa}, {threads} threads");
                 assert!(made.kernels.contains(&Family::SuperBlocks), "{isa}");

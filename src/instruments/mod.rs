@@ -1,7 +1,7 @@
-//! Layer 5, the instruments: what checks, chooses, times and runs the back-ends, above both
-//! stages. Each imports the stages through their registries and the ones listed before it:
+//! Layer 6, the instruments: what checks, compares and times the back-ends, above the run
+//! layer ([`crate::run`]). Each imports the stages through their registries, the run layer
+//! and the ones listed before it:
 //!
-//! - [`longrun`]: checkpointed, resumable table runs and the saved-table format;
 //! - [`check`]: every back-end against its control or reference (and [`check::control`],
 //!   the game-tree and brute-force controls written from the rules alone);
 //! - [`compare`]: two commands in alternating whole runs, the median ratio with its interval;
@@ -9,8 +9,6 @@
 //! - [`matrix_report`]: the matrix's medians and intervals read back from criterion, ratios
 //!   between back-ends, `matrix.csv` and `matrix.json`;
 //! - [`matrix_check`]: two sets of matrix results compared, the regression verdict;
-//! - [`wisdom`]: the back-end choices `tune` measured on this machine, read and checked;
-//! - [`planner`]: a request resolved once into a plan, `auto` made concrete;
 //! - [`roofline`]: each back-end's time held against what the machine's primitives allow;
 //! - [`tune`]: times the back-ends `auto` can pick here and writes wisdom;
 //! - [`scaling`]: the scaling and growth studies, their CSV, fits and plots;
@@ -19,13 +17,10 @@
 
 pub mod check;
 pub mod compare;
-pub mod longrun;
 pub mod matrix;
 pub mod matrix_check;
 pub mod matrix_report;
-pub mod planner;
 pub mod roofline;
 pub mod scaling;
 pub mod sequence;
 pub mod tune;
-pub mod wisdom;

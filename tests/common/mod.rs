@@ -104,7 +104,7 @@ pub fn per_path_tables(
 /// (`NIMSQUARE_NO_WISDOM`), so a developer's cached `tune` results never change a test.
 pub fn nimsquare() -> assert_cmd::Command {
     let mut cmd = assert_cmd::Command::cargo_bin("nimsquare").unwrap();
-    cmd.env(nimsquare::instruments::wisdom::OFF_VARIABLE, "1");
+    cmd.env(nimsquare::run::wisdom::OFF_VARIABLE, "1");
     cmd
 }
 
@@ -112,7 +112,7 @@ pub fn nimsquare() -> assert_cmd::Command {
 /// wisdom is turned off the same way.
 pub fn nimsquare_process() -> std::process::Command {
     let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_nimsquare"));
-    cmd.env(nimsquare::instruments::wisdom::OFF_VARIABLE, "1");
+    cmd.env(nimsquare::run::wisdom::OFF_VARIABLE, "1");
     cmd
 }
 

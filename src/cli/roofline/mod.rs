@@ -14,11 +14,11 @@ use nimsquare::base::moves::Moves;
 use nimsquare::base::provenance::load_average;
 use nimsquare::count;
 use nimsquare::instruments::check::Checker;
-use nimsquare::instruments::planner;
 use nimsquare::instruments::roofline::{
     self, primitives, Demand, Model, Primitive, Round, Summary,
 };
 use nimsquare::registry::{self, Entry};
+use nimsquare::run::planner;
 use nimsquare::table::{self, Table};
 use render::Output;
 use std::io::IsTerminal;
@@ -209,7 +209,7 @@ fn forecast(plan: &Plan) -> Result<()> {
             "note: N = {} needs about {} of memory and at least {} ({} table back-end{} x {} rounds of {:.2e} option steps; ns a step measured just now at N = {}: {})",
             plan.n(),
             nimsquare::base::memory::human(plan.memory_needed),
-            nimsquare::instruments::longrun::progress::fmt_eta(total),
+            nimsquare::run::longrun::progress::fmt_eta(total),
             plan.tables.len(),
             if plan.tables.len() == 1 { "" } else { "s" },
             plan.repeats,

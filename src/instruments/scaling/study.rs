@@ -40,8 +40,8 @@ use crate::base::provenance::Provenance;
 use crate::base::stats::median;
 use crate::instruments::check::{self, Checker};
 use crate::instruments::roofline::{self, primitives, RateBook};
-use crate::instruments::{planner, wisdom};
 use crate::registry::Entry;
+use crate::run::{planner, wisdom};
 use crate::table;
 use std::time::Instant;
 

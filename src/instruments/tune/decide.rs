@@ -23,7 +23,7 @@
 //! the whole interval.
 
 use crate::base::stats::median;
-use crate::instruments::wisdom::Basis;
+use crate::run::wisdom::Basis;
 
 /// Candidates whose medians are within this factor of the best are near a crossover: they
 /// get more alternating rounds, so their ratio to the best has a spread.

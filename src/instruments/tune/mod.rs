@@ -38,11 +38,11 @@ pub mod decide;
 
 use crate::base::error::{Error, Result};
 use crate::base::moves::Moves;
-use crate::instruments::planner;
 use crate::instruments::roofline::{self, primitives, Workload};
 use crate::instruments::scaling::fit::{fit_loglog, geometric_grid};
-use crate::instruments::wisdom::{self, Basis, Step, ThreadPlan, Timing, Wisdom, FORMAT};
 use crate::registry::Entry;
+use crate::run::planner;
+use crate::run::wisdom::{self, Basis, Step, ThreadPlan, Timing, Wisdom, FORMAT};
 use crate::table::{Table, TableBuilder};
 use decide::{pair_ratio, spread, Choice, Priced, Ratio, Spread, Timed, NEAR};
 use std::time::{Duration, Instant};

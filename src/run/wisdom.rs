@@ -97,7 +97,7 @@ pub struct Decision {
     pub ratio_low: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ratio_high: Option<f64>,
-    /// The built-in choice there ([`crate::instruments::planner::choose_table_on`]).
+    /// The built-in choice there ([`crate::run::planner::choose_table_on`]).
     pub built_in: String,
 }
 

@@ -1,0 +1,12 @@
+//! Layer 5, the run: what every command that computes goes through, between the stages
+//! below and the instruments above, which only measure. Each imports the stages and the
+//! ones listed before it:
+//!
+//! - [`longrun`]: chunked table runs with progress, signals and checkpoints, and the
+//!   saved-table format with its spot check;
+//! - [`wisdom`]: the back-end choices `tune` measured on this machine, read and checked;
+//! - [`planner`]: a request resolved once into a plan, `auto` made concrete.
+
+pub mod longrun;
+pub mod planner;
+pub mod wisdom;
