@@ -141,7 +141,8 @@ proptest! {
     }
 }
 
-/// `octal-sparse` against `octal-vector` on its default path at `limit`.
+/// `octal-sparse` and `octal-sparse-parallel` on two threads against `octal-vector` on its
+/// default path at `limit`.
 fn reference_and_vector_agree(code: &str, limit: usize) {
     let rules = Rules::parse(code).unwrap();
     let sparse = octal::build("octal-sparse", &rules, limit as u64).unwrap();
@@ -150,6 +151,18 @@ fn reference_and_vector_agree(code: &str, limit: usize) {
         first_difference(&sparse, &vector),
         None,
         "{code} at N = {limit}"
+    );
+    // The two-thread split of the sparse method, against the vector kernel too (it shares
+    // the reference's split code but none of the vector back-end's).
+    let two_threads = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap()
+        .install(|| octal::build("octal-sparse-parallel", &rules, limit as u64).unwrap());
+    assert_eq!(
+        first_difference(&two_threads, &vector),
+        None,
+        "octal-sparse-parallel: {code} at N = {limit}"
     );
     // A real workload: values well past the first few.
     assert!(

@@ -12,8 +12,11 @@
 pub mod census;
 pub mod naive;
 pub mod period;
+pub mod published;
+pub mod rare_common;
 pub mod rules;
 pub mod sparse;
+pub mod sparse_parallel;
 pub mod vector;
 pub mod vector_parallel;
 
@@ -32,6 +35,7 @@ pub static STAGE: Stage<dyn OctalBuilder> = Stage::new("octal", BACKENDS);
 pub static BACKENDS: &[Entry<dyn OctalBuilder>] = &[
     naive::ENTRY,
     sparse::ENTRY,
+    sparse_parallel::ENTRY,
     vector::ENTRY,
     vector_parallel::ENTRY,
 ];

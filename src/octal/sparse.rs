@@ -1,20 +1,10 @@
 //! `octal-sparse`: the rare/common (sparse space) method of Gangolli and Plambeck, the
 //! octal stage's reference.
 //!
-//! Algorithm: a mask M splits the values in two: v is *rare* when popcount(v & M) is even,
-//! *common* otherwise. The rare values are a subgroup under xor (they contain 0), the
-//! common ones its coset, so rare ^ rare and common ^ common are rare and rare ^ common is
-//! common. For a heap of n tokens, the common values its splits attain therefore come only
-//! from (rare heap, common heap) pairs: they are enumerated exactly, over the ascending list
-//! of rare positions (few, for a well chosen M), together with the non-split options. Let c
-//! be the least common value not attained. Every common value below c is attained, so the
-//! mex is the least rare x < c that no option attains, else c. The rare values below c not
-//! yet attained are found by one sweep over all the pairs in order, marking each such value
-//! it meets and stopping as soon as none is left (a coupon collector over the rare values
-//! below c: a few hundred pairs, unless the mex is itself rare, when the sweep runs to the
-//! end). The method is exact for any M. With M = 0 (no split) each candidate from 0 up is searched
-//! among the pairs, stopping at the first hit: the definition's search, fast when values
-//! are small.
+//! Algorithm: the rare/common split of [`super::rare_common`], one heap after another:
+//! every option of n is marked, the common values enumerated over the rare positions, and
+//! the rare candidates below the least missing common value found by one early-stopping
+//! sweep. With M = 0 (no split) each candidate from 0 up is searched among the pairs.
 //!
 //! M is found from the data: the first min(N, [`PREFIX`]) values are built with M = 0,
 //! then M is the nonzero mask over the bits of their largest value (at most
@@ -29,14 +19,16 @@
 //! rare, which happens R(N) times in a run. So about N·R + R·N/2·digits plus
 //! the early stops, against the N^2/4 of the definition; the prefix costs a full search.
 //!
-//! Invariant: when n is decided, g(0..n) are final, the rare list holds exactly the
-//! positions 1 <= r < n whose value is rare under the current M, and the histogram counts
-//! the values of those same positions 1..n.
+//! Invariant: when n is decided, g(0..n) are final and recorded in the split's state.
 //!
 //! Its scans are plain scalar loops and it declares no kernel family, so at sizes the
 //! control cannot afford it judges `octal-vector` without sharing an inner loop with it.
 
-use super::{value_overflow, OctalBuilder, Rules};
+#[cfg(test)]
+use super::rare_common::best_mask;
+use super::rare_common::{rare_positions, RareCommon};
+pub use super::rare_common::{MASK_BITS, SPARSE_FRACTION};
+use super::{OctalBuilder, Rules};
 use crate::base::error::Result;
 use crate::cost::{Demand, Model, Primitive, Workload};
 use crate::registry::{Entry, Role};
@@ -62,15 +54,6 @@ fn a_candidate_walk_per_position(w: &Workload) -> Demand {
 
 /// The values built with M = 0 before the mask is first chosen.
 pub const PREFIX: usize = 1 << 12;
-
-/// The mask is chosen over at most this many low bits of the values (4096 masks).
-pub const MASK_BITS: u32 = 12;
-
-/// A mask is taken only when at most 1/`SPARSE_FRACTION` of the positions so far are rare
-/// under it; otherwise the values have no sparse space (a periodic game with small values,
-/// 0.137: 41% rare at best) and the candidate search of M = 0 is faster than enumerating
-/// that many rare positions for every n.
-pub const SPARSE_FRACTION: usize = 4;
 
 /// What a run of `octal-sparse` chose and met, for the census and the reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -100,180 +83,12 @@ impl OctalBuilder for OctalSparse {
     }
 }
 
-/// True when `v` is rare under `mask`.
-#[inline]
-fn rare(v: u32, mask: u16) -> bool {
-    (v & mask as u32).count_ones().is_multiple_of(2)
-}
-
-/// The positions 1 <= r < g.len() whose value is rare under `mask`.
-fn rare_positions(g: &[u16], mask: u16) -> Vec<usize> {
-    (1..g.len()).filter(|&r| rare(g[r] as u32, mask)).collect()
-}
-
-/// The number of positions rare under `mask`, read from the histogram of values.
-fn rare_count(histogram: &[usize], mask: u16) -> usize {
-    histogram
-        .iter()
-        .enumerate()
-        .filter(|&(v, _)| rare(v as u32, mask))
-        .map(|(_, &c)| c)
-        .sum()
-}
-
-/// The nonzero mask over the bits of the largest value (at most [`MASK_BITS`]) with the
-/// fewest rare positions, ties to the smaller mask, and its count.
-fn best_mask(histogram: &[usize]) -> (u16, usize) {
-    let top = histogram.len().saturating_sub(1).max(1);
-    let bits = (usize::BITS - top.leading_zeros()).min(MASK_BITS);
-    (1..1u32 << bits)
-        .map(|m| (m as u16, rare_count(histogram, m as u16)))
-        .min_by_key(|&(m, count)| (count, m))
-        .expect("at least the mask 1")
-}
-
-/// The state of one run: the mask, the rare positions below n, the value histogram of the
-/// positions 1..n, and the scratch of one position.
-struct Sparse<'a> {
-    rules: &'a Rules,
-    mask: u16,
-    rare: Vec<usize>,
-    histogram: Vec<usize>,
-    /// `stamp[v] == n + 1` when n has an option of value v found so far.
-    stamp: Vec<usize>,
-    splits: Vec<(usize, usize)>,
-}
-
-impl Sparse<'_> {
-    fn mark(&mut self, v: u16, n: usize) {
-        let v = v as usize;
-        if v >= self.stamp.len() {
-            self.stamp.resize(v + 1, 0);
-        }
-        self.stamp[v] = n + 1;
-    }
-
-    fn seen(&self, v: u32, n: usize) -> bool {
-        self.stamp.get(v as usize) == Some(&(n + 1))
-    }
-
-    /// Takes `mask` and rebuilds the rare list for the values g[..n].
-    fn take_mask(&mut self, mask: u16, g: &[u16]) {
-        self.mask = mask;
-        self.rare = rare_positions(g, mask);
-    }
-
-    /// Decides g(n), given g(0..n) final.
-    fn decide(&mut self, g: &[u16], n: usize) -> Result<u16> {
-        let rules = self.rules;
-        if rules.whole().contains(&n) {
-            self.mark(0, n);
-        }
-        for &k in rules.one() {
-            if n > k {
-                self.mark(g[n - k], n);
-            }
-        }
-        self.splits.clear();
-        for &k in rules.split() {
-            if n >= k + 2 {
-                let m = n - k;
-                self.splits.push((m, rules.split_pairs(m)));
-            }
-        }
-        // The common values of the splits: (rare r, common m - r), r < m. Such a pair is
-        // always a legal split: its heaps differ in class, so they are unequal.
-        let mask = self.mask;
-        if mask != 0 {
-            for i in 0..self.splits.len() {
-                let m = self.splits[i].0;
-                for j in 0..self.rare.len() {
-                    let r = self.rare[j];
-                    if r >= m {
-                        break;
-                    }
-                    let partner = g[m - r];
-                    if !rare(partner as u32, mask) {
-                        self.mark(g[r] ^ partner, n);
-                    }
-                }
-            }
-        }
-        // With no split (M = 0) there is no sparse space: each candidate from 0 up is
-        // searched among the pairs, stopping at the first hit, and the first one missing is
-        // the mex.
-        if mask == 0 {
-            let mut x = 0u32;
-            while self.seen(x, n) || self.some_pair_xors_to(g, x) {
-                x += 1;
-            }
-            return u16::try_from(x).map_err(|_| value_overflow(rules, n));
-        }
-        // c: the least common value not attained.
-        let c = (0u32..)
-            .find(|&v| !rare(v, mask) && !self.seen(v, n))
-            .expect("a value is missing");
-        // The rare values below c not attained yet: one sweep over all the pairs marks the
-        // rare values below c it meets and stops once none is left (it usually stops after a
-        // few hundred pairs); the mex is then the least value below c still unmarked, else c.
-        let mut need = (0..c)
-            .filter(|&x| rare(x, mask) && !self.seen(x, n))
-            .count();
-        if need > 0 {
-            'sweep: for i in 0..self.splits.len() {
-                let (m, p) = self.splits[i];
-                for a in 1..=p {
-                    let v = (g[a] ^ g[m - a]) as u32;
-                    if v < c && rare(v, mask) && !self.seen(v, n) {
-                        self.mark(v as u16, n);
-                        need -= 1;
-                        if need == 0 {
-                            break 'sweep;
-                        }
-                    }
-                }
-            }
-        }
-        let x = (0..c).find(|&x| !self.seen(x, n)).unwrap_or(c);
-        u16::try_from(x).map_err(|_| value_overflow(rules, n))
-    }
-
-    /// True when some split of n has value `x` (a plain scan, stopping at the first hit).
-    fn some_pair_xors_to(&self, g: &[u16], x: u32) -> bool {
-        self.splits
-            .iter()
-            .any(|&(m, p)| (1..=p).any(|a| (g[a] ^ g[m - a]) as u32 == x))
-    }
-
-    /// Records g(n) = v in the rare list and the histogram.
-    fn record(&mut self, n: usize, v: u16) {
-        if n == 0 {
-            return;
-        }
-        if rare(v as u32, self.mask) {
-            self.rare.push(n);
-        }
-        let v = v as usize;
-        if v >= self.histogram.len() {
-            self.histogram.resize(v + 1, 0);
-        }
-        self.histogram[v] += 1;
-    }
-}
-
 /// Fills g[from..] as [`OctalBuilder::fill`] does, returning the split chosen and the rare
 /// positions met.
 pub fn run_with_stats(rules: &Rules, g: &mut [u16], from: usize) -> Result<SparseStats> {
-    let mut s = Sparse {
-        rules,
-        mask: 0,
-        rare: Vec::new(),
-        histogram: Vec::new(),
-        stamp: Vec::new(),
-        splits: Vec::new(),
-    };
-    for (n, &v) in g[..from].iter().enumerate() {
-        s.record(n, v);
+    let mut s = RareCommon::new(rules, 0);
+    for &v in &g[..from] {
+        s.record(v);
     }
     let mut choices = 0;
     // The next position at which the mask is (re)chosen: the end of the prefix, then each
@@ -281,22 +96,17 @@ pub fn run_with_stats(rules: &Rules, g: &mut [u16], from: usize) -> Result<Spars
     let mut next_choice = PREFIX.min(g.len()).max(from);
     for n in from..g.len() {
         if n == next_choice {
-            let (best, count) = best_mask(&s.histogram);
-            let sparse = count * SPARSE_FRACTION <= n;
-            if sparse && (s.mask == 0 || count < rare_count(&s.histogram, s.mask)) {
-                s.take_mask(best, &g[..n]);
-                choices += 1;
-            }
+            choices += s.rechoose_mask(g) as usize;
             next_choice = 2 * n.max(1);
         }
         let v = s.decide(g, n)?;
         g[n] = v;
-        s.record(n, v);
+        s.record(v);
     }
     let positions = g.len().saturating_sub(1);
     Ok(SparseStats {
-        mask: s.mask,
-        rare_positions: rare_positions(g, s.mask).len(),
+        mask: s.mask(),
+        rare_positions: rare_positions(g, s.mask()).len(),
         positions,
         choices,
     })
@@ -305,21 +115,14 @@ pub fn run_with_stats(rules: &Rules, g: &mut [u16], from: usize) -> Result<Spars
 /// Fills g[from..] with the mask fixed at `mask` (never chosen from the data): what the tests
 /// use to show that every mask gives the same table.
 pub fn run_with_mask(rules: &Rules, g: &mut [u16], from: usize, mask: u16) -> Result<()> {
-    let mut s = Sparse {
-        rules,
-        mask,
-        rare: Vec::new(),
-        histogram: Vec::new(),
-        stamp: Vec::new(),
-        splits: Vec::new(),
-    };
-    for (n, &v) in g[..from].iter().enumerate() {
-        s.record(n, v);
+    let mut s = RareCommon::new(rules, mask);
+    for &v in &g[..from] {
+        s.record(v);
     }
     for n in from..g.len() {
         let v = s.decide(g, n)?;
         g[n] = v;
-        s.record(n, v);
+        s.record(v);
     }
     Ok(())
 }
