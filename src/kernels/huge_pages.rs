@@ -85,4 +85,58 @@ mod tests {
         assert!(g[1000..].iter().all(|&v| v == 7));
         assert_eq!(g[999], 999);
     }
+
+    /// The `VmFlags` of the mapping holding `address` in /proc/self/smaps (`hg`: advised
+    /// onto huge pages), or None where the file cannot be read.
+    fn vm_flags_at(address: usize) -> Option<String> {
+        let smaps = std::fs::read_to_string("/proc/self/smaps").ok()?;
+        let mut inside = false;
+        for line in smaps.lines() {
+            let head = line.split_whitespace().next().unwrap_or_default();
+            if let Some((lo, hi)) = head.split_once('-') {
+                if let (Ok(lo), Ok(hi)) =
+                    (usize::from_str_radix(lo, 16), usize::from_str_radix(hi, 16))
+                {
+                    inside = lo <= address && address < hi;
+                    continue;
+                }
+            }
+            if inside {
+                if let Some(flags) = line.strip_prefix("VmFlags:") {
+                    return Some(flags.trim().to_string());
+                }
+            }
+        }
+        None
+    }
+
+    fn thp() -> bool {
+        std::path::Path::new("/sys/kernel/mm/transparent_hugepage/enabled").exists()
+    }
+
+    #[test]
+    fn the_advice_starts_at_exactly_the_threshold_and_covers_the_whole_buffer() {
+        if !thp() {
+            return;
+        }
+        // 2 bytes short of the threshold: not advised, though it spans many whole pages
+        let mut below: Vec<u16> = Vec::with_capacity(HUGE_PAGES_FROM_BYTES / 2 - 1);
+        assert!(below.capacity() * 2 < HUGE_PAGES_FROM_BYTES);
+        assert!(!advise(&mut below));
+        // exactly the threshold: advised, and the mappings of its first and last whole
+        // pages both carry the huge-page flag
+        let mut at: Vec<u16> = Vec::with_capacity(HUGE_PAGES_FROM_BYTES / 2);
+        assert_eq!(at.capacity() * 2, HUGE_PAGES_FROM_BYTES);
+        assert!(advise(&mut at));
+        let start = at.as_ptr() as usize;
+        let first = start.next_multiple_of(4096);
+        let last = ((start + HUGE_PAGES_FROM_BYTES) & !4095) - 4096;
+        for address in [first, last] {
+            let flags = vm_flags_at(address).expect("/proc/self/smaps lists the buffer");
+            assert!(
+                flags.split_whitespace().any(|f| f == "hg"),
+                "page at {address:#x} (buffer {start:#x}): VmFlags {flags}"
+            );
+        }
+    }
 }

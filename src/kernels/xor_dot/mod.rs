@@ -298,4 +298,15 @@ mod tests {
             assert_eq!((p, s), slow, "case {case}: tables written back");
         });
     }
+
+    #[test]
+    fn fits_only_while_every_count_stays_in_u32() {
+        let max = u32::MAX as u64;
+        // the prefix grows by `steps`; the suffix does not
+        assert!(XorSweep::fits(&[3, max - 5], &[max, 0], 5));
+        assert!(!XorSweep::fits(&[3, max - 5], &[0], 6));
+        assert!(!XorSweep::fits(&[0], &[max + 1], 0));
+        assert!(!XorSweep::fits(&[max + 1], &[0], 0));
+        assert!(XorSweep::fits(&[], &[], 0));
+    }
 }
