@@ -2,8 +2,8 @@
 //! the crossovers to a wisdom file ([`nimsquare::instruments::tune`] does the timing). This
 //! file is parse (every refusal before any work), progress, the printed lines and the write.
 
-use super::args::{JsonArg, MovesArg, RepeatArg};
-use super::{parse_limit, CliResult};
+use super::args::{parse_limit, JsonArg, MovesArg, RepeatArg};
+use super::common::{print_json, CliResult};
 use nimsquare::base::error::{Error, Result};
 use nimsquare::base::limit::Limit;
 use nimsquare::base::units::{human_range, human_seconds};
@@ -392,7 +392,7 @@ fn report(wisdom: &Wisdom, path: &std::path::Path, json: bool) {
         if let Some(o) = value.as_object_mut() {
             o.insert("path".into(), path.display().to_string().into());
         }
-        super::print_json(value);
+        print_json(value);
         return;
     }
     for plan in &wisdom.plans {
