@@ -213,14 +213,7 @@ fn parse(args: &Args, flag: Option<PathBuf>) -> Result<(Settings, PathBuf)> {
             path.display()
         )));
     }
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|e| {
-            Error::Invalid(format!(
-                "--wisdom {}: cannot create its folder ({e}); choose another file",
-                path.display()
-            ))
-        })?;
-    }
+    wisdom::create_folder(&path)?;
     super::args::check_output_path(&path, "--wisdom")?;
     let pool = rayon::current_num_threads();
     let mut threads = vec![1];
