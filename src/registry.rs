@@ -82,6 +82,33 @@ impl<T: ?Sized> Stage<T> {
     }
 }
 
+/// Declares a stage's [`Stage`] static `STAGE` (its name in messages and its back-ends)
+/// and the stage's `find` (and, with `reference`, `reference`) on it: the look-ups every
+/// stage offers, written once. `stage!("table", dyn TableBuilder, BACKENDS, reference);`
+macro_rules! stage {
+    ($name:literal, $backend:ty, $entries:ident $(, $reference:ident)?) => {
+        /// The stage: its name in messages and its back-ends.
+        pub static STAGE: $crate::registry::Stage<$backend> =
+            $crate::registry::Stage::new($name, $entries);
+
+        /// Looks up a back-end of this stage by name, or an error listing the valid names.
+        pub fn find(
+            name: &str,
+        ) -> $crate::base::error::Result<&'static $crate::registry::Entry<$backend>> {
+            STAGE.find(name)
+        }
+
+        $(
+            /// This stage's reference back-end (its entry with
+            /// [`Role::Reference`](crate::registry::Role::Reference)).
+            pub fn $reference() -> &'static $crate::registry::Entry<$backend> {
+                STAGE.reference()
+            }
+        )?
+    };
+}
+pub(crate) use stage;
+
 /// Finds `name` in `entries`, or an error listing the valid names of `stage`.
 pub fn find<T: ?Sized>(
     entries: &'static [Entry<T>],

@@ -30,7 +30,12 @@ impl SplitMix64 {
 
 /// Runs `check(case, rng)` for cases 0..`cases`, all drawn in turn from one generator seeded
 /// with `seed`, so a failure that names its case reproduces from the seed alone.
-pub fn for_each_case(seed: u64, cases: usize, mut check: impl FnMut(usize, &mut SplitMix64)) {
+#[cfg(test)]
+pub(crate) fn for_each_case(
+    seed: u64,
+    cases: usize,
+    mut check: impl FnMut(usize, &mut SplitMix64),
+) {
     let mut rng = SplitMix64(seed);
     for case in 0..cases {
         check(case, &mut rng);

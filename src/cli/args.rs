@@ -3,7 +3,6 @@
 //! Each struct is one concept (the limit, the subtraction set, the number of heaps, the output
 //! format), so its help text, parser and refusals are the same in every subcommand.
 
-use super::{parse_heaps, parse_limit, parse_moves, DEFAULT_LIMIT};
 use nimsquare::base::limit::Limit;
 use nimsquare::base::moves::Moves;
 pub use nimsquare::base::paths::check_output_path;
@@ -126,11 +125,11 @@ fn parse_seconds(text: &str) -> std::result::Result<std::time::Duration, String>
 #[derive(clap::Args, Debug, Clone)]
 pub struct GridArgs {
     /// The smallest N of the grid.
-    #[arg(long, value_name = "A", default_value = "1000", value_parser = super::parse_limit,
+    #[arg(long, value_name = "A", default_value = "1000", value_parser = parse_limit,
           allow_hyphen_values = true)]
     pub from: Limit,
     /// The largest N of the grid (at most 4294967295).
-    #[arg(long, value_name = "B", default_value = "1000000", value_parser = super::parse_limit,
+    #[arg(long, value_name = "B", default_value = "1000000", value_parser = parse_limit,
           allow_hyphen_values = true)]
     pub to: Limit,
     /// How many values of N, equally spaced in log N from A to B (2 to 1000).
@@ -246,4 +245,120 @@ impl StudyFileArgs {
         }
         Ok(occupied)
     }
+}
+
+/// The default limit N: Project Euler 310's bound.
+pub const DEFAULT_LIMIT: &str = "100000";
+
+/// Parses a limit N: a non-negative integer, with `_` separators or `AeB` (e.g. `1e6`)
+/// allowed, at most [`nimsquare::base::limit::MAX_LIMIT`]: the one place a limit from the
+/// command line is checked.
+pub fn parse_limit(text: &str) -> std::result::Result<Limit, String> {
+    let clean: String = text.trim().chars().filter(|&c| c != '_').collect();
+    if clean.starts_with('-') {
+        return Err(format!("N must be a non-negative integer, got '{text}'"));
+    }
+    let value = if let Some((mantissa, exponent)) = clean.split_once(['e', 'E']) {
+        scientific(mantissa, exponent, text)?
+    } else {
+        clean.parse::<u64>().map_err(|e| match e.kind() {
+            std::num::IntErrorKind::PosOverflow => too_large(text),
+            _ => not_integer(text),
+        })?
+    };
+    Limit::new(value).map_err(|e| e.to_string())
+}
+
+/// `M` times 10^`E` for `MeE` with a decimal mantissa (`1.5e3` is 1500), refused unless the
+/// product is a whole number.
+fn scientific(mantissa: &str, exponent: &str, text: &str) -> std::result::Result<u64, String> {
+    let e: u32 = exponent.parse().map_err(|_| not_integer(text))?;
+    let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let digits = format!("{whole}{fraction}");
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(not_integer(text));
+    }
+    // mantissa = digits / 10^places; the value is digits * 10^(e - places).
+    let places = fraction.len() as u32;
+    let digits = digits.trim_start_matches('0');
+    let digits: u128 = if digits.is_empty() {
+        0
+    } else {
+        digits.parse().map_err(|_| too_large(text))?
+    };
+    let value = if e >= places {
+        10u128
+            .checked_pow(e - places)
+            .and_then(|p| p.checked_mul(digits))
+            .ok_or_else(|| too_large(text))?
+    } else {
+        let divisor = 10u128
+            .checked_pow(places - e)
+            .ok_or_else(|| not_integer(text))?;
+        if !digits.is_multiple_of(divisor) {
+            return Err(format!("N must be a whole number, and {text} is not"));
+        }
+        digits / divisor
+    };
+    u64::try_from(value).map_err(|_| too_large(text))
+}
+
+fn not_integer(text: &str) -> String {
+    format!("N must be a non-negative integer like 100000 or 1e6, got '{text}'")
+}
+
+fn too_large(text: &str) -> String {
+    format!(
+        "{text} is above the supported maximum {} (values are stored as u16)",
+        nimsquare::base::limit::MAX_LIMIT
+    )
+}
+
+/// How many threads per reported core `--threads` accepts: some oversubscription is a
+/// legitimate experiment, tens of thousands of threads only exhaust the machine.
+pub const MAX_THREADS_PER_CORE: usize = 8;
+
+/// The largest `--threads` accepted on this machine: [`MAX_THREADS_PER_CORE`] times the
+/// cores `std::thread::available_parallelism` reports (1 core when it cannot tell).
+pub fn max_threads() -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+    MAX_THREADS_PER_CORE * cores
+}
+
+/// Parses a thread count: a positive integer, at most [`max_threads`].
+pub(super) fn parse_threads(text: &str) -> std::result::Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Ok(0) => Err("--threads must be at least 1 (omit it to use all cores)".into()),
+        Ok(t) if t > max_threads() => Err(format!(
+            "--threads {t} is above the limit {} ({MAX_THREADS_PER_CORE} per core, {} cores \
+             reported); more threads than that only add start-up and switching cost",
+            max_threads(),
+            max_threads() / MAX_THREADS_PER_CORE
+        )),
+        Ok(t) => Ok(t),
+        Err(_) => Err(format!("--threads takes a positive integer, got '{text}'")),
+    }
+}
+
+/// Parses `--isa` (whether the CPU has the path is checked after parsing, by
+/// [`nimsquare::base::isa::force`]).
+pub(super) fn parse_isa(text: &str) -> std::result::Result<nimsquare::base::isa::Isa, String> {
+    nimsquare::base::isa::Isa::parse(text).map_err(|e| e.to_string())
+}
+
+/// Parses a number of heaps for `--heaps`: an integer from 1 to [`nimsquare::count::MAX_HEAPS`].
+pub fn parse_heaps(text: &str) -> std::result::Result<usize, String> {
+    let heaps: usize = text.trim().parse().map_err(|_| {
+        format!(
+            "--heaps takes an integer from 1 to {}, got '{text}'",
+            nimsquare::count::MAX_HEAPS
+        )
+    })?;
+    nimsquare::count::check_heaps(heaps).map_err(|e| e.to_string())?;
+    Ok(heaps)
+}
+
+/// Parses a subtraction set for `--moves`.
+pub fn parse_moves(text: &str) -> std::result::Result<nimsquare::base::moves::Moves, String> {
+    nimsquare::base::moves::Moves::parse(text).map_err(|e| e.to_string())
 }

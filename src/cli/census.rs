@@ -1,8 +1,9 @@
 //! `nimsquare census`: every octal code of up to D digits, its period or "open", with the
 //! provenance of the run ([`nimsquare::octal::census`] does the work; this file prints).
 
+use super::args::parse_limit;
+use super::common::{fmt_seconds, CliResult};
 use super::octal::backend_for;
-use super::{parse_limit, CliResult};
 use nimsquare::base::error::Error;
 use nimsquare::base::limit::Limit;
 use nimsquare::base::paths::{check_output_path, replace_atomically};
@@ -110,7 +111,7 @@ pub fn run(args: Args) -> CliResult {
             let lead = if terminal { "\r" } else { "" };
             eprintln!(
                 "{lead}census: {all}/{all} codes up to N = {limit} in {}",
-                super::fmt_seconds(started.elapsed().as_secs_f64())
+                fmt_seconds(started.elapsed().as_secs_f64())
             );
         }
     };

@@ -4,7 +4,7 @@
 //! [`nimsquare::instruments::compare`]).
 
 use super::args::{HeapsArg, JsonArg, LimitArg, MovesArg};
-use super::{fmt_seconds, CliResult};
+use super::common::{fmt_seconds, print_json, CliResult};
 use nimsquare::base::error::{Error, Result};
 use nimsquare::base::isa::Isa;
 use nimsquare::instruments::compare::{self, Event, Measure, Side, Summary};
@@ -297,7 +297,7 @@ pub fn run(args: Args, threads: Option<usize>, isa: Option<Isa>) -> CliResult {
                 "max_seconds": t.2,
             })
         };
-        super::print_json(serde_json::json!({
+        print_json(serde_json::json!({
             "stage": match stage { Stage::Table => "table", Stage::Count => "count" },
             "measure": measure.name(),
             "limit": args.limit.limit.as_u64(),

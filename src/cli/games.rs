@@ -5,7 +5,7 @@ mod amalgamation;
 mod moore;
 mod subtraction;
 
-use super::CliResult;
+use super::common::CliResult;
 
 /// The games subcommands.
 #[derive(clap::Subcommand)]

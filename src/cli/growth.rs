@@ -4,8 +4,8 @@
 //! CSV log, fit and plot are the scaling study's ([`nimsquare::instruments::scaling`]); this file is parse
 //! (every refusal before any work), measure, render.
 
-use super::args::{GridArgs, MovesArg, StudyFileArgs};
-use super::{parse_limit, CliResult};
+use super::args::{parse_limit, GridArgs, MovesArg, StudyFileArgs};
+use super::common::{forecast, wisdom, CliResult};
 use nimsquare::base::error::{Error, Result};
 use nimsquare::base::limit::Limit;
 use nimsquare::base::moves::Moves;
@@ -112,9 +112,9 @@ pub fn run(args: Args) -> CliResult {
                         heaps: 3,
                         table: nimsquare::run::planner::AUTO.into(),
                         count: nimsquare::run::planner::AUTO.into(),
-                        wisdom: Some(super::wisdom()),
+                        wisdom: Some(wisdom()),
                     })?;
-                super::forecast(&planned);
+                forecast(&planned);
             }
             measure_max(&plan, &mut log)?;
             render(&plan, log.rows(), |r| (r.n, r.max_value as f64))
@@ -181,7 +181,7 @@ fn check_memory(plan: &Study, to: u64) -> Result<()> {
         }
         Quantity::Max => {
             let entry = nimsquare::run::planner::choose_table_from(
-                Some(&super::wisdom()),
+                Some(&wisdom()),
                 &plan.moves,
                 limit,
                 threads,
@@ -295,7 +295,7 @@ fn measure_max(plan: &Study, log: &mut CsvLog<MaxRow>) -> Result<()> {
     let threads = rayon::current_num_threads();
     let provenance = Provenance::here(plan.moves.label(), threads);
     let name = nimsquare::run::planner::choose_table_from(
-        Some(&super::wisdom()),
+        Some(&wisdom()),
         &plan.moves,
         top as usize, // on the grid, at most the checked --to
         threads,

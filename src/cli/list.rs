@@ -3,7 +3,7 @@
 //! a run whose per-path tests skipped a path says which).
 
 use super::args::JsonArg;
-use super::CliResult;
+use super::common::{print_json, wisdom, CliResult};
 use nimsquare::base::isa::{self, Isa};
 use nimsquare::registry::{Entry, Role};
 use nimsquare::{cold, count, table};
@@ -17,7 +17,7 @@ pub struct Args {
 
 pub fn run(args: Args) -> CliResult {
     if args.json.json {
-        super::print_json(json!({
+        print_json(json!({
             "table": stage_json(table::BACKENDS),
             "count": stage_json(count::BACKENDS),
             "cold": stage_json(cold::BACKENDS),
@@ -60,7 +60,7 @@ pub fn run(args: Args) -> CliResult {
 /// the active path, the squares): the wisdom file and its date, or `built-in` and, when a
 /// file is there but does not apply, why.
 fn auto_choices() -> String {
-    let source = super::wisdom();
+    let source = wisdom();
     let threads = rayon::current_num_threads();
     let squares = nimsquare::base::moves::Moves::Squares;
     let here = source.choose(isa::active(), &squares, 0, threads);

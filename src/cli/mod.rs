@@ -4,6 +4,7 @@
 
 pub mod args;
 mod census;
+mod common;
 mod compare;
 mod games;
 mod growth;
@@ -17,26 +18,18 @@ mod solve;
 mod tune;
 mod verify;
 
+use args::{parse_isa, parse_threads};
 use clap::{Parser, Subcommand};
-use nimsquare::base::error::{Error, Result};
-use nimsquare::base::limit::Limit;
-use nimsquare::run::wisdom;
+use common::{EXIT_CHECK_FAILED, EXIT_USAGE};
+use nimsquare::base::error::Error;
 use std::path::PathBuf;
-use std::sync::{Arc, OnceLock};
 
-/// The default limit N: Project Euler 310's bound.
-pub const DEFAULT_LIMIT: &str = "100000";
-
-/// Exit code for bad input (the same code clap uses for usage errors).
-pub const EXIT_USAGE: i32 = 2;
-/// Exit code when back-ends disagree or a check fails.
-pub const EXIT_CHECK_FAILED: i32 = 1;
-
-/// The exit status of a run a signal stopped: 128 plus its number (130 for SIGINT, 143 for
-/// SIGTERM), what a shell reports for a process the signal ended.
-pub fn exit_status_for(signal: nimsquare::run::longrun::Signal) -> i32 {
-    128 + signal.number()
-}
+// The helpers moved to `common`, re-exported only for the `super::` paths written inline in
+// files other branches are editing now (octal, profile, roofline, scale, sequence, solve);
+// once those say `common::` this line goes.
+pub use common::{
+    exit_status_for, forecast, forecast_builds, print_json, wisdom, FORECAST_NOTE_SECONDS,
+};
 
 #[derive(Parser)]
 #[command(
@@ -117,88 +110,6 @@ enum Command {
     Census(census::Args),
 }
 
-/// Says on stderr what a run of more than [`FORECAST_NOTE_SECONDS`] will take, before it
-/// starts: memory and a time estimate from S(N) and a rate measured just now. `solve`,
-/// `profile`, `scale` and `growth` give the same note.
-pub fn forecast(plan: &nimsquare::run::planner::Plan) {
-    let Some(seconds) = plan.forecast_seconds() else {
-        return;
-    };
-    if seconds < FORECAST_NOTE_SECONDS {
-        return;
-    }
-    let steps = plan.moves.option_steps(plan.limit) as f64;
-    eprintln!(
-        "note: N = {} needs about {} of memory and at least {} ({steps:.2e} option steps at {:.2} ns each, measured just now at N = {}); --quiet hides this note",
-        plan.limit,
-        nimsquare::base::memory::human(plan.memory_needed),
-        nimsquare::run::longrun::progress::fmt_eta(seconds),
-        seconds * 1e9 / steps,
-        nimsquare::run::planner::CALIBRATION_LIMIT.min(plan.limit),
-    );
-}
-
-/// Runs forecast to take longer than this get a note on stderr first.
-pub const FORECAST_NOTE_SECONDS: f64 = 120.0;
-
-/// The study version of [`forecast`] (`scale`): `builds` are (back-end, N, times built).
-/// Past [`nimsquare::run::planner::FORECAST_FROM_STEPS`] option steps in all, each
-/// back-end is timed once on a calibration table, and a study forecast to take more than
-/// [`FORECAST_NOTE_SECONDS`] gets one note on stderr before it starts.
-pub fn forecast_builds(
-    moves: &nimsquare::base::moves::Moves,
-    builds: &[(
-        &'static nimsquare::registry::Entry<dyn nimsquare::table::TableBuilder>,
-        usize,
-        u64,
-    )],
-) {
-    use nimsquare::run::planner::CALIBRATION_LIMIT;
-    let (total, Some(seconds)) = nimsquare::run::planner::forecast_builds(moves, builds) else {
-        return;
-    };
-    if seconds >= FORECAST_NOTE_SECONDS {
-        eprintln!(
-            "note: this study builds {total:.2e} option steps and needs at least {} (each back-end timed just now at N <= {CALIBRATION_LIMIT}); --skip-over SECONDS drops the points predicted to take longer",
-            nimsquare::run::longrun::progress::fmt_eta(seconds),
-        );
-    }
-}
-
-/// The `--wisdom` flag, set once by [`main`].
-static WISDOM_FLAG: OnceLock<Option<PathBuf>> = OnceLock::new();
-
-/// The wisdom `auto` chooses from in this run, read once on first use (so a command that
-/// never resolves `auto` never reads it); the note on a file not used is printed then.
-pub fn wisdom() -> Arc<wisdom::Source> {
-    static SOURCE: OnceLock<Arc<wisdom::Source>> = OnceLock::new();
-    SOURCE
-        .get_or_init(|| {
-            let flag = WISDOM_FLAG.get().cloned().flatten();
-            let source = wisdom::location(flag.as_deref())
-                .map(|p| wisdom::load(&p))
-                .unwrap_or_default();
-            if let Some(note) = &source.note {
-                eprintln!("{note}");
-            }
-            Arc::new(source)
-        })
-        .clone()
-}
-
-/// Prints one `--json` object with the binary's `version` and `build` (its git revision)
-/// added, so every JSON record names what made it.
-pub fn print_json(mut value: serde_json::Value) {
-    if let Some(object) = value.as_object_mut() {
-        object.insert("version".into(), env!("CARGO_PKG_VERSION").into());
-        object.insert(
-            "build".into(),
-            nimsquare::base::provenance::BUILD_REV.into(),
-        );
-    }
-    println!("{value}");
-}
-
 /// Parses the arguments, runs the subcommand, and returns the exit code.
 pub fn main() -> i32 {
     // Before parsing: `--isa auto` is the widest path the cap leaves.
@@ -233,7 +144,7 @@ pub fn main() -> i32 {
         );
         return EXIT_USAGE;
     }
-    WISDOM_FLAG.get_or_init(|| cli.wisdom.clone());
+    common::set_wisdom_flag(cli.wisdom.clone());
     let (threads, isa) = (cli.threads, cli.isa);
     let result = match cli.command {
         Command::Solve(args) => solve::run(args),
@@ -248,7 +159,7 @@ pub fn main() -> i32 {
         Command::Octal(args) => octal::run(args),
         Command::Census(args) => census::run(args),
         Command::Compare(args) => compare::run(args, threads, isa),
-        Command::Tune(args) => tune::run(args, WISDOM_FLAG.get().cloned().flatten()),
+        Command::Tune(args) => tune::run(args, common::wisdom_flag()),
     };
     match result {
         Ok(code) => code,
@@ -293,124 +204,3 @@ fn clap_exit(err: clap::Error) -> i32 {
         }
     }
 }
-
-/// Parses a limit N: a non-negative integer, with `_` separators or `AeB` (e.g. `1e6`)
-/// allowed, at most [`nimsquare::base::limit::MAX_LIMIT`]: the one place a limit from the
-/// command line is checked.
-pub fn parse_limit(text: &str) -> std::result::Result<Limit, String> {
-    let clean: String = text.trim().chars().filter(|&c| c != '_').collect();
-    if clean.starts_with('-') {
-        return Err(format!("N must be a non-negative integer, got '{text}'"));
-    }
-    let value = if let Some((mantissa, exponent)) = clean.split_once(['e', 'E']) {
-        scientific(mantissa, exponent, text)?
-    } else {
-        clean.parse::<u64>().map_err(|e| match e.kind() {
-            std::num::IntErrorKind::PosOverflow => too_large(text),
-            _ => not_integer(text),
-        })?
-    };
-    Limit::new(value).map_err(|e| e.to_string())
-}
-
-/// `M` times 10^`E` for `MeE` with a decimal mantissa (`1.5e3` is 1500), refused unless the
-/// product is a whole number.
-fn scientific(mantissa: &str, exponent: &str, text: &str) -> std::result::Result<u64, String> {
-    let e: u32 = exponent.parse().map_err(|_| not_integer(text))?;
-    let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
-    let digits = format!("{whole}{fraction}");
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(not_integer(text));
-    }
-    // mantissa = digits / 10^places; the value is digits * 10^(e - places).
-    let places = fraction.len() as u32;
-    let digits = digits.trim_start_matches('0');
-    let digits: u128 = if digits.is_empty() {
-        0
-    } else {
-        digits.parse().map_err(|_| too_large(text))?
-    };
-    let value = if e >= places {
-        10u128
-            .checked_pow(e - places)
-            .and_then(|p| p.checked_mul(digits))
-            .ok_or_else(|| too_large(text))?
-    } else {
-        let divisor = 10u128
-            .checked_pow(places - e)
-            .ok_or_else(|| not_integer(text))?;
-        if !digits.is_multiple_of(divisor) {
-            return Err(format!("N must be a whole number, and {text} is not"));
-        }
-        digits / divisor
-    };
-    u64::try_from(value).map_err(|_| too_large(text))
-}
-
-fn not_integer(text: &str) -> String {
-    format!("N must be a non-negative integer like 100000 or 1e6, got '{text}'")
-}
-
-fn too_large(text: &str) -> String {
-    format!(
-        "{text} is above the supported maximum {} (values are stored as u16)",
-        nimsquare::base::limit::MAX_LIMIT
-    )
-}
-
-/// How many threads per reported core `--threads` accepts: some oversubscription is a
-/// legitimate experiment, tens of thousands of threads only exhaust the machine.
-pub const MAX_THREADS_PER_CORE: usize = 8;
-
-/// The largest `--threads` accepted on this machine: [`MAX_THREADS_PER_CORE`] times the
-/// cores `std::thread::available_parallelism` reports (1 core when it cannot tell).
-pub fn max_threads() -> usize {
-    let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
-    MAX_THREADS_PER_CORE * cores
-}
-
-/// Parses a thread count: a positive integer, at most [`max_threads`].
-fn parse_threads(text: &str) -> std::result::Result<usize, String> {
-    match text.trim().parse::<usize>() {
-        Ok(0) => Err("--threads must be at least 1 (omit it to use all cores)".into()),
-        Ok(t) if t > max_threads() => Err(format!(
-            "--threads {t} is above the limit {} ({MAX_THREADS_PER_CORE} per core, {} cores \
-             reported); more threads than that only add start-up and switching cost",
-            max_threads(),
-            max_threads() / MAX_THREADS_PER_CORE
-        )),
-        Ok(t) => Ok(t),
-        Err(_) => Err(format!("--threads takes a positive integer, got '{text}'")),
-    }
-}
-
-/// Parses `--isa` (whether the CPU has the path is checked after parsing, by
-/// [`nimsquare::base::isa::force`]).
-fn parse_isa(text: &str) -> std::result::Result<nimsquare::base::isa::Isa, String> {
-    nimsquare::base::isa::Isa::parse(text).map_err(|e| e.to_string())
-}
-
-/// Parses a number of heaps for `--heaps`: an integer from 1 to [`nimsquare::count::MAX_HEAPS`].
-pub fn parse_heaps(text: &str) -> std::result::Result<usize, String> {
-    let heaps: usize = text.trim().parse().map_err(|_| {
-        format!(
-            "--heaps takes an integer from 1 to {}, got '{text}'",
-            nimsquare::count::MAX_HEAPS
-        )
-    })?;
-    nimsquare::count::check_heaps(heaps).map_err(|e| e.to_string())?;
-    Ok(heaps)
-}
-
-/// Parses a subtraction set for `--moves`.
-pub fn parse_moves(text: &str) -> std::result::Result<nimsquare::base::moves::Moves, String> {
-    nimsquare::base::moves::Moves::parse(text).map_err(|e| e.to_string())
-}
-
-/// Formats seconds for the text tables: three significant digits in their own unit.
-pub(crate) fn fmt_seconds(s: f64) -> String {
-    nimsquare::base::units::human_seconds(s)
-}
-
-/// Keeps `Result` in scope for the subcommand files.
-pub(crate) type CliResult = Result<i32>;

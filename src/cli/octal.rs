@@ -1,8 +1,8 @@
 //! `nimsquare octal CODE`: one octal game's table up to N and the period the theorem proves
 //! from it.
 
-use super::args::JsonArg;
-use super::{fmt_seconds, parse_limit, CliResult};
+use super::args::{parse_limit, JsonArg};
+use super::common::{fmt_seconds, CliResult};
 use nimsquare::base::error::{Error, Result};
 use nimsquare::base::limit::Limit;
 use nimsquare::octal::period::{self, Verdict};

@@ -10,8 +10,8 @@
 //! A run too short to be sampled still writes nothing: it prints one line on stderr saying so
 //! and exits with status 2, so a script never mistakes an empty graph for a profile.
 
-use super::args::{check_output_path, MovesArg, QuietArg};
-use super::{parse_limit, CliResult};
+use super::args::{check_output_path, parse_limit, MovesArg, QuietArg};
+use super::common::CliResult;
 use nimsquare::base::error::{Error, Result};
 use nimsquare::base::limit::Limit;
 use nimsquare::run::planner;

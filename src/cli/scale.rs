@@ -6,7 +6,7 @@
 //! work), the progress bar and the printed lines, render.
 
 use super::args::{GridArgs, MovesArg, RepeatArg, StudyFileArgs};
-use super::CliResult;
+use super::common::CliResult;
 use nimsquare::base::error::{Error, Result};
 use nimsquare::instruments::scaling::study::{Event, Skip, Study, WARM_UP_BELOW_STEPS};
 use nimsquare::instruments::scaling::{self, CsvLog, Row, Settings, FIT_MIN_N};

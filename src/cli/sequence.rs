@@ -1,8 +1,8 @@
 //! `nimsquare sequence values|cold|first`: an OEIS-style b-file read off a table it builds or
 //! loads.
 
-use super::args::MovesArg;
-use super::{parse_limit, CliResult};
+use super::args::{parse_limit, MovesArg};
+use super::common::CliResult;
 use nimsquare::base::error::{Error, Result};
 use nimsquare::base::limit::Limit;
 use nimsquare::instruments::sequence::{self, Kind};

@@ -5,7 +5,7 @@
 //! to resume) and can save its table or start from a saved one.
 
 use super::args::{HeapsArg, JsonArg, LimitArg, LongRunArgs, MovesArg};
-use super::CliResult;
+use super::common::CliResult;
 use nimsquare::base::error::{Error, Result};
 use nimsquare::base::memory;
 use nimsquare::base::provenance::load_average;

@@ -2,8 +2,8 @@
 //! the crossovers to a wisdom file ([`nimsquare::instruments::tune`] does the timing). This
 //! file is parse (every refusal before any work), progress, the printed lines and the write.
 
-use super::args::{JsonArg, MovesArg, RepeatArg};
-use super::{parse_limit, CliResult};
+use super::args::{parse_limit, JsonArg, MovesArg, RepeatArg};
+use super::common::{print_json, CliResult};
 use nimsquare::base::error::{Error, Result};
 use nimsquare::base::limit::Limit;
 use nimsquare::base::units::{human_range, human_seconds};
@@ -213,14 +213,7 @@ fn parse(args: &Args, flag: Option<PathBuf>) -> Result<(Settings, PathBuf)> {
             path.display()
         )));
     }
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|e| {
-            Error::Invalid(format!(
-                "--wisdom {}: cannot create its folder ({e}); choose another file",
-                path.display()
-            ))
-        })?;
-    }
+    wisdom::create_folder(&path)?;
     super::args::check_output_path(&path, "--wisdom")?;
     let pool = rayon::current_num_threads();
     let mut threads = vec![1];
@@ -392,7 +385,7 @@ fn report(wisdom: &Wisdom, path: &std::path::Path, json: bool) {
         if let Some(o) = value.as_object_mut() {
             o.insert("path".into(), path.display().to_string().into());
         }
-        super::print_json(value);
+        print_json(value);
         return;
     }
     for plan in &wisdom.plans {

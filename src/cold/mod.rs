@@ -19,24 +19,9 @@ pub mod sieve;
 pub use naive::Naive;
 pub use sieve::{Sieve, DEFAULT_WINDOW};
 
-use crate::base::error::Result;
 use crate::base::moves::Moves;
-use crate::registry::{Entry, Stage};
+use crate::registry::Entry;
 use crate::table::Table;
-
-/// The cold stage: its name in messages and its back-ends, [`BACKENDS`].
-pub static STAGE: Stage<dyn ColdFinder> = Stage::new("cold", BACKENDS);
-
-/// Looks up a cold back-end by name.
-pub fn find(name: &str) -> Result<&'static Entry<dyn ColdFinder>> {
-    STAGE.find(name)
-}
-
-/// The reference cold back-end (the one with [`crate::registry::Role::Reference`]: the
-/// sieve).
-pub fn reference() -> &'static Entry<dyn ColdFinder> {
-    STAGE.reference()
-}
 
 /// The cold positions among 0..=N, one bit per position.
 ///
@@ -158,6 +143,8 @@ pub trait ColdFinder: Send + Sync {
 /// Every cold-set back-end (each file declares its own entry): the sieve (the stage's
 /// reference) and its control.
 pub static BACKENDS: &[Entry<dyn ColdFinder>] = &[sieve::ENTRY, naive::ENTRY];
+
+crate::registry::stage!("cold", dyn ColdFinder, BACKENDS, reference);
 
 #[cfg(test)]
 mod tests {

@@ -26,22 +26,9 @@ pub use wht::{wht_count_big, Wht};
 use crate::base::error::{Error, Result};
 use crate::cost::{Demand, Primitive, Workload};
 use crate::kernels::xor_dot::{self, xor_dot_scalar, DotKernel, WithXorDot, XorSweep};
-use crate::registry::{self, Entry, Stage};
+use crate::registry::{self, Entry};
 use crate::table::Table;
 use std::ops::RangeInclusive;
-
-/// The count stage: its name in messages and its back-ends, [`BACKENDS`].
-pub static STAGE: Stage<dyn Counter> = Stage::new("count", BACKENDS);
-
-/// Looks up a count back-end by name.
-pub fn find(name: &str) -> Result<&'static Entry<dyn Counter>> {
-    STAGE.find(name)
-}
-
-/// The reference count back-end (the one with [`Role::Reference`](crate::registry::Role::Reference)).
-pub fn reference() -> &'static Entry<dyn Counter> {
-    STAGE.reference()
-}
 
 /// A count back-end: turns a [`Table`] into the number of losing positions
 /// 0 <= a_1 <= … <= a_K <= N (K = `heaps`) whose values xor to zero.
@@ -81,6 +68,8 @@ pub static BACKENDS: &[Entry<dyn Counter>] = &[
     burnside::ENTRY,
     wht::ENTRY,
 ];
+
+crate::registry::stage!("count", dyn Counter, BACKENDS, reference);
 
 /// The sweep's cost model, shared by `sweep` and `rayon-sweep`: G multiply-adds per middle
 /// heap b (G rounded up to the vector block of 4), and the table's values read once (2 bytes

@@ -1,8 +1,11 @@
 //! Layer 1, the kernels: the inner loops the back-ends are made of.
 //!
 //! Each family has a scalar twin that its vector paths are tested against, and its dispatch
-//! on the instruction-set path ([`crate::base::isa`]) is written once, in the family's
-//! `mod.rs`, and taken once per build, outside the hot loops.
+//! on the instruction-set path ([`crate::base::isa`]) is taken once per build, outside the
+//! hot loops. The dispatch is written once for every family (`isa_dispatch.rs`): the
+//! family's `mod.rs` names its kernel trait and path types in one `isa_family!`, which
+//! declares its visitor trait and `dispatch`, and its `x86.rs` declares each
+//! `#[target_feature]` entry with one `isa_entry!`. [`Family::ALL`] lists the families.
 //!
 //! Layout (as memchr's `arch/` and hashbrown's group selection): one folder per family with
 //! vector paths, the x86-64 code in the folder's `x86.rs`:
@@ -17,12 +20,21 @@
 //! - [`xor_pairs`]: the octal games' search for the first split pair whose values xor to
 //!   a given value (dispatch: [`xor_pairs::dispatch`] on a [`xor_pairs::WithXorPairs`]
 //!   visitor);
-//! - [`huge_pages`]: big tables on 2 MiB pages.
+//! - [`huge_pages`]: big tables on 2 MiB pages;
+//! - [`sumset`]: the word-parallel sumset tests of `value-bounded` (dispatch:
+//!   [`sumset::dispatch`] on a [`sumset::WithSumset`] visitor);
+//! - [`xor_dot`]: the count sweep's xor dot product (dispatch: [`xor_dot::dispatch`] on a
+//!   [`xor_dot::WithXorDot`] visitor);
+//! - [`hadamard`]: the Walsh-Hadamard transform of a value histogram.
 //!
 //! Every vector path is tested against its family's scalar twin with
 //! [`for_each_path_against_scalar`].
 
 use crate::base::isa::Isa;
+
+// First, so that every family below sees its macros.
+#[macro_use]
+mod isa_dispatch;
 
 pub mod huge_pages;
 pub mod lanes;
@@ -34,27 +46,42 @@ pub mod sumset;
 pub mod xor_dot;
 pub mod xor_pairs;
 
-/// A kernel family a back-end uses: what its registry entry declares, so that an instrument
-/// can choose a judge that shares no inner loop with what it judges, by property rather than
-/// by name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Family {
-    /// Byte-stamp lanes: 32 positions at a time, a stamp store per option.
-    Lanes,
-    /// Bit masks: the far-move OR into a mask per position and the lowest-zero-bit mex.
-    Masks,
-    /// The pipelined super-blocks: the thread split and the super-block schedule.
-    SuperBlocks,
-    /// Word-parallel sumset tests, one value class at a time.
-    Sumset,
-    /// The count sweep's vectorised xor dot product.
-    XorDot,
-    /// The Walsh-Hadamard transform of a value histogram.
-    Hadamard,
-    /// The win/lose sieve's windowed marking.
-    Sieve,
-    /// The octal games' xor-pair search: the first split whose two heaps xor to a value.
-    XorPairs,
+/// Declares [`Family`] and [`Family::ALL`] from one list, so the two cannot drift apart.
+macro_rules! families {
+    ($(#[$doc:meta])* pub enum Family { $($(#[$vdoc:meta])* $name:ident,)* }) => {
+        $(#[$doc])*
+        pub enum Family { $($(#[$vdoc])* $name,)* }
+
+        impl Family {
+            /// Every family, in declaration order.
+            pub const ALL: &'static [Family] = &[$(Family::$name),*];
+        }
+    };
+}
+
+families! {
+    /// A kernel family a back-end uses: what its registry entry declares, so that an
+    /// instrument can choose a judge that shares no inner loop with what it judges, by
+    /// property rather than by name.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub enum Family {
+        /// Byte-stamp lanes: 32 positions at a time, a stamp store per option.
+        Lanes,
+        /// Bit masks: the far-move OR into a mask per position and the lowest-zero-bit mex.
+        Masks,
+        /// The pipelined super-blocks: the thread split and the super-block schedule.
+        SuperBlocks,
+        /// Word-parallel sumset tests, one value class at a time.
+        Sumset,
+        /// The count sweep's vectorised xor dot product.
+        XorDot,
+        /// The Walsh-Hadamard transform of a value histogram.
+        Hadamard,
+        /// The win/lose sieve's windowed marking.
+        Sieve,
+        /// The octal games' xor-pair search: the first split whose two heaps xor to a value.
+        XorPairs,
+    }
 }
 
 impl Family {
@@ -120,17 +147,8 @@ mod tests {
             Family::XorPairs => Some("xor_pairs"),
             Family::SuperBlocks | Family::Hadamard | Family::Sieve => None,
         };
-        let all = [
-            Family::Lanes,
-            Family::Masks,
-            Family::SuperBlocks,
-            Family::Sumset,
-            Family::XorDot,
-            Family::Hadamard,
-            Family::Sieve,
-            Family::XorPairs,
-        ];
-        for f in all {
+        let all = Family::ALL;
+        for &f in all {
             let has_x86 = folder(f).is_some_and(|d| {
                 std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
                     .join("src/kernels")

@@ -25,11 +25,8 @@ pub use rules::Rules;
 use crate::base::error::{Error, Result};
 use crate::base::limit::Limit;
 use crate::cost::Workload;
-use crate::registry::{Entry, Role, Stage};
+use crate::registry::{Entry, Role};
 use crate::table::Table;
-
-/// The octal stage: its name in messages and its back-ends.
-pub static STAGE: Stage<dyn OctalBuilder> = Stage::new("octal", BACKENDS);
 
 /// Every octal back-end, in the order `list` and `verify` show them.
 pub static BACKENDS: &[Entry<dyn OctalBuilder>] = &[
@@ -40,10 +37,7 @@ pub static BACKENDS: &[Entry<dyn OctalBuilder>] = &[
     vector_parallel::ENTRY,
 ];
 
-/// Looks up an octal back-end by name.
-pub fn find(name: &str) -> Result<&'static Entry<dyn OctalBuilder>> {
-    STAGE.find(name)
-}
+crate::registry::stage!("octal", dyn OctalBuilder, BACKENDS);
 
 /// The back-end used where none is named: the registry's [`Role::Reference`] entry when
 /// there is one (the fast back-end the checker also trusts), else the control. `limit` is

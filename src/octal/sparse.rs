@@ -114,7 +114,8 @@ pub fn run_with_stats(rules: &Rules, g: &mut [u16], from: usize) -> Result<Spars
 
 /// Fills g[from..] with the mask fixed at `mask` (never chosen from the data): what the tests
 /// use to show that every mask gives the same table.
-pub fn run_with_mask(rules: &Rules, g: &mut [u16], from: usize, mask: u16) -> Result<()> {
+#[cfg(test)]
+fn run_with_mask(rules: &Rules, g: &mut [u16], from: usize, mask: u16) -> Result<()> {
     let mut s = RareCommon::new(rules, mask);
     for &v in &g[..from] {
         s.record(v);

@@ -25,7 +25,6 @@ use crate::base::memory;
 use crate::base::moves::Moves;
 use crate::cold::{self, ColdFinder};
 use crate::count::{self, Counter};
-use crate::kernels::Family;
 use crate::registry::Entry;
 use crate::run::wisdom;
 use crate::table::{self, Table, TableBuilder};
@@ -199,30 +198,6 @@ pub fn auto_table_candidates() -> Vec<&'static Entry<dyn TableBuilder>> {
                 .any(|r| r.steps.iter().any(|&(_, name)| name == e.name))
         })
         .collect()
-}
-
-/// Above this N a saved table is judged by [`saved_table_judge`] rather than by the reference
-/// (`stamped` would take many minutes).
-pub const SAVED_REFERENCE_MAX: usize = 10_000_000;
-
-/// The judge of a saved table for N past [`SAVED_REFERENCE_MAX`]: the back-end `auto` picks
-/// for N on one thread on `isa`, provided its entry declares what a judge needs (it runs
-/// alone and uses no [`Family::SuperBlocks`] kernel, so it shares neither the thread split
-/// nor the super-block schedule of the parallel back-ends `auto` makes big tables with on
-/// several threads); otherwise the first fast entry in registry order that does. It may
-/// share a lane or mask kernel with the table's maker; those kernels are checked against
-/// their scalar twins, and the zero set against the sieve, which shares none.
-pub fn saved_table_judge(isa: Isa, limit: usize) -> &'static Entry<dyn TableBuilder> {
-    let alone = |e: &Entry<dyn TableBuilder>| {
-        !e.model.parallel && !e.kernels.contains(&Family::SuperBlocks)
-    };
-    let pick = choose_table_on(isa, limit, 1);
-    if alone(pick) {
-        return pick;
-    }
-    crate::registry::fast(table::BACKENDS)
-        .find(|e| alone(e))
-        .expect("a one-thread fast table back-end is registered")
 }
 
 /// Runs with fewer option steps than this get no forecast (they take seconds at most).

@@ -381,17 +381,25 @@ impl Source {
     }
 }
 
-/// Writes `wisdom` to `path` as pretty JSON through a temporary file renamed into place, so
-/// an interrupted write never leaves a damaged file; creates the folder if needed.
-pub fn save(wisdom: &Wisdom, path: &Path) -> Result<()> {
+/// Creates the folder of the wisdom file `path` if it is missing: the one place it is made
+/// (`tune` calls it before any timing, so a folder it cannot make is refused first; [`save`]
+/// again, in case it went away meanwhile).
+pub fn create_folder(path: &Path) -> Result<()> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(|e| {
             Error::Invalid(format!(
-                "--wisdom {}: cannot create its folder ({e})",
+                "--wisdom {}: cannot create its folder ({e}); choose another file",
                 path.display()
             ))
         })?;
     }
+    Ok(())
+}
+
+/// Writes `wisdom` to `path` as pretty JSON through a temporary file renamed into place, so
+/// an interrupted write never leaves a damaged file; creates the folder if needed.
+pub fn save(wisdom: &Wisdom, path: &Path) -> Result<()> {
+    create_folder(path)?;
     let text = serde_json::to_string_pretty(wisdom).expect("wisdom serialises");
     let tmp = path.with_extension("json.part");
     std::fs::write(&tmp, text + "\n")

@@ -34,20 +34,7 @@ pub use value_bounded::ValueBounded;
 use crate::base::error::Result;
 use crate::base::moves::Moves;
 use crate::cost::{Demand, Primitive, Workload};
-use crate::registry::{Entry, Stage};
-
-/// The table stage: its name in messages and its back-ends, [`BACKENDS`].
-pub static STAGE: Stage<dyn TableBuilder> = Stage::new("table", BACKENDS);
-
-/// Looks up a table back-end by name.
-pub fn find(name: &str) -> Result<&'static Entry<dyn TableBuilder>> {
-    STAGE.find(name)
-}
-
-/// The reference table back-end (the one with [`crate::registry::Role::Reference`]).
-pub fn reference() -> &'static Entry<dyn TableBuilder> {
-    STAGE.reference()
-}
+use crate::registry::Entry;
 
 pub use crate::base::limit::{Limit, MAX_LIMIT};
 
@@ -187,6 +174,8 @@ pub static BACKENDS: &[Entry<dyn TableBuilder>] = &[
     #[cfg(any(test, feature = "testing"))]
     fixture_mex::ENTRY,
 ];
+
+crate::registry::stage!("table", dyn TableBuilder, BACKENDS, reference);
 
 /// The model of the per-position mex (`stamped`, and `naive-mex` counted as generously): per
 /// option step one store and 1/32 span load, per position g(n) + 1 word ops for the mex walk.

@@ -4,7 +4,7 @@
 //! [`nimsquare::games::amalgamation`], whose [`check`](amalgamation::check) also decides the exit
 //! status.
 
-use crate::cli::{fmt_seconds, CliResult};
+use crate::cli::common::{fmt_seconds, print_json, CliResult, EXIT_CHECK_FAILED};
 use nimsquare::games::amalgamation::{self, Check, Mismatch};
 use serde_json::json;
 
@@ -42,15 +42,11 @@ pub fn run(args: Args) -> CliResult {
     let max_heap = amalgamation::check_max_heap(args.max_heap)?;
     let check = amalgamation::check(max_heap, amalgamation::formula_4, SHOWN_MISMATCHES)?;
     if args.json {
-        super::super::print_json(to_json(&check));
+        print_json(to_json(&check));
     } else {
         print_text(&check);
     }
-    Ok(if check.passed() {
-        0
-    } else {
-        super::super::EXIT_CHECK_FAILED
-    })
+    Ok(if check.passed() { 0 } else { EXIT_CHECK_FAILED })
 }
 
 fn to_json(c: &Check) -> serde_json::Value {

@@ -2,7 +2,7 @@
 //! takes one counter from each of 1..K heaps) and its parity tests; the library is
 //! [`nimsquare::games::moore`]. Parse, solve, then render as text or JSON.
 
-use crate::cli::{fmt_seconds, CliResult};
+use crate::cli::common::{fmt_seconds, print_json, CliResult};
 use nimsquare::games::moore::{self, Census, MooreParams, MAX_POSITIONS};
 use serde_json::json;
 use std::time::Instant;
@@ -53,7 +53,7 @@ pub fn run(args: Args) -> CliResult {
         seconds,
     };
     if args.json {
-        super::super::print_json(to_json(&report));
+        print_json(to_json(&report));
     } else {
         print_text(&report);
     }

@@ -2,7 +2,8 @@
 //! positions, and its preperiod and period with the evidence (library:
 //! [`nimsquare::games::subtraction`]).
 
-use crate::cli::{parse_limit, parse_moves, CliResult};
+use crate::cli::args::{parse_limit, parse_moves};
+use crate::cli::common::{print_json, CliResult};
 use nimsquare::base::error::Error;
 use nimsquare::base::limit::Limit;
 use nimsquare::base::moves::Moves;
@@ -126,7 +127,7 @@ pub fn run(args: Args) -> CliResult {
     check_work(&args)?;
     let a = subtraction::analyse(&args.moves, args.limit.get(), args.period_search.get())?;
     if args.json {
-        crate::cli::print_json(to_json(&a));
+        print_json(to_json(&a));
     } else {
         print_text(&a);
     }

@@ -7,7 +7,7 @@
 mod render;
 
 use super::args::{JsonArg, LimitArg, MovesArg, RepeatArg};
-use super::CliResult;
+use super::common::CliResult;
 use nimsquare::base::error::{Error, Result};
 use nimsquare::base::limit::Limit;
 use nimsquare::base::moves::Moves;

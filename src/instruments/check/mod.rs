@@ -10,9 +10,15 @@
 //! which is part of the report, not a silent omission. The cold-set back-ends (the win/lose
 //! sieve and its control) are compared with the zero set of the judge's table, a check that
 //! shares no kernel with the tables.
+//!
+//! Beside it: [`verify`], the checks `nimsquare verify` runs on one case (the published
+//! checkpoint, the controls at a small N, the judges at N, the octal route), and [`saved`],
+//! the check of a saved table file; the command line only parses, calls them and prints.
 
 pub mod control;
 pub mod octal_route;
+pub mod saved;
+pub mod verify;
 
 use crate::base::error::{Error, Result};
 use crate::base::moves::Moves;

@@ -49,34 +49,12 @@ pub trait LaneKernel {
     fn stamps_to_bits(seen: &[u8], stamp: u8, out: &mut [u64]);
 }
 
-/// Code generic over the path's lane kernels, which [`dispatch`] runs with the kernels of
-/// one path (a visitor: the path becomes a type parameter once, outside the hot loops).
-pub trait WithLanes {
-    /// What the code returns.
-    type Out;
-    /// Runs the code with the kernels `K`. Mark it `#[inline(always)]`: it is then compiled
-    /// inside the path's `#[target_feature]` entry, with the path's instructions.
-    fn run<K: LaneKernel>(self) -> Self::Out;
-}
-
-/// Runs `v` with the lane kernels of the path `isa`: the one place the lane family chooses
-/// a path. Panics when this CPU lacks `isa` ([`crate::base::isa::force`] only ever activates
-/// a supported one). Off x86-64 the AVX paths run the portable kernels.
-#[inline]
-pub fn dispatch<V: WithLanes>(isa: Isa, v: V) -> V::Out {
-    assert!(isa.supported(), "{isa} is not supported here");
-    match isa {
-        Isa::Scalar => v.run::<Scalar>(),
-        Isa::Portable => v.run::<Portable>(),
-        // SAFETY: `isa.supported()` was asserted, so the CPU has AVX2 and BMI1 ...
-        #[cfg(target_arch = "x86_64")]
-        Isa::Avx2 => unsafe { x86::avx2_entry(v) },
-        // ... or AVX-512 F/BW with AVX2 and BMI1.
-        #[cfg(target_arch = "x86_64")]
-        Isa::Avx512 => unsafe { x86::avx512_entry(v) },
-        #[cfg(not(target_arch = "x86_64"))]
-        Isa::Avx2 | Isa::Avx512 => v.run::<Portable>(),
-    }
+isa_family! {
+    /// Code generic over the path's lane kernels, which [`dispatch`] runs with the kernels of
+    /// one path (a visitor: the path becomes a type parameter once, outside the hot loops).
+    pub trait WithLanes: LaneKernel;
+    scalar: Scalar, portable: Portable,
+    avx2: x86::avx2_entry, avx512: x86::avx512_entry,
 }
 
 /// The scalar path and twin: one byte a step, the definitions themselves.

@@ -49,24 +49,22 @@ impl LaneKernel for Avx512 {
     }
 }
 
-/// Runs `v` with the AVX2 lane kernels, compiled with AVX2 and BMI1 (the visitor's `run` is
-/// `#[inline(always)]`, so the back-end's block loop is monomorphised and inlined here and
-/// the per-position mex scan inlines into it).
-///
-/// # Safety
-/// The CPU must have AVX2 and BMI1.
-#[target_feature(enable = "avx2,bmi1")]
-pub(super) unsafe fn avx2_entry<V: WithLanes>(v: V) -> V::Out {
-    v.run::<Avx2>()
+isa_entry! {
+    /// Runs `v` with the AVX2 lane kernels, compiled with AVX2 and BMI1 (the visitor's `run` is
+    /// `#[inline(always)]`, so the back-end's block loop is monomorphised and inlined here and
+    /// the per-position mex scan inlines into it).
+    ///
+    /// # Safety
+    /// The CPU must have AVX2 and BMI1.
+    avx2_entry: WithLanes => Avx2, "avx2,bmi1"
 }
 
-/// Runs `v` with the AVX-512 lane kernels, compiled with AVX-512 F/BW, AVX2 and BMI1.
-///
-/// # Safety
-/// The CPU must have AVX-512 F and BW, AVX2 and BMI1.
-#[target_feature(enable = "avx512f,avx512bw,avx2,bmi1")]
-pub(super) unsafe fn avx512_entry<V: WithLanes>(v: V) -> V::Out {
-    v.run::<Avx512>()
+isa_entry! {
+    /// Runs `v` with the AVX-512 lane kernels, compiled with AVX-512 F/BW, AVX2 and BMI1.
+    ///
+    /// # Safety
+    /// The CPU must have AVX-512 F and BW, AVX2 and BMI1.
+    avx512_entry: WithLanes => Avx512, "avx512f,avx512bw,avx2,bmi1"
 }
 
 /// [`super::first_unstamped_on`], 32 bytes a step: `cmpeq` against the stamp, `movemask`

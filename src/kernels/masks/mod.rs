@@ -44,34 +44,12 @@ pub trait MaskKernel {
     fn mex(mask: &[u64]) -> Option<usize>;
 }
 
-/// Code generic over the path's mask kernels, which [`dispatch`] runs with the kernels of
-/// one path (a visitor: the path becomes a type parameter once, outside the hot loops).
-pub trait WithMasks {
-    /// What the code returns.
-    type Out;
-    /// Runs the code with the kernels `K`. Mark it `#[inline(always)]`: it is then compiled
-    /// inside the path's `#[target_feature]` entry, with the path's instructions.
-    fn run<K: MaskKernel>(self) -> Self::Out;
-}
-
-/// Runs `v` with the mask kernels of the path `isa`: the one place the mask family chooses
-/// a path. Panics when this CPU lacks `isa` ([`crate::base::isa::force`] only ever activates
-/// a supported one). Off x86-64 the AVX paths run the portable kernels.
-#[inline]
-pub fn dispatch<V: WithMasks>(isa: Isa, v: V) -> V::Out {
-    assert!(isa.supported(), "{isa} is not supported here");
-    match isa {
-        Isa::Scalar => v.run::<Scalar>(),
-        Isa::Portable => v.run::<Portable>(),
-        // SAFETY: `isa.supported()` was asserted, so the CPU has AVX2, BMI1 and BMI2 ...
-        #[cfg(target_arch = "x86_64")]
-        Isa::Avx2 => unsafe { x86::avx2_entry(v) },
-        // ... or AVX-512 F/BW/VL with them.
-        #[cfg(target_arch = "x86_64")]
-        Isa::Avx512 => unsafe { x86::avx512_entry(v) },
-        #[cfg(not(target_arch = "x86_64"))]
-        Isa::Avx2 | Isa::Avx512 => v.run::<Portable>(),
-    }
+isa_family! {
+    /// Code generic over the path's mask kernels, which [`dispatch`] runs with the kernels of
+    /// one path (a visitor: the path becomes a type parameter once, outside the hot loops).
+    pub trait WithMasks: MaskKernel;
+    scalar: Scalar, portable: Portable,
+    avx2: x86::avx2_entry, avx512: x86::avx512_entry,
 }
 
 /// The twin every path is tested against: one bit a step, bounds checked per lane.

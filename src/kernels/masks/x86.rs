@@ -64,24 +64,22 @@ impl MaskKernel for Avx2 {
     }
 }
 
-/// Runs `v` with the AVX-512 kernels, compiled for AVX-512 (the visitor's `run` is
-/// `#[inline(always)]`, so the back-end's loop is monomorphised and inlined here).
-///
-/// # Safety
-/// The CPU must have AVX-512 F/BW/VL, AVX2, BMI1 and BMI2 ([`crate::base::isa::Isa::Avx512`]
-/// supported).
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2,bmi1,bmi2")]
-pub(super) unsafe fn avx512_entry<V: WithMasks>(v: V) -> V::Out {
-    v.run::<Avx512>()
+isa_entry! {
+    /// Runs `v` with the AVX-512 kernels, compiled for AVX-512 (the visitor's `run` is
+    /// `#[inline(always)]`, so the back-end's loop is monomorphised and inlined here).
+    ///
+    /// # Safety
+    /// The CPU must have AVX-512 F/BW/VL, AVX2, BMI1 and BMI2 ([`crate::base::isa::Isa::Avx512`]
+    /// supported).
+    avx512_entry: WithMasks => Avx512, "avx512f,avx512bw,avx512vl,avx2,bmi1,bmi2"
 }
 
-/// Runs `v` with the AVX2 kernels, compiled for AVX2.
-///
-/// # Safety
-/// The CPU must have AVX2, BMI1 and BMI2 ([`crate::base::isa::Isa::Avx2`] supported).
-#[target_feature(enable = "avx2,bmi1,bmi2")]
-pub(super) unsafe fn avx2_entry<V: WithMasks>(v: V) -> V::Out {
-    v.run::<Avx2>()
+isa_entry! {
+    /// Runs `v` with the AVX2 kernels, compiled for AVX2.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2, BMI1 and BMI2 ([`crate::base::isa::Isa::Avx2`] supported).
+    avx2_entry: WithMasks => Avx2, "avx2,bmi1,bmi2"
 }
 
 /// Dispatches the AVX-512 far-move OR on the chunk width C (up to 8 words) and the group

@@ -22,8 +22,6 @@
 //! generic loop ([`WithSumset::run`]) is monomorphised for the chosen kernel and, on the
 //! x86 paths, inlined into a function compiled with that path's target features.
 
-use crate::base::isa::Isa;
-
 #[cfg(target_arch = "x86_64")]
 mod x86;
 
@@ -43,37 +41,11 @@ pub trait SumsetKernel {
     }
 }
 
-/// A computation generic over the sumset kernel: what [`dispatch`] runs on the chosen path.
-pub trait WithSumset {
-    /// What the computation returns.
-    type Out;
-
-    /// The computation on kernel `K`. Mark it `#[inline(always)]` so that on the x86 paths
-    /// it is compiled inside the entry that carries the path's target features.
-    fn run<K: SumsetKernel>(self) -> Self::Out;
-}
-
-/// Runs `v` on the sumset kernel of the path `isa`: the one ISA dispatch of this family.
-/// The AVX-512 path takes the VBMI2 funnel shift when the CPU has it.
-///
-/// Panics if this CPU does not support `isa` (a path from [`crate::base::isa::active`]
-/// always is).
-pub fn dispatch<V: WithSumset>(isa: Isa, v: V) -> V::Out {
-    assert!(isa.supported(), "{isa} is not supported by this CPU");
-    match isa {
-        Isa::Scalar => v.run::<Scalar>(),
-        // SAFETY: `isa` is supported by this CPU (asserted above), so the target features
-        // of these entries are present; VBMI2 is asked separately.
-        #[cfg(target_arch = "x86_64")]
-        Isa::Avx2 => unsafe { x86::avx2_entry(v) },
-        #[cfg(target_arch = "x86_64")]
-        Isa::Avx512 if std::arch::is_x86_feature_detected!("avx512vbmi2") => unsafe {
-            x86::avx512_vbmi2_entry(v)
-        },
-        #[cfg(target_arch = "x86_64")]
-        Isa::Avx512 => unsafe { x86::avx512_entry(v) },
-        _ => v.run::<Portable>(),
-    }
+isa_family! {
+    /// A computation generic over the sumset kernel: what [`dispatch`] runs on the chosen path.
+    pub trait WithSumset: SumsetKernel;
+    scalar: Scalar, portable: Portable,
+    avx2: x86::avx2_entry, avx512: x86::avx512_best_entry,
 }
 
 /// [`SumsetKernel::far_hits`] window by window with `K::window` (the scalar twin when `K`
@@ -161,6 +133,7 @@ pub(crate) fn each_kernel<V: WithSumset + Clone>(v: V) -> Vec<(&'static str, V::
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::base::isa::Isa;
 
     #[test]
     fn window_matches_bitwise_reading() {

@@ -65,31 +65,46 @@ impl SumsetKernel for Avx2 {
     }
 }
 
-/// `v` on the AVX-512 kernels with VBMI2, compiled for those features.
-///
-/// # Safety
-/// The CPU must have AVX-512 F/BW/VL/VBMI2, AVX2, BMI1 and BMI2.
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi2,avx2,bmi1,bmi2")]
-pub(super) unsafe fn avx512_vbmi2_entry<V: WithSumset>(v: V) -> V::Out {
-    v.run::<Avx512<true>>()
+isa_entry! {
+    /// `v` on the AVX-512 kernels with VBMI2, compiled for those features.
+    ///
+    /// # Safety
+    /// The CPU must have AVX-512 F/BW/VL/VBMI2, AVX2, BMI1 and BMI2.
+    avx512_vbmi2_entry: WithSumset => Avx512<true>, "avx512f,avx512bw,avx512vl,avx512vbmi2,avx2,bmi1,bmi2"
 }
 
-/// `v` on the AVX-512 kernels without VBMI2, compiled for those features.
-///
-/// # Safety
-/// The CPU must have AVX-512 F/BW/VL, AVX2, BMI1 and BMI2.
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2,bmi1,bmi2")]
-pub(super) unsafe fn avx512_entry<V: WithSumset>(v: V) -> V::Out {
-    v.run::<Avx512<false>>()
+isa_entry! {
+    /// `v` on the AVX-512 kernels without VBMI2, compiled for those features.
+    ///
+    /// # Safety
+    /// The CPU must have AVX-512 F/BW/VL, AVX2, BMI1 and BMI2.
+    avx512_entry: WithSumset => Avx512<false>, "avx512f,avx512bw,avx512vl,avx2,bmi1,bmi2"
 }
 
-/// `v` on the AVX2 kernels, compiled for AVX2.
+isa_entry! {
+    /// `v` on the AVX2 kernels, compiled for AVX2.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2, BMI1 and BMI2.
+    avx2_entry: WithSumset => Avx2, "avx2,bmi1,bmi2"
+}
+
+/// `v` on the widest AVX-512 kernels this CPU has: with VBMI2's funnel shift when the CPU
+/// has it (asked here, once per dispatch, outside the caller's loop), else without.
 ///
 /// # Safety
-/// The CPU must have AVX2, BMI1 and BMI2.
-#[target_feature(enable = "avx2,bmi1,bmi2")]
-pub(super) unsafe fn avx2_entry<V: WithSumset>(v: V) -> V::Out {
-    v.run::<Avx2>()
+/// The CPU must have AVX-512 F/BW/VL, AVX2, BMI1 and BMI2 ([`crate::base::isa::Isa::Avx512`]
+/// supported).
+#[inline]
+pub(super) unsafe fn avx512_best_entry<V: WithSumset>(v: V) -> V::Out {
+    // SAFETY: the caller guarantees the features of `avx512_entry`; VBMI2 is asked first.
+    unsafe {
+        if std::arch::is_x86_feature_detected!("avx512vbmi2") {
+            avx512_vbmi2_entry(v)
+        } else {
+            avx512_entry(v)
+        }
+    }
 }
 
 /// Appends `v` run on every x86 kernel this CPU has: AVX2, plain AVX-512, and AVX-512 with

@@ -17,8 +17,9 @@
 //! is below (b+1)(N-b+1) < 2^64.
 //!
 //! Paths ([`crate::base::isa`]): the block sum runs on the path active when the [`XorSweep`]
-//! was made (read once, not per middle heap); the one ISA dispatch of this family is the
-//! `match` in [`XorSweep::dot`] on that stored path (the x86 code is in `x86.rs`): scalar (one x a step), portable (`wide::u32x4`
+//! was made (read once, not per middle heap); the one ISA dispatch of this family is
+//! [`dispatch`] on that stored path, taken around a caller's whole loop (the x86 code is in
+//! `x86.rs`): scalar (one x a step), portable (`wide::u32x4`
 //! widened to `u64x4`), AVX2 (`_mm256_mul_epu32` on four zero-extended u32, four u64
 //! accumulators) or AVX-512 (`_mm512_mul_epu32`, eight: two blocks of four a step). The u32
 //! invariant is what makes the 32x32 -> 64-bit multiplies exact on every path.
@@ -134,34 +135,11 @@ pub trait DotKernel {
     fn dot(p: &[u32], suffix: &[u32], h: usize) -> u64;
 }
 
-/// Code generic over the path's block sum, which [`dispatch`] runs with one path's kernel.
-pub trait WithXorDot {
-    /// What the code returns.
-    type Out;
-    /// Runs the code with the kernel `K`. Mark it `#[inline(always)]`: it is then compiled
-    /// inside the path's `#[target_feature]` entry, with the path's instructions.
-    fn run<K: DotKernel>(self) -> Self::Out;
-}
-
-/// Runs `v` with the block sum of the path `isa`: the one place the xor-dot family chooses
-/// a path, once around a caller's whole loop. Panics when this CPU lacks `isa`
-/// ([`crate::base::isa::force`] only ever activates a supported one). Off x86-64 the AVX
-/// paths run the portable kernel.
-#[inline]
-pub fn dispatch<V: WithXorDot>(isa: Isa, v: V) -> V::Out {
-    assert!(isa.supported(), "{isa} is not supported here");
-    match isa {
-        Isa::Scalar => v.run::<Scalar>(),
-        Isa::Portable => v.run::<Portable>(),
-        // SAFETY: `isa.supported()` was asserted, so the CPU has AVX2 ...
-        #[cfg(target_arch = "x86_64")]
-        Isa::Avx2 => unsafe { x86::avx2_entry(v) },
-        // ... or AVX-512 F with AVX2.
-        #[cfg(target_arch = "x86_64")]
-        Isa::Avx512 => unsafe { x86::avx512_entry(v) },
-        #[cfg(not(target_arch = "x86_64"))]
-        Isa::Avx2 | Isa::Avx512 => v.run::<Portable>(),
-    }
+isa_family! {
+    /// Code generic over the path's block sum, which [`dispatch`] runs with one path's kernel.
+    pub trait WithXorDot: DotKernel;
+    scalar: Scalar, portable: Portable,
+    avx2: x86::avx2_entry, avx512: x86::avx512_entry,
 }
 
 /// The scalar path and twin.

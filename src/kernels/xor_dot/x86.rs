@@ -38,22 +38,20 @@ impl DotKernel for Avx512 {
     }
 }
 
-/// `v` on the AVX2 kernel, compiled for AVX2.
-///
-/// # Safety
-/// The CPU must have AVX2.
-#[target_feature(enable = "avx2")]
-pub(super) unsafe fn avx2_entry<V: WithXorDot>(v: V) -> V::Out {
-    v.run::<Avx2>()
+isa_entry! {
+    /// `v` on the AVX2 kernel, compiled for AVX2.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2.
+    avx2_entry: WithXorDot => Avx2, "avx2"
 }
 
-/// `v` on the AVX-512 kernel, compiled for AVX-512 F and AVX2.
-///
-/// # Safety
-/// The CPU must have AVX-512 F and AVX2.
-#[target_feature(enable = "avx512f,avx2")]
-pub(super) unsafe fn avx512_entry<V: WithXorDot>(v: V) -> V::Out {
-    v.run::<Avx512>()
+isa_entry! {
+    /// `v` on the AVX-512 kernel, compiled for AVX-512 F and AVX2.
+    ///
+    /// # Safety
+    /// The CPU must have AVX-512 F and AVX2.
+    avx512_entry: WithXorDot => Avx512, "avx512f,avx2"
 }
 
 /// The four counts `s[at .. at + 4]` (bounds-checked), zero-extended to four u64 lanes.

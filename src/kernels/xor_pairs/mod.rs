@@ -26,34 +26,11 @@ pub trait PairKernel {
     fn first_match(lo: &[u16], hi: &[u16], x: u16) -> Option<usize>;
 }
 
-/// Code generic over the path's search, which [`dispatch`] runs with one path's kernel.
-pub trait WithXorPairs {
-    /// What the code returns.
-    type Out;
-    /// Runs the code with the kernel `K`. Mark it `#[inline(always)]`: it is then compiled
-    /// inside the path's `#[target_feature]` entry, with the path's instructions.
-    fn run<K: PairKernel>(self) -> Self::Out;
-}
-
-/// Runs `v` with the search of the path `isa`: the one place the xor-pairs family chooses a
-/// path, once around a caller's whole loop. Panics when this CPU lacks `isa`
-/// ([`crate::base::isa::force`] only ever activates a supported one). Off x86-64 the AVX
-/// paths run the portable kernel.
-#[inline]
-pub fn dispatch<V: WithXorPairs>(isa: Isa, v: V) -> V::Out {
-    assert!(isa.supported(), "{isa} is not supported here");
-    match isa {
-        Isa::Scalar => v.run::<Scalar>(),
-        Isa::Portable => v.run::<Portable>(),
-        // SAFETY: `isa.supported()` was asserted, so the CPU has AVX2 ...
-        #[cfg(target_arch = "x86_64")]
-        Isa::Avx2 => unsafe { x86::avx2_entry(v) },
-        // ... or AVX-512 F/BW with AVX2.
-        #[cfg(target_arch = "x86_64")]
-        Isa::Avx512 => unsafe { x86::avx512_entry(v) },
-        #[cfg(not(target_arch = "x86_64"))]
-        Isa::Avx2 | Isa::Avx512 => v.run::<Portable>(),
-    }
+isa_family! {
+    /// Code generic over the path's search, which [`dispatch`] runs with one path's kernel.
+    pub trait WithXorPairs: PairKernel;
+    scalar: Scalar, portable: Portable,
+    avx2: x86::avx2_entry, avx512: x86::avx512_entry,
 }
 
 /// One search on the path `isa` (the tests and one-off callers; a back-end dispatches once

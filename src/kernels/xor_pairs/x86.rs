@@ -40,22 +40,20 @@ impl PairKernel for Avx512 {
     }
 }
 
-/// `v` on the AVX2 kernel, compiled for AVX2.
-///
-/// # Safety
-/// The CPU must have AVX2.
-#[target_feature(enable = "avx2")]
-pub(super) unsafe fn avx2_entry<V: WithXorPairs>(v: V) -> V::Out {
-    v.run::<Avx2>()
+isa_entry! {
+    /// `v` on the AVX2 kernel, compiled for AVX2.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2.
+    avx2_entry: WithXorPairs => Avx2, "avx2"
 }
 
-/// `v` on the AVX-512 kernel, compiled for AVX-512 F/BW and AVX2.
-///
-/// # Safety
-/// The CPU must have AVX-512 F, AVX-512 BW and AVX2.
-#[target_feature(enable = "avx512f,avx512bw,avx2")]
-pub(super) unsafe fn avx512_entry<V: WithXorPairs>(v: V) -> V::Out {
-    v.run::<Avx512>()
+isa_entry! {
+    /// `v` on the AVX-512 kernel, compiled for AVX-512 F/BW and AVX2.
+    ///
+    /// # Safety
+    /// The CPU must have AVX-512 F, AVX-512 BW and AVX2.
+    avx512_entry: WithXorPairs => Avx512, "avx512f,avx512bw,avx2"
 }
 
 /// Sixteen lanes a step.
