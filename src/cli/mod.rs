@@ -14,6 +14,7 @@ mod roofline;
 mod scale;
 mod sequence;
 mod solve;
+mod tables;
 mod tune;
 mod verify;
 
