@@ -15,6 +15,7 @@ mod roofline;
 mod scale;
 mod sequence;
 mod solve;
+mod tables;
 mod tune;
 mod verify;
 

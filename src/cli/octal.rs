@@ -1,15 +1,30 @@
 //! `nimsquare octal CODE`: one octal game's table up to N and the period the theorem proves
 //! from it.
+//!
+//! The table is built through [`nimsquare::run::longrun`]'s driver, as `solve` builds a Nim
+//! Square table: progress with an ETA, `--checkpoint` (resumed by running the same command
+//! again), Ctrl-C keeping what was finished, `--save-table` and `--load-table` (the file
+//! format is the Nim Square tables', labelled `octal CODE`). The file checks and the endings
+//! are `solve`'s ([`super::tables`]).
 
-use super::args::{parse_limit, JsonArg};
+use super::args::{parse_limit, JsonArg, LongRunArgs};
 use super::common::{fmt_seconds, CliResult};
+use super::tables;
 use nimsquare::base::error::{Error, Result};
 use nimsquare::base::limit::Limit;
 use nimsquare::octal::period::{self, Verdict};
 use nimsquare::octal::{self, OctalBuilder, Rules};
 use nimsquare::registry::Entry;
+use nimsquare::run::longrun::{self, LongRun, Start};
+use nimsquare::table::Table;
 use serde_json::json;
 use std::io::Write;
+
+/// The aimed-at duration of one chunk of an octal run: longer than a Nim Square run's half
+/// second because `octal-sparse` re-reads g(0..from) at the start of each chunk (its rare
+/// list and histogram), a pass that stays a few per cent of 4 s of work up to N = 10^8; it
+/// is also the longest wait between Ctrl-C and the stop.
+const OCTAL_CHUNK_TARGET: std::time::Duration = std::time::Duration::from_secs(4);
 use std::time::Instant;
 
 /// N when --limit is not given: seconds with the quadratic control.
@@ -25,6 +40,8 @@ pub const LONG_ABOUT: &str = "Builds the Grundy values g(0..=N) of one heap of a
     digits after the point) implies it for every n >= e. The least such p is reported with the \
     least e and the range checked; 'open' when none is proved up to N; 'not applicable' for \
     Grundy's game, whose unequal splits the theorem does not cover.\n\n\
+    Long runs: a progress bar with an ETA on a terminal (--quiet hides it); --checkpoint FILE     keeps the table's progress (every --checkpoint-every seconds and on Ctrl-C/SIGTERM) and     running the same command again resumes it; --save-table FILE writes the finished table;     --load-table FILE answers from a complete table of the same code with N >= --limit     without building, or starts the build from a shorter one. A loaded table is     spot-checked against the definition; a file made for another code or for a subtraction     set is refused. Exit 4 when the answer was printed but a file could not be written.
+
     Example: nimsquare octal 0.07 --limit 2000";
 
 #[derive(clap::Args)]
@@ -45,6 +62,8 @@ pub struct Args {
     /// Also print g(0..=N): one `n g(n)` line each (in --json, a `values` array).
     #[arg(long)]
     values: bool,
+    #[command(flatten)]
+    longrun: LongRunArgs,
 }
 
 /// The back-end named by --backend (or the default for `limit`), refused before any work
@@ -95,9 +114,43 @@ pub fn run(args: Args) -> CliResult {
     let rules = Rules::parse(&args.code)?;
     let limit = args.limit.get();
     let entry = backend_for(args.backend.as_deref(), limit)?;
-    let start = Instant::now();
-    let table = octal::build(entry.name, &rules, limit as u64)?;
-    let seconds = start.elapsed().as_secs_f64();
+    let lr = &args.longrun;
+    // Every refusal before any work: the memory of the table and the back-end's scratch,
+    // then the files (room on their disks, a foreign, damaged or wrong table refused).
+    let (builder, limit) = octal::prepare(entry.name, &rules, limit as u64)?;
+    let start = tables::check_files(&rules, limit, lr)?;
+    let seeded = tables::seeded(&start, limit);
+    tables::announce_seed(&start, limit, lr);
+    let from_file = match &start {
+        Start::Seed(file) => Some(file.path.clone()),
+        Start::Fresh => None,
+    };
+    let opts = LongRun {
+        checkpoint: lr.checkpoint.clone(),
+        every: lr.checkpoint_every,
+        quiet: lr.quiet,
+        chunk_target: OCTAL_CHUNK_TARGET,
+        label: entry.name.to_string(),
+        ..LongRun::default()
+    };
+    let fill = |g: &mut [u16], from: usize, _max: u16| builder.fill(&rules, g, from);
+    let started = Instant::now();
+    let outcome = longrun::try_run_fill(&rules, limit, start, &fill, &opts)?;
+    let mut unsaved = Vec::new();
+    let values = match tables::finish(outcome, limit, lr, &mut unsaved) {
+        Ok(values) => values,
+        Err(exit_code) => return Ok(exit_code),
+    };
+    let seconds = started.elapsed().as_secs_f64();
+    let table = Table::from_values(values);
+    tables::save_table(
+        &rules,
+        limit,
+        table.values(),
+        table.max_value(),
+        lr,
+        &mut unsaved,
+    );
     let verdict = period::find(&rules, table.values());
     if args.json.json {
         let mut out = json!({
@@ -105,8 +158,12 @@ pub fn run(args: Args) -> CliResult {
             "limit": limit,
             "backend": entry.name,
             "seconds": seconds,
+            "seeded_positions": seeded,
+            "seeded_from": from_file.as_ref().map(|p| p.display().to_string()),
+            "positions_this_run": limit + 1 - seeded,
             "max_value": table.max_value(),
             "t": period::max_removed(&rules),
+            "unsaved": unsaved.iter().map(tables::Unsaved::to_json).collect::<Vec<_>>(),
         });
         let fields = verdict_json(&verdict);
         let object = out.as_object_mut().expect("an object");
@@ -115,18 +172,30 @@ pub fn run(args: Args) -> CliResult {
             object.insert("values".into(), json!(table.values()));
         }
         super::print_json(out);
-        return Ok(0);
+        return Ok(tables::report_unsaved(&unsaved));
     }
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let write = |out: &mut std::io::BufWriter<_>| -> std::io::Result<()> {
         writeln!(out, "octal game {}, N = {limit}", rules.label())?;
-        writeln!(
-            out,
-            "back-end {}: {} for g(0..={limit})",
-            entry.name,
-            fmt_seconds(seconds)
-        )?;
+        match (&from_file, seeded) {
+            (Some(path), s) if s == limit + 1 => {
+                writeln!(out, "table g(0..={limit}) read from {}", path.display())?
+            }
+            (Some(path), s) => writeln!(
+                out,
+                "back-end {}: {} for g({s}..={limit}), g(0..{s}) read from {}",
+                entry.name,
+                fmt_seconds(seconds),
+                path.display()
+            )?,
+            (None, _) => writeln!(
+                out,
+                "back-end {}: {} for g(0..={limit})",
+                entry.name,
+                fmt_seconds(seconds)
+            )?,
+        }
         writeln!(out, "largest value: {}", table.max_value())?;
         writeln!(out, "{}", verdict_text(&verdict, limit))?;
         if args.values {
@@ -137,5 +206,5 @@ pub fn run(args: Args) -> CliResult {
         out.flush()
     };
     write(&mut out).map_err(|e| Error::Invalid(format!("writing to stdout: {e}")))?;
-    Ok(0)
+    Ok(tables::report_unsaved(&unsaved))
 }

@@ -6,7 +6,8 @@ use super::common::CliResult;
 use nimsquare::base::error::{Error, Result};
 use nimsquare::base::limit::Limit;
 use nimsquare::instruments::sequence::{self, Kind};
-use nimsquare::run::longrun::{build_shown, tablefile};
+use nimsquare::octal::{self, Rules};
+use nimsquare::run::longrun::{build_shown, tablefile, Ruleset};
 use nimsquare::run::planner::{Plan, Request, AUTO};
 use nimsquare::table::Table;
 use std::io::Write;
@@ -23,7 +24,9 @@ const DEFAULT_SEQUENCE_LIMIT: u64 = 100_000;
     (A030193); `first`, the smallest position of each value 0, 1, 2, ... (A297963), which \
     stops at the first value that does not occur up to N (said on stderr). The table is built \
     with `--table auto` for --moves and --limit, or read from --load-table (a file `solve \
-    --save-table` wrote; --limit then takes a prefix of it).\n\n\
+    --save-table` wrote; --limit then takes a prefix of it). With --octal CODE the sequences \
+    are the octal game's (built with the octal stage's reference back-end, or read from a \
+    table `octal CODE --save-table` wrote).\n\n\
     Example: nimsquare sequence first --limit 1e6 > b297963.txt"
 )]
 pub struct Args {
@@ -36,7 +39,16 @@ pub struct Args {
     limit: Option<Limit>,
     #[command(flatten)]
     moves: MovesArg,
-    /// Read the table from FILE instead of building it (same moves, complete).
+    /// The octal game's sequence instead of a subtraction game's: its code (0.07, .6, 4.07)
+    /// or `grundy`.
+    #[arg(
+        long,
+        value_name = "CODE",
+        conflicts_with = "moves",
+        allow_hyphen_values = true
+    )]
+    octal: Option<String>,
+    /// Read the table from FILE instead of building it (same moves or octal code, complete).
     #[arg(long, value_name = "FILE")]
     load_table: Option<PathBuf>,
     /// Write only the first K terms, a(0..K-1). Without --limit or --load-table, N is chosen
@@ -68,6 +80,7 @@ fn parse_kind(text: &str) -> std::result::Result<Kind, String> {
 }
 
 pub fn run(args: Args) -> CliResult {
+    octal_rules(&args)?;
     if let Some(out) = &args.out {
         tablefile::check_absent(out, "--out")?;
         super::args::check_output_path(out, "--out")?;
@@ -139,12 +152,27 @@ fn terms_for(args: &Args) -> Result<(Table, sequence::Terms)> {
     }
 }
 
-/// The table up to `limit`: a prefix of --load-table, or built by the planner's choice.
+/// The octal game of --octal, if given (refused naming the flag when malformed).
+fn octal_rules(args: &Args) -> Result<Option<Rules>> {
+    args.octal
+        .as_deref()
+        .map(Rules::parse)
+        .transpose()
+        .map_err(|e| Error::Invalid(format!("--octal: {e}")))
+}
+
+/// The table up to `limit`: a prefix of --load-table, or built by the planner's choice (by
+/// the octal stage's reference back-end for --octal).
 fn table_for(args: &Args, limit: Option<Limit>) -> Result<Table> {
     let moves = &args.moves.moves;
+    let octal_rules = octal_rules(args)?;
+    let rules: &dyn Ruleset = match &octal_rules {
+        Some(r) => r,
+        None => moves,
+    };
     if let Some(path) = &args.load_table {
-        let file = tablefile::read_complete(path, moves, "--load-table")?;
-        file.check_usable(moves)
+        let file = tablefile::read_complete(path, rules, "--load-table")?;
+        file.check_usable(rules)
             .map_err(|e| Error::Invalid(format!("--load-table: {e}")))?;
         let limit = limit.map_or(file.limit, Limit::as_u64);
         if limit > file.limit {
@@ -162,6 +190,10 @@ fn table_for(args: &Args, limit: Option<Limit>) -> Result<Table> {
         Some(l) => l,
         None => Limit::new(DEFAULT_SEQUENCE_LIMIT)?,
     };
+    if let Some(rules) = &octal_rules {
+        let entry = super::octal::backend_for(None, limit.get())?;
+        return octal::build(entry.name, rules, limit.as_u64());
+    }
     let plan = Plan::new(&Request {
         moves: moves.clone(),
         limit,

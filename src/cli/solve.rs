@@ -6,12 +6,13 @@
 
 use super::args::{HeapsArg, JsonArg, LimitArg, LongRunArgs, MovesArg};
 use super::common::CliResult;
+use super::tables::{self, Unsaved};
 use nimsquare::base::error::{Error, Result};
 use nimsquare::base::memory;
 use nimsquare::base::provenance::load_average;
 use nimsquare::cold::ColdFinder;
 use nimsquare::registry::Entry;
-use nimsquare::run::longrun::{self, tablefile, LongRun, Outcome, Start};
+use nimsquare::run::longrun::{self, LongRun, Start};
 use nimsquare::run::planner::{self, Plan, Request};
 use nimsquare::table::Table;
 use std::time::Instant;
@@ -36,20 +37,6 @@ pub struct Args {
     longrun: LongRunArgs,
 }
 
-/// The command line as typed, for the "run the same command again" hint.
-fn same_command() -> String {
-    std::env::args()
-        .map(|a| {
-            if a.is_empty() || a.contains(|c: char| c.is_whitespace() || c == '\'') {
-                format!("'{}'", a.replace('\'', r"'\''"))
-            } else {
-                a
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
 pub fn run(args: Args) -> CliResult {
     let load_start = load_average();
     let plan = Plan::new(&Request {
@@ -64,23 +51,8 @@ pub fn run(args: Args) -> CliResult {
         return solve_cold(&plan, cold, &args, load_start);
     }
     let start = check_files(&plan, &args.longrun)?;
-    let seeded = match &start {
-        Start::Fresh => 0,
-        Start::Seed(file) => file.provides(plan.limit),
-    };
-    if let (Start::Seed(file), false) = (&start, args.longrun.quiet) {
-        let from = if args.longrun.checkpoint.as_deref() == Some(file.path.as_path()) {
-            "resuming from the checkpoint"
-        } else {
-            "starting from the table"
-        };
-        eprintln!(
-            "{from} {}: g(0..{seeded}) of {} positions are done, {} to go",
-            file.path.display(),
-            plan.limit as u64 + 1,
-            plan.limit as u64 + 1 - seeded as u64
-        );
-    }
+    let seeded = tables::seeded(&start, plan.limit);
+    tables::announce_seed(&start, plan.limit, &args.longrun);
     // A run seeded from a file forecasts nothing: its progress bar has the ETA of what is left.
     if !args.longrun.quiet && seeded == 0 {
         super::forecast(&plan);
@@ -93,21 +65,14 @@ pub fn run(args: Args) -> CliResult {
         Err(exit_code) => return Ok(exit_code),
     };
     let table_seconds = started.elapsed().as_secs_f64();
-    if let Some(path) = &args.longrun.save_table {
-        if let Err(e) = tablefile::write_atomic(
-            path,
-            &plan.moves,
-            plan.limit as u64,
-            t.values(),
-            t.max_value(),
-        ) {
-            unsaved.push(Unsaved {
-                flag: "--save-table",
-                file: path.clone(),
-                error: e,
-            });
-        }
-    }
+    tables::save_table(
+        &plan.moves,
+        plan.limit,
+        t.values(),
+        t.max_value(),
+        &args.longrun,
+        &mut unsaved,
+    );
     let started = Instant::now();
     let answer = plan.count_exact(&t)?;
     let count_seconds = started.elapsed().as_secs_f64();
@@ -139,42 +104,8 @@ pub fn run(args: Args) -> CliResult {
     } else {
         println!("{answer}");
     }
-    if unsaved.is_empty() {
-        return Ok(0);
-    }
-    for u in &unsaved {
-        eprintln!(
-            "error: the answer above is complete, but a file was not written: {}: {}",
-            u.flag, u.error
-        );
-    }
-    Ok(EXIT_UNSAVED)
+    Ok(tables::report_unsaved(&unsaved))
 }
-
-/// A file the run was asked to write and could not (the answer is printed all the same).
-struct Unsaved {
-    /// The flag that asked for it: `--save-table` or `--checkpoint`.
-    flag: &'static str,
-    /// The file as given.
-    file: std::path::PathBuf,
-    /// Why it was not written, one line.
-    error: Error,
-}
-
-impl Unsaved {
-    /// `{"flag": ..., "file": ..., "reason": ...}`, an element of `--json`'s `unsaved`.
-    fn to_json(&self) -> serde_json::Value {
-        serde_json::json!({
-            "flag": self.flag,
-            "file": self.file.display().to_string(),
-            "reason": self.error.to_string(),
-        })
-    }
-}
-
-/// Exit status of a run that printed its answer but could not write a file it was asked to
-/// (`--save-table`, the final `--checkpoint`): distinct from a refusal (2), which does no work.
-pub const EXIT_UNSAVED: i32 = 4;
 
 /// One heap through the win/lose sieve: the answer is the cold count. Fields a sieve cannot
 /// know (the max value and where it occurs, option steps) are null in `--json`, and the work
@@ -232,34 +163,10 @@ fn print_json(plan: &Plan, facts: serde_json::Value, load_start: Option<f64>) {
     println!("{out}");
 }
 
-/// Checks every file before any work (a table is never written over an existing file; a
-/// damaged or foreign table or checkpoint is refused up front) and returns where the table
-/// starts: from scratch or from the longest prefix a file provides.
+/// Checks every file before any work ([`tables::check_files`]) and that the back-end can
+/// resume when it must, and returns where the table starts.
 fn check_files(plan: &Plan, lr: &LongRunArgs) -> Result<Start> {
-    if let Some(path) = &lr.save_table {
-        tablefile::check_absent(path, "--save-table")?;
-        tablefile::check_writable(path, "--save-table")?;
-    }
-    if let Some(path) = &lr.checkpoint {
-        tablefile::check_overwritable(path, &plan.moves, plan.limit)
-            .map_err(|e| Error::Invalid(format!("--checkpoint: {e}")))?;
-    }
-    // Both files must fit, together where they share a disk: refused now, not after hours.
-    let bytes = tablefile::file_bytes(&plan.moves, plan.limit as u64);
-    let mut files = Vec::new();
-    if let Some(path) = &lr.save_table {
-        files.push((path.as_path(), bytes, "--save-table"));
-    }
-    if let Some(path) = &lr.checkpoint {
-        files.push((path.as_path(), bytes, "--checkpoint"));
-    }
-    tablefile::check_room(&files)?;
-    let start = longrun::start_from_files(
-        &plan.moves,
-        plan.limit,
-        lr.checkpoint.as_deref(),
-        lr.load_table.as_deref(),
-    )?;
+    let start = tables::check_files(&plan.moves, plan.limit, lr)?;
     let partial = matches!(&start, Start::Seed(f) if f.provides(plan.limit) <= plan.limit);
     if (lr.checkpoint.is_some() || partial) && !(plan.table.make)().resumable() {
         return Err(Error::Invalid(format!(
@@ -287,36 +194,6 @@ fn build_table(
         ..LongRun::default()
     };
     let fill = |g: &mut [u16], from: usize, max: u16| builder.fill(&plan.moves, g, from, max);
-    match longrun::run_fill(&plan.moves, plan.limit, start, &fill, &opts)? {
-        Outcome::Finished(values) => Ok(Ok(Table::from_values(values))),
-        Outcome::FinishedUnsaved { values, error } => {
-            if let Some(file) = &lr.checkpoint {
-                unsaved.push(Unsaved {
-                    flag: "--checkpoint",
-                    file: file.clone(),
-                    error,
-                });
-            }
-            Ok(Ok(Table::from_values(values)))
-        }
-        Outcome::Interrupted {
-            signal,
-            done,
-            checkpoint,
-        } => {
-            let by = signal.map_or("a stop request", |s| s.name());
-            let positions = plan.limit as u64 + 1;
-            match checkpoint {
-                Some(path) => eprintln!(
-                    "interrupted by {by} after g(0..{done}) of {positions} positions, kept in {}; to resume run the same command: {}",
-                    path.display(),
-                    same_command()
-                ),
-                None => eprintln!(
-                    "interrupted by {by} after g(0..{done}) of {positions} positions; nothing was kept (add --checkpoint FILE to keep progress)"
-                ),
-            }
-            Ok(Err(signal.map_or(1, super::exit_status_for)))
-        }
-    }
+    let outcome = longrun::run_fill(&plan.moves, plan.limit, start, &fill, &opts)?;
+    Ok(tables::finish(outcome, plan.limit, lr, unsaved).map(Table::from_values))
 }

@@ -125,6 +125,14 @@ pub fn workload(rules: &Rules, table: &Table, threads: usize) -> Workload {
 /// Checks `limit` (range, the back-end's affordable size, memory) and builds the table of
 /// `rules` with the named back-end.
 pub fn build(name: &str, rules: &Rules, limit: u64) -> Result<Table> {
+    let (builder, limit) = prepare(name, rules, limit)?;
+    builder.build(rules, limit)
+}
+
+/// The named back-end, made, once `limit` is checked (range, the back-end's affordable size,
+/// the table and its scratch memory against what is available), with the checked limit:
+/// what a caller that drives `fill` itself (the long-run driver) refuses before any work.
+pub fn prepare(name: &str, rules: &Rules, limit: u64) -> Result<(Box<dyn OctalBuilder>, usize)> {
     let entry = find(name)?;
     let limit = Limit::new(limit)?.get();
     let builder = (entry.make)();
@@ -146,5 +154,5 @@ pub fn build(name: &str, rules: &Rules, limit: u64) -> Result<Table> {
             entry.name
         ),
     )?;
-    builder.build(rules, limit)
+    Ok((builder, limit))
 }

@@ -21,7 +21,8 @@
 //! next interval, and a failed final write ends the run as [`Outcome::FinishedUnsaved`], the
 //! values still in hand.
 
-use super::progress::{steps_before, Progress};
+use super::progress::Progress;
+use super::ruleset::Ruleset;
 use super::signals::{self, Signal, SignalGuard};
 use super::tablefile::{self, TableFile};
 use crate::base::error::{Error, Result};
@@ -32,6 +33,11 @@ use std::time::{Duration, Instant};
 
 /// The fill step: `fill(&mut g[..to], from, max_before)` computes g[from..to].
 pub type Fill<'a> = &'a (dyn Fn(&mut [u16], usize, u16) + Sync);
+
+/// A fill step that may fail (an octal back-end refuses a value past `u16::MAX`): the run
+/// stops at the failing chunk, keeps g(0..from) in the checkpoint if one was asked, and
+/// returns the error.
+pub type TryFill<'a> = &'a (dyn Fn(&mut [u16], usize, u16) -> Result<()> + Sync);
 
 /// The steps of the first chunk, before any rate is measured (a few milliseconds of work).
 const FIRST_CHUNK_STEPS: u128 = 1 << 20;
@@ -83,7 +89,7 @@ pub enum Start {
     /// From g(0).
     Fresh,
     /// From a table or checkpoint file's prefix: g(0..provides(N)) are taken from it. The file
-    /// must be for the same moves (checked again here); it may be for a smaller or larger N.
+    /// must be for the same rules (checked again here); it may be for a smaller or larger N.
     Seed(TableFile),
 }
 
@@ -111,7 +117,7 @@ pub enum Outcome {
 /// S(to - 1) - S(from - 1) stay within `budget`, at least [`MIN_CHUNK_POSITIONS`] positions, at
 /// most [`MAX_GROWTH`] times the previous chunk, never past `end`.
 fn next_chunk_end(
-    moves: &Moves,
+    rules: &dyn Ruleset,
     from: usize,
     end: usize,
     budget: u128,
@@ -122,13 +128,14 @@ fn next_chunk_end(
         most = most.min(p.saturating_mul(MAX_GROWTH).max(MIN_CHUNK_POSITIONS));
     }
     let least = MIN_CHUNK_POSITIONS.min(most);
-    // Binary search on the chunk length: steps_before is O(sqrt N) for the squares and O(moves)
+    // Binary search on the chunk length: steps_before is O(sqrt N) for the squares, O(moves)
+    // for a list and O(digits) for an octal code,
     // for a list, a few dozen calls per chunk of about half a second.
-    let base = steps_before(moves, from);
+    let base = rules.steps_before(from);
     let (mut lo, mut hi) = (least, most);
     while lo < hi {
         let mid = lo + (hi - lo).div_ceil(2);
-        if steps_before(moves, from + mid) - base <= budget {
+        if rules.steps_before(from + mid) - base <= budget {
             lo = mid;
         } else {
             hi = mid - 1;
@@ -139,21 +146,36 @@ fn next_chunk_end(
 
 /// Computes g(0..=limit) through `fill` in chunks; see the module documentation. `limit` must
 /// come from a [`crate::base::limit::Limit`]. Refuses, before any work, a seed for
-/// other moves, and a checkpoint path that holds something other than a checkpoint for these
-/// moves with at most N + 1 positions.
+/// other rules, and a checkpoint path that holds something other than a checkpoint for these
+/// rules with at most N + 1 positions.
 pub fn run_fill(
-    moves: &Moves,
+    rules: &dyn Ruleset,
     limit: usize,
     start: Start,
     fill: Fill<'_>,
     opts: &LongRun,
 ) -> Result<Outcome> {
+    let fill = |g: &mut [u16], from: usize, max: u16| {
+        fill(g, from, max);
+        Ok(())
+    };
+    try_run_fill(rules, limit, start, &fill, opts)
+}
+
+/// [`run_fill`] with a fill step that may fail ([`TryFill`]).
+pub fn try_run_fill(
+    rules: &dyn Ruleset,
+    limit: usize,
+    start: Start,
+    fill: TryFill<'_>,
+    opts: &LongRun,
+) -> Result<Outcome> {
     let end = limit + 1;
     if let Some(path) = &opts.checkpoint {
-        tablefile::check_overwritable(path, moves, limit)?;
+        tablefile::check_overwritable(path, rules, limit)?;
         tablefile::check_writable(path, "--checkpoint")?;
     }
-    let (g, done) = seed_values(moves, limit, start)?;
+    let (g, done) = seed_values(rules, limit, start)?;
     if !opts.resumable && done < end {
         return fill_at_once(end, done, fill, opts);
     }
@@ -161,11 +183,21 @@ pub fn run_fill(
     let mut run = Filling::new(g, done, end);
 
     let _guard = SignalGuard::install()?;
-    let stopped = run.in_chunks(moves, limit, fill, opts)?;
+    let stopped = match run.in_chunks(rules, limit, fill, opts) {
+        Ok(stopped) => stopped,
+        Err(e) => {
+            // g(0..done) are final: keep them for a rerun with other settings, best effort
+            // (the fill's error is the one to report).
+            if let Some(path) = &opts.checkpoint {
+                let _ = run.write(path, rules, limit);
+            }
+            return Err(e);
+        }
+    };
 
     if let Some(signal) = stopped {
         if let Some(path) = &opts.checkpoint {
-            run.write(path, moves, limit)?;
+            run.write(path, rules, limit)?;
         }
         return Ok(Outcome::Interrupted {
             signal,
@@ -174,8 +206,8 @@ pub fn run_fill(
         });
     }
     if let Some(path) = &opts.checkpoint {
-        if !(seeded == end && holds_table(path, moves, limit, &run.g)) {
-            if let Err(error) = run.write(path, moves, limit) {
+        if !(seeded == end && holds_table(path, rules, limit, &run.g)) {
+            if let Err(error) = run.write(path, rules, limit) {
                 return Ok(Outcome::FinishedUnsaved {
                     values: run.g,
                     error,
@@ -187,12 +219,12 @@ pub fn run_fill(
 }
 
 /// The values a run starts from and how many they are: none, or the prefix g(0..provides(N))
-/// of a seed file, refused if it was made for other moves.
-fn seed_values(moves: &Moves, limit: usize, start: Start) -> Result<(Vec<u16>, usize)> {
+/// of a seed file, refused if it was made for other rules.
+fn seed_values(rules: &dyn Ruleset, limit: usize, start: Start) -> Result<(Vec<u16>, usize)> {
     match start {
         Start::Fresh => Ok((Vec::new(), 0)),
         Start::Seed(file) => {
-            file.check_usable(moves)?;
+            file.check_usable(rules)?;
             let k = file.provides(limit);
             let mut values = file.values;
             values.truncate(k);
@@ -203,14 +235,14 @@ fn seed_values(moves: &Moves, limit: usize, start: Start) -> Result<(Vec<u16>, u
 
 /// A back-end that cannot resume fills the whole table in one call, from a fresh start only:
 /// with a checkpoint or a partial seed (`done` > 0) it is refused.
-fn fill_at_once(end: usize, done: usize, fill: Fill<'_>, opts: &LongRun) -> Result<Outcome> {
+fn fill_at_once(end: usize, done: usize, fill: TryFill<'_>, opts: &LongRun) -> Result<Outcome> {
     if opts.checkpoint.is_some() || done > 0 {
         return Err(Error::Invalid(
             "this table back-end cannot resume from a checkpoint or a partial table; choose a resumable one".into(),
         ));
     }
     let mut g = crate::kernels::huge_pages::zeroed(end);
-    fill(&mut g, 0, 0);
+    fill(&mut g, 0, 0)?;
     Ok(Outcome::Finished(g))
 }
 
@@ -233,28 +265,29 @@ impl Filling {
     }
 
     /// Writes g(0..done) as the table file at `path` (a checkpoint until done = N + 1).
-    fn write(&self, path: &Path, moves: &Moves, limit: usize) -> Result<()> {
-        tablefile::write_atomic(path, moves, limit as u64, &self.g[..self.done], self.max)
+    fn write(&self, path: &Path, rules: &dyn Ruleset, limit: usize) -> Result<()> {
+        tablefile::write_atomic(path, rules, limit as u64, &self.g[..self.done], self.max)
     }
 
     /// Fills chunk after chunk, each sized by the rate measured on the previous one, showing
     /// progress and writing the checkpoint every `opts.every`, until the table is complete
     /// (`None`), [`LongRun::stop_after_positions`] is reached (`Some(None)`) or a signal
-    /// arrived (`Some(Some(signal))`).
+    /// arrived (`Some(Some(signal))`); a fill that fails ends it with its error, `done`
+    /// still counting only the chunks finished before.
     fn in_chunks(
         &mut self,
-        moves: &Moves,
+        rules: &dyn Ruleset,
         limit: usize,
-        fill: Fill<'_>,
+        fill: TryFill<'_>,
         opts: &LongRun,
     ) -> Result<Option<Option<Signal>>> {
         let end = limit + 1;
-        let mut progress = Progress::new(moves, limit, self.done, opts.quiet, &opts.label);
+        let mut progress = Progress::new(rules, limit, self.done, opts.quiet, &opts.label);
         let mut last_write = Instant::now();
         let mut rate: Option<f64> = None;
         let mut previous: Option<usize> = None;
         let stop_at = opts.stop_after_positions.map(|k| k.max(self.done));
-        let mut steps_done = steps_before(moves, self.done);
+        let mut steps_done = rules.steps_before(self.done);
 
         let stopped = loop {
             if self.done >= end {
@@ -267,12 +300,18 @@ impl Filling {
                 None => FIRST_CHUNK_STEPS,
                 Some(r) => (r * opts.chunk_target.as_secs_f64()).max(1.0) as u128,
             };
-            let mut to = next_chunk_end(moves, self.done, end, budget, previous);
+            let mut to = next_chunk_end(rules, self.done, end, budget, previous);
             if let Some(k) = stop_at {
                 to = to.min(k);
             }
-            let secs = self.fill_chunk(fill, to);
-            let steps_to = steps_before(moves, to);
+            let secs = match self.fill_chunk(fill, to) {
+                Ok(secs) => secs,
+                Err(e) => {
+                    progress.finish();
+                    return Err(e);
+                }
+            };
+            let steps_to = rules.steps_before(to);
             rate = Some((steps_to - steps_done) as f64 / secs);
             steps_done = steps_to;
             previous = Some(to - self.done);
@@ -285,7 +324,7 @@ impl Filling {
                 if self.done < end && last_write.elapsed() >= opts.every {
                     // A failed checkpoint costs only the progress since the last good one:
                     // the run goes on and tries again at the next interval.
-                    if let Err(e) = self.write(path, moves, limit) {
+                    if let Err(e) = self.write(path, rules, limit) {
                         eprintln!(
                             "warning: checkpoint not written, the run goes on and tries again in {}: {e}",
                             super::progress::fmt_eta(opts.every.as_secs_f64())
@@ -301,13 +340,13 @@ impl Filling {
 
     /// Computes g(done..to) and folds it into the max; returns the seconds it took (at least
     /// a microsecond, so a rate is always finite). Leaves `done` to the caller.
-    fn fill_chunk(&mut self, fill: Fill<'_>, to: usize) -> f64 {
+    fn fill_chunk(&mut self, fill: TryFill<'_>, to: usize) -> Result<f64> {
         let t = Instant::now();
-        fill(&mut self.g[..to], self.done, self.max);
+        fill(&mut self.g[..to], self.done, self.max)?;
         let secs = t.elapsed().as_secs_f64().max(1e-6);
         let chunk_max = self.g[self.done..to].iter().copied().max().unwrap_or(0);
         self.max = self.max.max(chunk_max);
-        secs
+        Ok(secs)
     }
 }
 
@@ -325,21 +364,24 @@ pub fn build_shown(builder: &dyn TableBuilder, label: &str, moves: &Moves, limit
         label: label.to_string(),
         ..LongRun::default()
     };
-    let fill = |g: &mut [u16], from: usize, max: u16| builder.fill(moves, g, from, max);
+    let fill = |g: &mut [u16], from: usize, max: u16| {
+        builder.fill(moves, g, from, max);
+        Ok(())
+    };
     let mut run = Filling::new(Vec::new(), 0, limit + 1);
     run.in_chunks(moves, limit, &fill, &opts)
         .expect("a run without a checkpoint writes no file, so it cannot fail");
     Table::from_values(run.g)
 }
 
-/// True when `path` already is the complete table `g` for these moves and N (so a rerun that
+/// True when `path` already is the complete table `g` for these rules and N (so a rerun that
 /// computed nothing does not rewrite it).
-fn holds_table(path: &Path, moves: &Moves, limit: usize, g: &[u16]) -> bool {
+fn holds_table(path: &Path, rules: &dyn Ruleset, limit: usize, g: &[u16]) -> bool {
     match tablefile::read_header(path) {
         Ok(h) => {
             h.limit == limit as u64
                 && h.is_complete()
-                && h.moves_label == moves.label()
+                && h.moves_label == rules.label()
                 && h.block_values == tablefile::BLOCK_VALUES as u64
                 && h.block_sums == tablefile::block_sums(g)
         }
@@ -353,7 +395,7 @@ fn holds_table(path: &Path, moves: &Moves, limit: usize, g: &[u16]) -> bool {
 /// a checkpoint whose values are damaged from block k on gives the blocks before k, with a
 /// warning on stderr naming the block and the position the run computes again from.
 pub fn start_from_files(
-    moves: &Moves,
+    rules: &dyn Ruleset,
     limit: usize,
     checkpoint: Option<&Path>,
     load: Option<&Path>,
@@ -361,7 +403,7 @@ pub fn start_from_files(
     let mut best: Option<TableFile> = None;
     let mut consider = |file: Result<TableFile>, flag: &str| -> Result<()> {
         let file = file.map_err(|e| Error::Invalid(format!("{flag}: {e}")))?;
-        file.check_usable(moves)
+        file.check_usable(rules)
             .map_err(|e| Error::Invalid(format!("{flag}: {e}")))?;
         if best
             .as_ref()
@@ -396,6 +438,7 @@ pub fn start_from_files(
 
 #[cfg(test)]
 mod tests {
+    use super::super::progress::steps_before;
     use super::*;
 
     #[test]

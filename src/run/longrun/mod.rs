@@ -6,17 +6,25 @@
 //! documented binary format that numpy reads in one line).
 //!
 //! - [`tablefile`]: the file format of a table or checkpoint, read and write.
-//! - [`spot_check`]: a loaded table's values held against the rules at sampled positions.
+//! - [`ruleset`]: what the machinery needs of a game's rules ([`Ruleset`]), for the
+//!   subtraction sets and the octal games alike.
+//! - [`spot_check`], [`spot_check_octal`]: a loaded table's values held against the rules at
+//!   sampled positions.
 //! - [`signals`]: SIGINT/SIGTERM set a flag while a run is active.
 //! - [`progress`]: the bar and its ETA.
 //! - [`driver`]: the chunked run over a fill closure (a table back-end's `fill`).
 
 pub mod driver;
 pub mod progress;
+pub mod ruleset;
 pub mod signals;
 pub mod spot_check;
+pub mod spot_check_octal;
 pub mod tablefile;
 
-pub use driver::{build_shown, run_fill, start_from_files, Fill, LongRun, Outcome, Start};
+pub use driver::{
+    build_shown, run_fill, start_from_files, try_run_fill, Fill, LongRun, Outcome, Start, TryFill,
+};
+pub use ruleset::Ruleset;
 pub use signals::{interrupted, Signal, SignalGuard};
 pub use tablefile::{read, read_checkpoint, read_header, write_atomic, Damage, Header, TableFile};

@@ -12,6 +12,7 @@
 //! run does not go silent between its forecast and its answer; a run shorter than that
 //! prints nothing.
 
+use super::ruleset::Ruleset;
 use crate::base::moves::Moves;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
@@ -58,11 +59,7 @@ pub const SHOW_AFTER: Duration = Duration::from_secs(1);
 
 /// The option steps spent computing g(0..p): S(p - 1), 0 for p = 0.
 pub fn steps_before(moves: &Moves, p: usize) -> u128 {
-    if p == 0 {
-        0
-    } else {
-        moves.option_steps(p - 1)
-    }
+    Ruleset::steps_before(moves, p)
 }
 
 /// Seconds left, from the steps done in `elapsed_seconds` and the steps still to do, assuming
@@ -111,7 +108,13 @@ pub struct Progress {
 impl Progress {
     /// A bar for g(0..=limit) that starts at `done` positions (a seed), hidden for now;
     /// `label` (may be empty) starts the line, e.g. the back-end being built.
-    pub fn new(moves: &Moves, limit: usize, done: usize, quiet: bool, label: &str) -> Progress {
+    pub fn new(
+        rules: &dyn Ruleset,
+        limit: usize,
+        done: usize,
+        quiet: bool,
+        label: &str,
+    ) -> Progress {
         let visible_possible = may_show(quiet);
         let bar =
             ProgressBar::with_draw_target(Some(limit as u64 + 1), ProgressDrawTarget::hidden());
@@ -135,8 +138,8 @@ impl Progress {
             positions: limit as u64 + 1,
             shown: false,
             start,
-            steps_at_start: steps_before(moves, done),
-            steps_total: steps_before(moves, limit + 1),
+            steps_at_start: rules.steps_before(done),
+            steps_total: rules.steps_before(limit + 1),
         }
     }
 

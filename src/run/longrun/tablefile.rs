@@ -15,12 +15,12 @@
 //! | 24 | 8 | done, u64: g(0), ..., g(done - 1) are stored; done <= N + 1 |
 //! | 32 | 2 | max of the stored values, u16 (0 when done = 0) |
 //! | 34 | 2 | zero |
-//! | 36 | 4 | L, length of the moves label in bytes, u32 |
+//! | 36 | 4 | L, length of the rules label in bytes, u32 |
 //! | 40 | 4 | B, values per block, u32 ([`BLOCK_VALUES`] = 2^20 when this build writes) |
 //! | 44 | 4 | zero |
 //! | 48 | 8 | header checksum: FNV-1a 64 of the first S bytes with this field set to zero |
 //! | 56 | 8 | zero |
-//! | 64 | L | the moves label, UTF-8: `squares` or the sorted list such as `1,3,4` ([`Moves::label`]) |
+//! | 64 | L | the rules label, UTF-8 ([`Ruleset::label`]): a subtraction set's `squares` or sorted list such as `1,3,4`, an octal game's `octal ` and its code (`octal 0.6`) |
 //! | 64 + L | ... | zero up to S = 64 + L rounded up to a multiple of 8 |
 //! | S | 8 · ceil(done / B) | block checksums: FNV-1a 64 of the value bytes of g(kB..min((k+1)B, done)), block k = 0, 1, ... |
 //! | ... | ... | zero up to H |
@@ -43,13 +43,17 @@
 //! Version 1 (one checksum over all values, before blocks) is refused in one line: its
 //! tables are computed again.
 //!
+//! The octal games' tables use the same layout, version 2 unchanged: only their label differs
+//! (`octal 0.6`), and no subtraction set's label starts with `octal `, so a Nim Square table
+//! is never taken for an octal game's or the reverse ([`super::ruleset`]).
+//!
 //! FNV-1a 64 (offset basis 0xcbf29ce484222325, prime 0x100000001b3, one byte at a time) is
 //! used for all checksums: it is a few lines, needs no dependency, and catches the damage
 //! that matters here (a torn or truncated write, a flipped byte); it is not a defence against
 //! deliberate tampering.
 
+use super::ruleset::{self, Ruleset};
 use crate::base::error::{Error, Result};
-use crate::base::moves::Moves;
 use std::fs::{self, File};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -120,7 +124,8 @@ pub struct Header {
     pub done: u64,
     /// The largest stored value (0 when `done` = 0).
     pub max: u16,
-    /// [`Moves::label`] of the moves the values are for.
+    /// [`Ruleset::label`] of the rules the values are for (a subtraction set or an octal
+    /// code; the name is older than the octal games).
     pub moves_label: String,
     /// The byte offset of g(0).
     pub header_bytes: usize,
@@ -143,9 +148,10 @@ impl Header {
         (self.done.min(requested_limit as u64 + 1)) as usize
     }
 
-    /// Refuses a file made for other moves: "was made for moves 1,3,4, not squares".
-    pub fn check_matches(&self, moves: &Moves, path: &Path) -> Result<()> {
-        check_label(&self.moves_label, moves, path)
+    /// Refuses a file made for other rules: "was made for moves 1,3,4, not squares", "was
+    /// made for moves squares, not octal 0.6".
+    pub fn check_matches(&self, rules: &dyn Ruleset, path: &Path) -> Result<()> {
+        check_label(&self.moves_label, rules, path)
     }
 
     /// The positions g(a..b) of block `k`.
@@ -156,13 +162,13 @@ impl Header {
 }
 
 impl TableFile {
-    /// Refuses a file made for other moves ([`Header::check_matches`]), and one whose values
-    /// break the rules at a spot-checked position ([`super::spot_check`]): what every use of
-    /// a loaded table goes through.
-    pub fn check_usable(&self, moves: &Moves) -> Result<()> {
+    /// Refuses a file made for other rules ([`Header::check_matches`]), and one whose values
+    /// break the rules at a spot-checked position ([`Ruleset::first_wrong`]): what every use
+    /// of a loaded table goes through.
+    pub fn check_usable(&self, rules: &dyn Ruleset) -> Result<()> {
         let path = &self.path;
-        self.header.check_matches(moves, path)?;
-        match super::spot_check::first_wrong(moves, &self.values) {
+        self.header.check_matches(rules, path)?;
+        match rules.first_wrong(&self.values) {
             None => Ok(()),
             Some((n, found, rules)) => Err(invalid(
                 path,
@@ -235,14 +241,25 @@ impl std::fmt::Display for Damage {
     }
 }
 
-/// Refuses a file whose moves label is not `moves.label()`.
-fn check_label(label: &str, moves: &Moves, path: &Path) -> Result<()> {
-    let want = moves.label();
+/// Refuses a file whose label is not `rules.label()`, naming both: `was made for moves
+/// 1,3,4, not squares` between two subtraction sets, `was made for octal 0.6, not moves
+/// squares` across the families.
+fn check_label(label: &str, rules: &dyn Ruleset, path: &Path) -> Result<()> {
+    let want = rules.label();
     if label != want {
+        let found = ruleset::describe(label);
+        let same_family =
+            label.starts_with(ruleset::OCTAL_PREFIX) == want.starts_with(ruleset::OCTAL_PREFIX);
+        let wanted = if same_family && !want.starts_with(ruleset::OCTAL_PREFIX) {
+            want.clone()
+        } else {
+            ruleset::describe(&want)
+        };
         return Err(invalid(
             path,
             &format!(
-                "was made for moves {label}, not {want}; give --moves {label} or another file"
+                "was made for {found}, not {wanted}; {}",
+                ruleset::use_hint(label, same_family)
             ),
         ));
     }
@@ -335,14 +352,14 @@ pub fn tmp_path(path: &Path) -> PathBuf {
     path.with_file_name(name)
 }
 
-/// Writes g(0..values_done.len()) for moves and N = `limit` to `path` so that `path` is always
+/// Writes g(0..values_done.len()) for `rules` and N = `limit` to `path` so that `path` is always
 /// either the old file or the whole new one: write `path.tmp` in the same folder, fsync it,
 /// rename it over `path`, fsync the folder. `max` must be the largest value in `values_done`
 /// (0 when empty). Overwrites `path` without asking: callers check first
 /// ([`check_overwritable`]).
 pub fn write_atomic(
     path: &Path,
-    moves: &Moves,
+    rules: &dyn Ruleset,
     limit: u64,
     values_done: &[u16],
     max: u16,
@@ -354,7 +371,7 @@ pub fn write_atomic(
             &format!("cannot store {done} values for N = {limit} (at most N + 1)"),
         ));
     }
-    let label = moves.label();
+    let label = rules.label();
     let tmp = tmp_path(path);
     let write = || -> std::io::Result<()> {
         let mut file = File::create(&tmp)?;
@@ -699,10 +716,10 @@ fn read_blocks(
     Ok((values, max, None))
 }
 
-/// Refuses to let a checkpoint for `moves` and N = `limit` replace `path` unless `path` does
-/// not exist or is a checkpoint or table for the same moves holding no more positions than the
+/// Refuses to let a checkpoint for `rules` and N = `limit` replace `path` unless `path` does
+/// not exist or is a checkpoint or table for the same rules holding no more positions than the
 /// run will (so nothing the user did not ask to lose is overwritten).
-pub fn check_overwritable(path: &Path, moves: &Moves, limit: usize) -> Result<()> {
+pub fn check_overwritable(path: &Path, rules: &dyn Ruleset, limit: usize) -> Result<()> {
     if !path.exists() {
         return Ok(());
     }
@@ -714,7 +731,7 @@ pub fn check_overwritable(path: &Path, moves: &Moves, limit: usize) -> Result<()
                 "{e} (refusing to overwrite it; delete it or choose another file)"
             ))
         })?;
-    header.check_matches(moves, path)?;
+    header.check_matches(rules, path)?;
     if header.done > limit as u64 + 1 {
         return Err(invalid(
             path,
@@ -728,17 +745,17 @@ pub fn check_overwritable(path: &Path, moves: &Moves, limit: usize) -> Result<()
     Ok(())
 }
 
-/// Reads the complete table in `path` made for `moves`, for a command's `flag` (such as
-/// `--load-table`): refuses, naming the flag, a damaged file, one made for other moves, and a
+/// Reads the complete table in `path` made for `rules`, for a command's `flag` (such as
+/// `--load-table`): refuses, naming the flag, a damaged file, one made for other rules, and a
 /// checkpoint that is not finished. Its values are not spot-checked: `verify` checks them all,
 /// and other users call [`TableFile::check_usable`].
-pub fn read_complete(path: &Path, moves: &Moves, flag: &str) -> Result<TableFile> {
+pub fn read_complete(path: &Path, rules: &dyn Ruleset, flag: &str) -> Result<TableFile> {
     let named = |e: Error| Error::Invalid(format!("{flag}: {e}"));
     let file = read(path).map_err(named)?;
-    file.check_matches(moves, path).map_err(named)?;
+    file.check_matches(rules, path).map_err(named)?;
     if !file.is_complete() {
         return Err(Error::Invalid(format!(
-            "{flag} {}: a checkpoint of {} of {} positions; finish it with `solve --checkpoint` first",
+            "{flag} {}: a checkpoint of {} of {} positions; finish it first (run the command that keeps it with --checkpoint again)",
             path.display(),
             file.done,
             file.limit + 1
@@ -765,11 +782,11 @@ pub fn check_absent(path: &Path, flag: &str) -> Result<()> {
     Ok(())
 }
 
-/// The bytes of a complete table file for `moves` and N = `limit`: the header with its block
+/// The bytes of a complete table file for `rules` and N = `limit`: the header with its block
 /// checksums and N + 1 little-endian u16 values.
-pub fn file_bytes(moves: &Moves, limit: u64) -> u64 {
+pub fn file_bytes(rules: &dyn Ruleset, limit: u64) -> u64 {
     let blocks = block_count(limit + 1, BLOCK_VALUES as u64);
-    header_len_for(moves.label().len(), blocks) as u64 + 2 * (limit + 1)
+    header_len_for(rules.label().len(), blocks) as u64 + 2 * (limit + 1)
 }
 
 /// Bytes free to an unprivileged writer on the file system holding `folder` (statvfs's
