@@ -230,4 +230,68 @@ mod tests {
             assert_eq!(dispatch(isa, Group), want, "{isa}");
         }
     }
+
+    /// The full type name of the kernel a path runs (generic arguments kept).
+    struct FullName;
+
+    impl WithSumset for FullName {
+        type Out = &'static str;
+
+        fn run<K: SumsetKernel>(self) -> Self::Out {
+            std::any::type_name::<K>()
+        }
+    }
+
+    /// On AVX-512 the VBMI2 funnel shift is taken exactly when the CPU has VBMI2 (the
+    /// plain AVX-512 pass gives the same hits, so only the kernel's type tells).
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn avx512_takes_the_funnel_shift_exactly_when_the_cpu_has_vbmi2() {
+        if !Isa::Avx512.supported() {
+            return;
+        }
+        let want = if std::arch::is_x86_feature_detected!("avx512vbmi2") {
+            "Avx512<true>"
+        } else {
+            "Avx512<false>"
+        };
+        let got = dispatch(Isa::Avx512, FullName);
+        assert!(got.ends_with(want), "{got}, want {want}");
+    }
+
+    /// Five far moves over a class whose words are all 0xff: at s = 64·G + 8j the windows
+    /// are the word rotated right by 64 - 8j bits, so the moves j = 0..4 give bits
+    /// 8j..8j + 8. The free bits are the low 32: every one is hit after the fourth move.
+    #[derive(Clone)]
+    struct FourMovesFillTheFreeBits;
+
+    impl WithSumset for FourMovesFillTheFreeBits {
+        type Out = (usize, Vec<u64>);
+
+        fn run<K: SumsetKernel>(self) -> Self::Out {
+            let group = K::GROUP;
+            let w = 2 * group + 2;
+            let class = vec![0xffu64; w + group + 2];
+            let far: Vec<usize> = (0..5).map(|j| 64 * group + 8 * j).collect();
+            let free = vec![0xffff_ffffu64; group];
+            let mut hits = vec![0u64; group];
+            K::far_hits(&class, w, &far, &free, &mut hits);
+            (group, hits)
+        }
+    }
+
+    /// The group passes test for a full group every 4 moves and stop there: after the
+    /// fourth move here, so the fifth move's bits (32..40, outside the free ones) stay out;
+    /// the passes without a group test (the scalar twin, the word code) read all five.
+    #[test]
+    fn the_group_passes_stop_after_the_fourth_move_once_every_free_bit_is_hit() {
+        for (path, (group, hits)) in each_kernel(FourMovesFillTheFreeBits) {
+            let want = if group == 1 {
+                0xff_ffff_ffff
+            } else {
+                0xffff_ffff
+            };
+            assert_eq!(hits, vec![want; group], "{path}");
+        }
+    }
 }
