@@ -3,13 +3,17 @@
 //! The grid, the ids and the selection are the library's ([`nimsquare::instruments::matrix`],
 //! so the tests check this very list): `table/<backend>/<N>` at N = 10^4, 10^5, 10^6 with
 //! throughput S(N) option steps; `count/<backend>/<N>` on the N = 10^5 and 10^6 tables;
-//! `solve/<table>+<count>/<N>` end to end at N = 10^5. A back-end with vector kernels is timed
+//! `solve/<table>+<count>/<N>` end to end at N = 10^5; `octal/<backend>/<code>/<N>` for
+//! Officers (0.6) and Dawson's chess (0.137) at N = 10^4 and 10^5, throughput the octal
+//! game's option steps (every removal and split pair). A back-end with vector kernels is timed
 //! on the active path under its plain name and on every other supported path as
 //! `<backend>@<path>`.
 //!
 //! Before anything is timed, the agreement gate runs the one checker (`check::check`) on
 //! exactly the back-ends, paths and N the command line selects (none for `--help` and
-//! `--list`); a disagreement panics with the names, so nothing wrong is ever timed. A filter
+//! `--list`); the octal group's tables are held against the octal stage's judge (the control
+//! `octal-naive` where it affords N, else the reference `octal-sparse`). A disagreement
+//! panics with the names, so nothing wrong is ever timed. A filter
 //! that matches nothing is refused (one line on stderr, status 2). `--warm-up-time`,
 //! `--measurement-time` and `--sample-size` on the command line win over the grid's own
 //! sizing.
@@ -27,7 +31,6 @@
 
 use criterion::{BenchmarkId, Criterion, SamplingMode, Throughput};
 use nimsquare::base::isa::{self, Isa};
-use nimsquare::base::moves::Moves;
 use nimsquare::instruments::check;
 use nimsquare::instruments::matrix::{self, Bench, BenchArgs, GateCase, Grid, Group};
 use nimsquare::instruments::matrix_report;
@@ -56,8 +59,7 @@ impl Checked {
     }
 
     fn seconds(&self, b: &Bench) -> f64 {
-        let one = |group: Group, name: String| {
-            let id = format!("{}/{name}/{}", group.name(), b.n);
+        let one = |id: String| {
             self.seconds
                 .iter()
                 .find(|(i, _)| *i == id)
@@ -66,9 +68,25 @@ impl Checked {
         match b.group {
             Group::Solve => {
                 let (t, c) = (b.table.expect("a table"), b.count.expect("a count"));
-                one(Group::Table, t.name.to_string()) + one(Group::Count, c.name.to_string())
+                one(format!("table/{}/{}", t.name(), b.n))
+                    + one(format!("count/{}/{}", c.name, b.n))
             }
-            _ => one(b.group, b.name()),
+            _ => one(b.id()),
+        }
+    }
+
+    /// Keeps each table's first seconds of an octal gate case's `tables` (on `path`).
+    fn record_tables(&mut self, tables: &check::Tables, path: Option<Isa>, n: usize) {
+        let judge = (tables.judge, tables.judge_seconds);
+        for (name, s) in std::iter::once(judge).chain(tables.checked.iter().copied()) {
+            let at = match path {
+                Some(p) => format!("{name}@{p}"),
+                None => name.to_string(),
+            };
+            let id = format!("octal/{at}/{}/{n}", tables.game.label());
+            if !self.seconds.iter().any(|(i, _)| *i == id) {
+                self.seconds.push((id, s));
+            }
         }
     }
 
@@ -119,6 +137,13 @@ fn gate(selected: &[Bench]) -> Checked {
     let start = Instant::now();
     let mut want: Vec<(usize, u128)> = Vec::new();
     for case in &cases {
+        if case.game.moves().is_none() {
+            let tables = matrix::check_gate_tables(case)
+                .and_then(|t| t.into_result())
+                .unwrap_or_else(|e| panic!("bench matrix refused to time: {e}"));
+            checked.record_tables(&tables, case.path, case.n);
+            continue;
+        }
         let report = check_or_panic(case);
         let answer = match want.iter().find(|(n, _)| *n == case.n) {
             Some(&(_, a)) => a,
@@ -144,22 +169,47 @@ fn gate(selected: &[Bench]) -> Checked {
         }
         checked.record(&report, case.path, case.n);
     }
-    let names = |f: fn(&GateCase) -> &Vec<&'static str>| {
-        let mut all: Vec<&str> = cases.iter().flat_map(|c| f(c).iter().copied()).collect();
+    let (squares, octal): (Vec<&GateCase>, Vec<&GateCase>) =
+        cases.iter().partition(|c| c.game.moves().is_some());
+    let names = |of: &[&GateCase], f: fn(&GateCase) -> &Vec<&'static str>| {
+        let mut all: Vec<&str> = of.iter().flat_map(|c| f(c).iter().copied()).collect();
         all.sort_unstable();
         all.dedup();
         all.join(", ")
     };
-    let mut ns: Vec<usize> = cases.iter().map(|c| c.n).collect();
-    ns.dedup();
-    eprintln!(
-        "agreement gate: {} benchmarks; tables [{}] and counts [{}] agree with the judges at N = {ns:?} on {} path(s) ({:.1} s)",
-        selected.len(),
-        names(|c| &c.tables),
-        names(|c| &c.counts),
-        1 + cases.iter().filter_map(|c| c.path).collect::<std::collections::BTreeSet<_>>().len(),
-        start.elapsed().as_secs_f64()
-    );
+    let paths = |of: &[&GateCase]| {
+        1 + of
+            .iter()
+            .filter_map(|c| c.path)
+            .collect::<std::collections::BTreeSet<_>>()
+            .len()
+    };
+    if !squares.is_empty() {
+        let mut ns: Vec<usize> = squares.iter().map(|c| c.n).collect();
+        ns.dedup();
+        eprintln!(
+            "agreement gate: {} benchmarks; tables [{}] and counts [{}] agree with the judges at N = {ns:?} on {} path(s) ({:.1} s)",
+            selected.len(),
+            names(&squares, |c| &c.tables),
+            names(&squares, |c| &c.counts),
+            paths(&squares),
+            start.elapsed().as_secs_f64()
+        );
+    }
+    if !octal.is_empty() {
+        let mut games: Vec<String> = octal
+            .iter()
+            .map(|c| format!("{} at N = {}", c.game.label(), c.n))
+            .collect();
+        games.dedup();
+        eprintln!(
+            "agreement gate: octal tables [{}] agree with the octal judges ({}) on {} path(s) ({:.1} s)",
+            names(&octal, |c| &c.tables),
+            games.join(", "),
+            paths(&octal),
+            start.elapsed().as_secs_f64()
+        );
+    }
     checked
 }
 
@@ -200,23 +250,26 @@ fn size(
 
 /// Times `selected` (already gated), group by group.
 fn run(c: &mut Criterion, grid: &Grid, args: &BenchArgs, selected: &[Bench], checked: &Checked) {
-    let moves = Moves::Squares;
-    for g in [Group::Table, Group::Count, Group::Solve] {
+    for g in Group::ALL {
+        if !selected.iter().any(|b| b.group == g) {
+            continue;
+        }
         let mut group = c.benchmark_group(g.name());
         for b in selected.iter().filter(|b| b.group == g) {
             if g != Group::Count {
-                group.throughput(Throughput::Elements(moves.option_steps(b.n) as u64));
+                group.throughput(Throughput::Elements(b.game.option_steps(b.n) as u64));
             }
             if args.runs_benchmarks() {
                 size(&mut group, grid, args, checked.seconds(b));
             }
-            let id = BenchmarkId::new(b.name(), b.n);
-            let builder = b.table.map(|t| (t.make)());
+            let id = BenchmarkId::new(b.function(), b.n);
+            let builder = b.table.map(|t| t.make());
             let counter = b.count.map(|c| (c.make)());
-            on_path(b.path, || match (builder.as_deref(), counter.as_deref()) {
+            let game = &b.game;
+            on_path(b.path, || match (builder.as_ref(), counter.as_deref()) {
                 (Some(builder), None) => {
                     group.bench_with_input(id, &b.n, |bench, &n| {
-                        bench.iter(|| builder.build(black_box(&moves), black_box(n)))
+                        bench.iter(|| builder.build(black_box(game), black_box(n)).expect("gated"))
                     });
                 }
                 (None, Some(counter)) => {
@@ -233,7 +286,7 @@ fn run(c: &mut Criterion, grid: &Grid, args: &BenchArgs, selected: &[Bench], che
                 (Some(builder), Some(counter)) => {
                     group.bench_with_input(id, &b.n, |bench, &n| {
                         bench.iter(|| {
-                            let t = builder.build(black_box(&moves), black_box(n));
+                            let t = builder.build(black_box(game), black_box(n)).expect("gated");
                             counter.count(&t, 3).expect("gated")
                         })
                     });

@@ -23,6 +23,7 @@ const LAYERS: &[(&str, usize)] = &[
     ("octal", 5),
     ("games", 6),
     ("run::longrun", 7),
+    ("run::workload", 7),
     ("run::wisdom", 8),
     ("run::planner", 9),
     ("instruments::check", 10),

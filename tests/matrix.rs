@@ -3,8 +3,14 @@
 //! nothing, and a filter gates exactly the back-ends, paths and N it will time.
 
 use nimsquare::base::isa::Isa;
+use nimsquare::base::moves::Moves;
 use nimsquare::instruments::matrix::{self, BenchArgs, GateCase, Grid};
-use nimsquare::{count, registry, table};
+use nimsquare::run::workload::Game;
+use nimsquare::{count, octal, registry, table};
+
+fn squares() -> Game {
+    Game::Subtraction(Moves::Squares)
+}
 
 fn args(a: &[&str]) -> BenchArgs {
     BenchArgs::parse(a.iter().map(|s| s.to_string()))
@@ -81,6 +87,7 @@ fn a_filter_gates_exactly_what_it_times() {
     assert_eq!(
         cases(&["table/stamped-lanes/100000$"]),
         [GateCase {
+            game: squares(),
             n: 100_000,
             path: None,
             tables: vec!["stamped-lanes"],
@@ -90,6 +97,7 @@ fn a_filter_gates_exactly_what_it_times() {
     assert_eq!(
         cases(&["--exact", "count/wht/1000000"]),
         [GateCase {
+            game: squares(),
             n: 1_000_000,
             path: None,
             tables: vec![],
@@ -100,6 +108,7 @@ fn a_filter_gates_exactly_what_it_times() {
     assert_eq!(
         cases(&["table/stamped-lanes@scalar/10000$"]),
         [GateCase {
+            game: squares(),
             n: 10_000,
             path: Some(Isa::Scalar),
             tables: vec!["stamped-lanes"],
@@ -110,6 +119,7 @@ fn a_filter_gates_exactly_what_it_times() {
     assert_eq!(
         cases(&["solve/stamped\\+wht/"]),
         [GateCase {
+            game: squares(),
             n: 100_000,
             path: None,
             tables: vec!["stamped"],
@@ -189,4 +199,86 @@ fn the_ratio_reference_must_be_a_selected_back_end() {
         e.contains("NIMSQUARE_RATIO_TO='wht'") && e.contains("stamped-lanes"),
         "{e}"
     );
+}
+
+#[test]
+fn every_fast_octal_back_end_is_timed_on_each_octal_game_of_the_grid_with_stable_ids() {
+    let all = matrix::benches(&Grid::full());
+    let ids: Vec<String> = all.iter().map(|b| b.id()).collect();
+    for e in registry::fast(octal::BACKENDS) {
+        for code in ["0.6", "0.137"] {
+            for n in [10_000, 100_000] {
+                let id = format!("octal/{}/{code}/{n}", e.name);
+                assert!(ids.contains(&id), "{id}");
+            }
+        }
+    }
+    // The control is checked, never timed; the vector back-end has its scalar twin.
+    assert!(!ids.iter().any(|i| i.contains("octal-naive")));
+    if nimsquare::base::isa::active() != Isa::Scalar {
+        assert!(ids.contains(&"octal/octal-vector@scalar/0.6/10000".to_string()));
+    }
+    // A filter selects an octal game's benchmarks the same way, and gates them per game.
+    let gated = cases(&["^octal/octal-vector/0.6/"]);
+    assert_eq!(
+        gated,
+        [10_000, 100_000].map(|n| GateCase {
+            game: Game::octal("0.6").unwrap(),
+            n,
+            path: None,
+            tables: vec!["octal-vector"],
+            counts: vec![],
+        })
+    );
+    // The Nim Square filters of MEASURING.md select no octal benchmark.
+    assert!(cases(&["^(table|count|solve)/"])
+        .iter()
+        .all(|c| c.game == squares()));
+}
+
+#[test]
+fn the_octal_gate_passes_every_registered_back_end() {
+    // The smoke grid's octal cases, as the bench runs them: every table agrees.
+    let quick = matrix::benches(&Grid::quick());
+    let selected = matrix::select(&quick, &args(&["^octal/"])).unwrap();
+    let octal_cases = matrix::gate_cases(&selected);
+    assert!(!octal_cases.is_empty());
+    for case in &octal_cases {
+        let tables = matrix::check_gate_tables(case)
+            .unwrap()
+            .into_result()
+            .unwrap_or_else(|e| panic!("{case:?}: {e}"));
+        // Below 2*10^4 the control judges (quick N are 10^3 and 10^4).
+        assert_eq!(tables.judge, "octal-naive");
+        for name in &case.tables {
+            assert!(tables.checked.iter().any(|(t, _)| t == name), "{name}");
+        }
+        // A gate case of an octal game has no counts: the solve check refuses it.
+        assert!(matrix::check_gate_case(case).is_err());
+    }
+}
+
+/// Needs the `testing` feature's deliberately wrong octal back-end.
+#[cfg(feature = "testing")]
+#[test]
+fn the_octal_gate_refuses_a_wrong_back_end() {
+    use nimsquare::instruments::check::testing::OCTAL_WRONG_AT_500;
+    use nimsquare::run::workload::Backend;
+    // A back-end whose table differs at one position is refused, named with the position,
+    // by the control at a small N and by the reference `octal-sparse` beyond it.
+    let officers = Game::octal("0.6").unwrap();
+    let wrong = Backend::Octal(&OCTAL_WRONG_AT_500);
+    for (n, judge) in [(1_000, "octal-naive"), (30_000, "octal-sparse")] {
+        let e = matrix::gate_tables(&officers, n, None, &[wrong])
+            .unwrap()
+            .into_result()
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains(&format!("'{judge}' gives g(500)"))
+                && e.contains("'octal-wrong-at-500'")
+                && e.contains("octal game 0.6"),
+            "{e}"
+        );
+    }
 }

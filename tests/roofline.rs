@@ -521,3 +521,63 @@ fn scale_resume_refuses_a_study_without_the_roofline_columns() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn an_octal_game_gets_a_line_per_octal_back_end_and_bad_input_is_refused_first() {
+    // Every fast octal back-end is timed on Officers and held against its model; the
+    // tables agree (the run would stop otherwise), and the unit is the option step.
+    let v = json_of([
+        "roofline", "--octal", "0.6", "--limit", "3000", "--repeat", "1", "--json",
+    ]);
+    assert_eq!(v["octal"], "0.6");
+    let lines = v["backends"].as_array().expect("a backends array");
+    for e in nimsquare::registry::fast(nimsquare::octal::BACKENDS) {
+        let line = lines
+            .iter()
+            .find(|l| l["backend"] == e.name)
+            .unwrap_or_else(|| panic!("{}: {v}", e.name));
+        assert_eq!(line["stage"], "octal", "{line}");
+        assert_eq!(line["model"], e.model.summary, "{line}");
+    }
+    assert!(
+        lines.iter().all(|l| l["stage"] == "octal"),
+        "no counts: {v}"
+    );
+    // Text: the models that leave work out say so beside their line.
+    let text = stdout_of([
+        "roofline",
+        "--octal",
+        "0.6",
+        "--limit",
+        "2000",
+        "--repeat",
+        "1",
+        "--table",
+        "octal-sparse",
+    ]);
+    assert!(
+        text.contains("octal game 0.6") && text.contains("note backend=octal-sparse:"),
+        "{text}"
+    );
+    // Refused before any work: an unknown code, the control past what it affords, a table
+    // back-end of the other stage, counts.
+    let e = assert_refused(&["roofline", "--octal", "0.9"]);
+    assert!(
+        e.contains("--octal") && e.contains("not an octal digit"),
+        "{e}"
+    );
+    let e = assert_refused(&[
+        "roofline",
+        "--octal",
+        "0.6",
+        "--table",
+        "octal-naive",
+        "--limit",
+        "30000",
+    ]);
+    assert!(e.contains("octal-naive") && e.contains("N <= 20000"), "{e}");
+    let e = assert_refused(&["roofline", "--octal", "0.6", "--table", "stamped"]);
+    assert!(e.contains("octal-sparse"), "{e}");
+    assert_refused(&["roofline", "--octal", "0.6", "--count", "wht"]);
+    assert_refused(&["roofline", "--octal", "0.6", "--moves", "1,2"]);
+}

@@ -2,8 +2,10 @@
 //! so that what the tests check is the bench's own list, not a copy of it.
 //!
 //! The matrix times every fast back-end of the registries: `table/<name>/<N>` at each table
-//! N, `count/<name>/<N>` on the table of each count N, and `solve/<table>+<count>/<N>` end to
-//! end. A back-end with vector kernels is timed on every path the CPU supports: on the
+//! N, `count/<name>/<N>` on the table of each count N, `solve/<table>+<count>/<N>` end to
+//! end, and `octal/<name>/<code>/<N>` for each octal game of the grid ([`Grid::octal`]). The
+//! table and octal groups are one loop over a [`Game`]'s back-ends, so a stage that builds
+//! another kind of table enters with its games in the grid. A back-end with vector kernels is timed on every path the CPU supports: on the
 //! active path (`--isa`, by default the widest) under its plain name, on each other path as
 //! `<name>@<path>` (so `table/stamped-lanes/100000` is the path a user runs by default, and
 //! `table/stamped-lanes@scalar/100000` its scalar twin).
@@ -12,17 +14,16 @@
 //! exposes no filter), so it can gate exactly the benchmarks it will time ([`select`]) and
 //! nothing for `--help` or `--list`.
 
-use crate::base::error::Result;
+use crate::base::error::{Error, Result};
 use crate::base::isa::{self, Isa};
 use crate::base::moves::Moves;
 use crate::count::{self, Counter};
 use crate::instruments::check::{self, Case};
 use crate::registry::{self, Entry};
-use crate::table::{self, TableBuilder};
+use crate::run::workload::{Backend, Game};
+use crate::table;
 use std::time::Duration;
 
-/// A table back-end's registry entry.
-pub type TableEntry = &'static Entry<dyn TableBuilder>;
 /// A count back-end's registry entry.
 pub type CountEntry = &'static Entry<dyn Counter>;
 
@@ -32,6 +33,10 @@ pub struct Grid {
     pub table: Vec<usize>,
     pub count: Vec<usize>,
     pub solve: Vec<usize>,
+    /// The octal games timed, each with its limits: sizes every fast octal back-end builds
+    /// in about a second or less on the active path (`octal-vector` is quadratic, and
+    /// `octal-sparse` has no sparse space on a periodic game such as 0.137).
+    pub octal: Vec<(&'static str, Vec<usize>)>,
     /// Measurement time of a benchmark whose single run is short.
     pub measure: Duration,
     pub warm_up: Duration,
@@ -39,12 +44,16 @@ pub struct Grid {
 
 impl Grid {
     /// The full matrix: tables at 10^4, 10^5 and 10^6, counts at 10^5 and 10^6, solves at
-    /// 10^5.
+    /// 10^5, Officers (0.6) and Dawson's chess (0.137) at 10^4 and 10^5.
     pub fn full() -> Grid {
         Grid {
             table: vec![10_000, 100_000, 1_000_000],
             count: vec![100_000, 1_000_000],
             solve: vec![100_000],
+            octal: vec![
+                ("0.6", vec![10_000, 100_000]),
+                ("0.137", vec![10_000, 100_000]),
+            ],
             measure: Duration::from_secs(3),
             warm_up: Duration::from_secs(1),
         }
@@ -56,6 +65,7 @@ impl Grid {
             table: vec![1_000, 10_000],
             count: vec![10_000],
             solve: vec![10_000],
+            octal: vec![("0.6", vec![1_000, 10_000]), ("0.137", vec![10_000])],
             measure: Duration::from_millis(300),
             warm_up: Duration::from_millis(100),
         }
@@ -76,15 +86,29 @@ pub enum Group {
     Table,
     Count,
     Solve,
+    /// Tables of an octal game.
+    Octal,
 }
 
 impl Group {
+    /// Every group, in the order they run.
+    pub const ALL: [Group; 4] = [Group::Table, Group::Count, Group::Solve, Group::Octal];
+
     /// The group's name, the first part of an id.
     pub fn name(self) -> &'static str {
         match self {
             Group::Table => "table",
             Group::Count => "count",
             Group::Solve => "solve",
+            Group::Octal => "octal",
+        }
+    }
+
+    /// The group whose benchmarks build the tables of `game` alone.
+    pub fn building(game: &Game) -> Group {
+        match game {
+            Game::Subtraction(_) => Group::Table,
+            Game::Octal(_) => Group::Octal,
         }
     }
 }
@@ -93,8 +117,10 @@ impl Group {
 #[derive(Clone)]
 pub struct Bench {
     pub group: Group,
-    /// The table back-end (table and solve benchmarks).
-    pub table: Option<TableEntry>,
+    /// The game whose table is built (the squares for the table, count and solve groups).
+    pub game: Game,
+    /// The back-end that builds the table (table, octal and solve benchmarks).
+    pub table: Option<Backend>,
     /// The count back-end (count and solve benchmarks).
     pub count: Option<CountEntry>,
     /// The vector path forced while it runs; `None` runs on the active path.
@@ -106,8 +132,8 @@ impl Bench {
     /// The middle part of the id: `name`, `name@path` or `table+count`.
     pub fn name(&self) -> String {
         let base = match (self.group, self.table, self.count) {
-            (Group::Solve, Some(t), Some(c)) => format!("{}+{}", t.name, c.name),
-            (_, Some(t), None) => t.name.to_string(),
+            (Group::Solve, Some(t), Some(c)) => format!("{}+{}", t.name(), c.name),
+            (_, Some(t), None) => t.name().to_string(),
             (_, None, Some(c)) => c.name.to_string(),
             _ => unreachable!("every benchmark names its back-ends"),
         };
@@ -117,9 +143,19 @@ impl Bench {
         }
     }
 
-    /// The whole id criterion shows and filters on: `group/name/N`.
+    /// The function part of criterion's id: [`Bench::name`], then `/<code>` for an octal
+    /// game (so each game's benchmarks are compared among themselves).
+    pub fn function(&self) -> String {
+        match (self.group, &self.game) {
+            (Group::Octal, game) => format!("{}/{}", self.name(), game.label()),
+            _ => self.name(),
+        }
+    }
+
+    /// The whole id criterion shows and filters on: `group/name/N`, or
+    /// `octal/name/code/N`.
     pub fn id(&self) -> String {
-        format!("{}/{}/{}", self.group.name(), self.name(), self.n)
+        format!("{}/{}/{}", self.group.name(), self.function(), self.n)
     }
 }
 
@@ -142,27 +178,33 @@ fn paths(follows_isa: bool) -> Vec<Option<Isa>> {
 /// Every benchmark of the matrix on `grid`, in the order they run: the fast back-ends of
 /// the registries (controls are checked, never timed).
 pub fn benches(grid: &Grid) -> Vec<Bench> {
-    let tables: Vec<TableEntry> = registry::fast(table::BACKENDS).collect();
+    let squares = Game::Subtraction(Moves::Squares);
+    let tables: Vec<Backend> = squares.fast();
     let counts: Vec<CountEntry> = registry::fast(count::BACKENDS).collect();
     let mut out = Vec::new();
-    for &n in &grid.table {
-        for &t in &tables {
-            for path in paths(t.follows_isa()) {
-                out.push(Bench {
-                    group: Group::Table,
-                    table: Some(t),
-                    count: None,
-                    path,
-                    n,
-                });
+    let builds = |game: &Game, limits: &[usize], out: &mut Vec<Bench>| {
+        for &n in limits {
+            for t in game.fast() {
+                for path in paths(t.follows_isa()) {
+                    out.push(Bench {
+                        group: Group::building(game),
+                        game: game.clone(),
+                        table: Some(t),
+                        count: None,
+                        path,
+                        n,
+                    });
+                }
             }
         }
-    }
+    };
+    builds(&squares, &grid.table, &mut out);
     for &n in &grid.count {
         for &c in &counts {
             for path in paths(c.follows_isa()) {
                 out.push(Bench {
                     group: Group::Count,
+                    game: squares.clone(),
                     table: None,
                     count: Some(c),
                     path,
@@ -176,6 +218,7 @@ pub fn benches(grid: &Grid) -> Vec<Bench> {
             for &c in &counts {
                 out.push(Bench {
                     group: Group::Solve,
+                    game: squares.clone(),
                     table: Some(t),
                     count: Some(c),
                     path: None,
@@ -183,6 +226,10 @@ pub fn benches(grid: &Grid) -> Vec<Bench> {
                 });
             }
         }
+    }
+    for (code, limits) in &grid.octal {
+        let game = Game::octal(code).expect("the grid's octal codes parse");
+        builds(&game, limits, &mut out);
     }
     out
 }
@@ -364,21 +411,32 @@ pub const SIGNIFICANCE_LEVEL: f64 = 0.01;
 /// (the judge's table is counted).
 #[derive(Debug, Clone, PartialEq)]
 pub struct GateCase {
+    /// The game whose tables are built (the squares for the table, count and solve groups).
+    pub game: Game,
     pub n: usize,
     pub path: Option<Isa>,
     pub tables: Vec<&'static str>,
     pub counts: Vec<&'static str>,
 }
 
-/// The gate of `selected`, one case per (N, path), in ascending N with the active path
-/// first: exactly the back-ends, paths and N that will be timed.
+/// The gate of `selected`, one case per (game, N, path): the squares' first, then each
+/// octal game in the grid's order, each in ascending N with the active path first; exactly
+/// the back-ends, paths and N that will be timed.
 pub fn gate_cases(selected: &[Bench]) -> Vec<GateCase> {
     let mut cases: Vec<GateCase> = Vec::new();
+    let mut games: Vec<Game> = Vec::new();
     for b in selected {
-        let i = match cases.iter().position(|c| c.n == b.n && c.path == b.path) {
+        if !games.contains(&b.game) {
+            games.push(b.game.clone());
+        }
+        let i = match cases
+            .iter()
+            .position(|c| c.game == b.game && c.n == b.n && c.path == b.path)
+        {
             Some(i) => i,
             None => {
                 cases.push(GateCase {
+                    game: b.game.clone(),
                     n: b.n,
                     path: b.path,
                     tables: Vec::new(),
@@ -389,8 +447,8 @@ pub fn gate_cases(selected: &[Bench]) -> Vec<GateCase> {
         };
         let case = &mut cases[i];
         if let Some(t) = b.table {
-            if !case.tables.contains(&t.name) {
-                case.tables.push(t.name);
+            if !case.tables.contains(&t.name()) {
+                case.tables.push(t.name());
             }
         }
         if let Some(c) = b.count {
@@ -400,7 +458,14 @@ pub fn gate_cases(selected: &[Bench]) -> Vec<GateCase> {
         }
     }
     let rank = |p: Option<Isa>| p.map_or(0, |p| 1 + p as usize);
-    cases.sort_by_key(|c| (c.n, rank(c.path)));
+    let game_rank = |g: &Game| {
+        let i = games
+            .iter()
+            .position(|x| x == g)
+            .expect("a game of the selection");
+        (g.moves().is_none(), i)
+    };
+    cases.sort_by_key(|c| (game_rank(&c.game), c.n, rank(c.path)));
     cases
 }
 
@@ -411,8 +476,14 @@ pub fn gate_cases(selected: &[Bench]) -> Vec<GateCase> {
 /// selected alone is run on it. What `benches/matrix.rs` runs before timing anything, and
 /// what the tests call.
 pub fn check_gate_case(case: &GateCase) -> Result<check::Report> {
+    let Some(moves) = case.game.moves() else {
+        return Err(Error::Invalid(format!(
+            "the gate case of {} builds tables only: check it with check_gate_tables",
+            case.game.describe()
+        )));
+    };
     let c = Case {
-        moves: Moves::Squares,
+        moves: moves.clone(),
         limit: case.n,
         heaps: 3,
     };
@@ -431,6 +502,34 @@ pub fn check_gate_case(case: &GateCase) -> Result<check::Report> {
         .collect::<Result<Vec<_>>>()?;
     let run = || check::check(&c, &tables, &counts, &[]);
     match case.path {
+        Some(path) => isa::with(path, run)?,
+        None => run(),
+    }
+}
+
+/// The agreement gate's check of a case's tables alone, for any game: the judge's table
+/// ([`Game::judge`]: the stage's control where it affords N, else its reference) and each
+/// of the case's table back-ends built on its path and compared with it
+/// ([`check::against_judge`]); disagreements are in the result
+/// ([`check::Tables::into_result`]). What the bench runs for the octal group.
+pub fn check_gate_tables(case: &GateCase) -> Result<check::Tables> {
+    let backends = case
+        .tables
+        .iter()
+        .map(|name| case.game.find(name))
+        .collect::<Result<Vec<_>>>()?;
+    gate_tables(&case.game, case.n, case.path, &backends)
+}
+
+/// [`check_gate_tables`] on back-ends given directly (a test's deliberately wrong one).
+pub fn gate_tables(
+    game: &Game,
+    n: usize,
+    path: Option<Isa>,
+    backends: &[Backend],
+) -> Result<check::Tables> {
+    let run = || check::against_judge(game, n, backends);
+    match path {
         Some(path) => isa::with(path, run)?,
         None => run(),
     }

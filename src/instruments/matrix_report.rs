@@ -53,6 +53,20 @@ pub struct Row {
 }
 
 impl Row {
+    /// The game a row's back-end built, for the groups that time several (`octal`: the code
+    /// after the back-end, `octal-sparse/0.6`); empty for the others. Rows are compared
+    /// (ratios, summary blocks) only within one group, game and N.
+    pub fn game(&self) -> &str {
+        self.backend.split_once('/').map_or("", |(_, game)| game)
+    }
+
+    /// The back-end's name without the game (`octal-sparse` of `octal-sparse/0.6`).
+    pub fn backend_name(&self) -> &str {
+        self.backend
+            .split_once('/')
+            .map_or(&self.backend, |(b, _)| b)
+    }
+
     /// The benchmark's id, `group/backend/N`, as criterion prints and filters it.
     pub fn id(&self) -> String {
         format!("{}/{}/{}", self.group, self.backend, self.n)
@@ -195,29 +209,35 @@ fn read_one(folder: &Path) -> Result<Option<Row>> {
     )))
 }
 
-/// Sorts rows by group (table, count, solve, then others by name), N, back-end.
+/// Sorts rows by group (table, count, solve, octal, then others by name), game, N,
+/// back-end.
 pub fn sort(rows: &mut [Row]) {
     let rank = |g: &str| match g {
         "table" => 0,
         "count" => 1,
         "solve" => 2,
-        _ => 3,
+        "octal" => 3,
+        _ => 4,
     };
     rows.sort_by(|a, b| {
-        (rank(&a.group), &a.group, a.n, &a.backend).cmp(&(
+        (rank(&a.group), &a.group, a.game(), a.n, &a.backend).cmp(&(
             rank(&b.group),
             &b.group,
+            b.game(),
             b.n,
             &b.backend,
         ))
     });
 }
 
-/// Sets every row's ratio to the reference of its group and N: the back-end named `to` where
-/// it is among them, else the fastest (smallest median). The reference's own ratio is exactly
+/// Sets every row's ratio to the reference of its group, game and N: the back-end named `to`
+/// (with or without its game) where it is among them, else the fastest (smallest median). The reference's own ratio is exactly
 /// 1; the others' interval is the conservative range of the module doc. Cost: O(rows²).
 pub fn add_ratios(rows: &mut [Row], to: Option<&str>) {
-    let keys: Vec<(String, u64)> = rows.iter().map(|r| (r.group.clone(), r.n)).collect();
+    let keys: Vec<(String, String, u64)> = rows
+        .iter()
+        .map(|r| (r.group.clone(), r.game().to_string(), r.n))
+        .collect();
     for (i, key) in keys.iter().enumerate() {
         let peers = || {
             rows.iter()
@@ -226,7 +246,7 @@ pub fn add_ratios(rows: &mut [Row], to: Option<&str>) {
                 .map(|(r, _)| r)
         };
         let reference = to
-            .and_then(|name| peers().find(|r| r.backend == name))
+            .and_then(|name| peers().find(|r| r.backend == name || r.backend_name() == name))
             .or_else(|| peers().min_by(|a, b| a.median_ns.total_cmp(&b.median_ns)))
             .cloned()
             .expect("a row is its own peer");
@@ -274,7 +294,10 @@ pub fn summary_table(rows: &[Row]) -> String {
         "summary: each back-end's median ({:.0}% interval) and its ratio to the reference of its group and N (ratio interval: the range over both intervals, conservative; runs are not paired)\n",
         level * 100.0
     ));
-    let mut keys: Vec<(&str, u64)> = rows.iter().map(|r| (r.group.as_str(), r.n)).collect();
+    let mut keys: Vec<(&str, &str, u64)> = rows
+        .iter()
+        .map(|r| (r.group.as_str(), r.game(), r.n))
+        .collect();
     keys.dedup();
     let width = rows
         .iter()
@@ -282,14 +305,19 @@ pub fn summary_table(rows: &[Row]) -> String {
         .max()
         .unwrap_or(0)
         .max(7);
-    for (group, n) in keys {
+    for (group, game, n) in keys {
         let mut block: Vec<&Row> = rows
             .iter()
-            .filter(|r| r.group == group && r.n == n)
+            .filter(|r| r.group == group && r.game() == game && r.n == n)
             .collect();
         block.sort_by(|a, b| a.median_ns.total_cmp(&b.median_ns));
         let to = block[0].ratio_to.as_deref().unwrap_or("?");
-        out.push_str(&format!("{group} N = {n} (ratio to {to})\n"));
+        let game = if game.is_empty() {
+            String::new()
+        } else {
+            format!(" {game}")
+        };
+        out.push_str(&format!("{group}{game} N = {n} (ratio to {to})\n"));
         for r in block {
             out.push_str(&format!(
                 "  {:<width$}  {:>12}  [{:>12}, {:>12}]  ratio {:>7}  [{}, {}]\n",
@@ -399,6 +427,39 @@ mod tests {
         assert_eq!(rows[1].ratio_lo, Some(95.0 / 220.0));
         // A name missing from a group and N falls back to the fastest there.
         assert_eq!(rows[3].ratio_to.as_deref(), Some("c"));
+    }
+
+    #[test]
+    fn octal_rows_are_compared_within_their_game() {
+        // Two games at one N: each back-end's ratio is to the fastest of its own game.
+        let mut rows = vec![
+            row("octal", "octal-vector/0.6", 10, (100.0, 100.0, 100.0)),
+            row("octal", "octal-sparse/0.6", 10, (300.0, 300.0, 300.0)),
+            row("octal", "octal-sparse/0.137", 10, (50.0, 50.0, 50.0)),
+            row("octal", "octal-vector/0.137", 10, (10.0, 10.0, 10.0)),
+        ];
+        sort(&mut rows);
+        add_ratios(&mut rows, None);
+        fn of<'a>(rows: &'a [Row], b: &str) -> &'a Row {
+            rows.iter().find(|r| r.backend == b).unwrap()
+        }
+        assert_eq!(of(&rows, "octal-sparse/0.6").ratio, Some(3.0));
+        assert_eq!(of(&rows, "octal-sparse/0.137").ratio, Some(5.0));
+        assert_eq!(
+            of(&rows, "octal-sparse/0.6").ratio_to.as_deref(),
+            Some("octal-vector/0.6")
+        );
+        // The named reference is found without its game.
+        add_ratios(&mut rows, Some("octal-sparse"));
+        assert_eq!(of(&rows, "octal-vector/0.6").ratio, Some(100.0 / 300.0));
+        assert_eq!(of(&rows, "octal-vector/0.137").ratio, Some(0.2));
+        let text = summary_table(&rows);
+        assert!(
+            text.contains("octal 0.137 N = 10 (ratio to octal-sparse/0.137)")
+                && text.contains("octal 0.6 N = 10 (ratio to octal-sparse/0.6)"),
+            "{text}"
+        );
+        assert_eq!(text.matches(" N = 10 ").count(), 2, "{text}");
     }
 
     #[test]

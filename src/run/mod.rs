@@ -5,8 +5,11 @@
 //! - [`longrun`]: chunked table runs with progress, signals and checkpoints, and the
 //!   saved-table format with its spot check;
 //! - [`wisdom`]: the back-end choices `tune` measured on this machine, read and checked;
-//! - [`planner`]: a request resolved once into a plan, `auto` made concrete.
+//! - [`planner`]: a request resolved once into a plan, `auto` made concrete;
+//! - [`workload`]: the game an instrument times (a subtraction game or an octal game) and
+//!   the stage whose back-ends build it, what the instruments iterate instead of a stage.
 
 pub mod longrun;
 pub mod planner;
 pub mod wisdom;
+pub mod workload;

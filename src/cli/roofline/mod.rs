@@ -10,16 +10,16 @@ use super::args::{JsonArg, LimitArg, MovesArg, RepeatArg};
 use super::common::CliResult;
 use nimsquare::base::error::{Error, Result};
 use nimsquare::base::limit::Limit;
-use nimsquare::base::moves::Moves;
 use nimsquare::base::provenance::load_average;
 use nimsquare::count;
-use nimsquare::instruments::check::Checker;
+use nimsquare::instruments::check;
 use nimsquare::instruments::roofline::{
     self, primitives, Demand, Model, Primitive, Round, Summary,
 };
 use nimsquare::registry::{self, Entry};
 use nimsquare::run::planner;
-use nimsquare::table::{self, Table};
+use nimsquare::run::workload::{Backend, Game};
+use nimsquare::table::Table;
 use render::Output;
 use std::io::IsTerminal;
 use std::time::Instant;
@@ -29,7 +29,10 @@ use std::time::Instant;
     long_about = "Holds every back-end's measured time against what this machine can do.\n\n\
     Measures the primitives the back-ends are made of (byte stores into L1 stamp arrays, 64-byte \
     span loads from a table of the real size for N, sequential memory bandwidth, 64-bit OR-and-scan, \
-    the sweep's multiply-add), on as many threads as each back-end uses. Each back-end runs in \
+    the sweep's multiply-add), on as many threads as each back-end uses. With --octal CODE the \
+    table is that octal game's, built by the octal back-ends (--table names them; no counts), \
+    each priced by its entry's cost model; a model that counts only part of the work says so \
+    in its line (`lower bound`). Each back-end runs in \
     --repeat rounds: one timed run (a table build, or a count on that table), then the primitives \
     its model uses, so each round's bound is priced with rates taken right beside its time. \
     Prints a header, then one line per back-end as it finishes: the median and min-max over the \
@@ -53,6 +56,10 @@ pub struct Args {
     repeat: RepeatArg,
     #[command(flatten)]
     moves: MovesArg,
+    /// Time an octal game instead (0.6, .137, grundy): --table then names octal back-ends
+    /// (default: every one but the control `octal-naive`), and no counts are timed.
+    #[arg(long, value_name = "CODE", conflicts_with_all = ["moves", "count"])]
+    octal: Option<String>,
     #[command(flatten)]
     json: JsonArg,
 }
@@ -60,11 +67,11 @@ pub struct Args {
 /// A checked run.
 struct Plan {
     limit: Limit,
-    tables: Vec<&'static Entry<dyn table::TableBuilder>>,
+    tables: Vec<Backend>,
     counts: Vec<&'static Entry<dyn count::Counter>>,
     /// Rounds per back-end (`--repeat`).
     repeats: usize,
-    moves: Moves,
+    game: Game,
     threads: usize,
     json: bool,
     /// Bytes the run needs at most (what the memory guard checked).
@@ -109,12 +116,19 @@ pub fn run(args: Args) -> CliResult {
 /// Checks every argument and the memory, before any work.
 fn parse(args: Args) -> Result<Plan> {
     let limit = args.limit.limit.get();
-    let tables = chosen(&table::STAGE, table::BACKENDS, &args.table)?;
+    let game = match &args.octal {
+        Some(code) => Game::octal(code).map_err(|e| Error::Invalid(format!("--octal: {e}")))?,
+        None => Game::Subtraction(args.moves.moves.clone()),
+    };
+    let tables = chosen_tables(&game, &args.table)?;
     // The roofline counts three heaps: a named back-end that cannot is refused, the default
-    // list keeps only those that can.
+    // list keeps only those that can. An octal game's roofline times its tables alone.
     let mut counts = chosen(&count::STAGE, count::BACKENDS, &args.count)?;
     if args.count.is_empty() {
         counts.retain(|e| (e.make)().heaps().contains(&3));
+    }
+    if game.moves().is_none() {
+        counts.clear();
     }
     for e in &counts {
         count::check_supports(e, 3)?;
@@ -122,18 +136,17 @@ fn parse(args: Args) -> Result<Plan> {
     // `solve`'s rule for the naive controls: a named one past the N it affords would run for
     // minutes to hours (`naive-mex` at 10^7: about 15 minutes).
     for &e in &tables {
-        planner::check_table_affords(e, limit, "leave it out of --table, or lower --limit")?;
+        game.check_affords(e, limit, "leave it out of --table, or lower --limit")?;
     }
     for &e in &counts {
         planner::check_count_affords(e, limit, 3, "leave it out of --count, or lower --limit")?;
     }
     let threads = rayon::current_num_threads();
-    let moves = args.moves.moves;
     // The largest table with its scratch, the judge's table kept beside it, the span
     // kernel's copy and the stream buffer.
     let needed = tables
         .iter()
-        .map(|e| table::bytes_needed(&*(e.make)(), &moves, limit, threads))
+        .map(|&e| game.bytes_needed(e, limit, threads))
         .max()
         .unwrap_or(0)
         + 4 * (limit as u64 + 1)
@@ -148,11 +161,28 @@ fn parse(args: Args) -> Result<Plan> {
         tables,
         counts,
         repeats: args.repeat.repeat,
-        moves,
+        game,
         threads,
         json: args.json.json,
         memory_needed: needed,
     })
+}
+
+/// The table back-ends of `game` named in `asked` (in that order, without repeats), or every
+/// one that is not a control; an unknown name is refused naming the stage and the valid
+/// names.
+fn chosen_tables(game: &Game, asked: &[String]) -> Result<Vec<Backend>> {
+    if asked.is_empty() {
+        return Ok(game.fast());
+    }
+    let mut out: Vec<Backend> = Vec::new();
+    for name in asked {
+        let e = game.find(name.trim())?;
+        if !out.contains(&e) {
+            out.push(e);
+        }
+    }
+    Ok(out)
 }
 
 /// The entries named in `asked` (in that order, without repeats), or every one that is not a
@@ -182,14 +212,18 @@ fn chosen<T: ?Sized>(
 /// bound: the counts and the primitives come on top. Costs one calibration build per table
 /// back-end, only when N is that large.
 fn forecast(plan: &Plan) -> Result<()> {
+    // The planner forecasts the table stage's builds only; an octal game gets no note.
+    let Some(moves) = plan.game.moves() else {
+        return Ok(());
+    };
     let mut total = 0.0;
     let mut rates = Vec::new();
     for e in &plan.tables {
         let solve_plan = planner::Plan::new(&planner::Request {
-            moves: plan.moves.clone(),
+            moves: moves.clone(),
             limit: plan.limit,
             heaps: 3,
-            table: e.name.to_string(),
+            table: e.name().to_string(),
             count: planner::AUTO.to_string(),
             wisdom: None,
         })?;
@@ -200,8 +234,8 @@ fn forecast(plan: &Plan) -> Result<()> {
         total += seconds * plan.repeats as f64;
         rates.push(format!(
             "{} {:.2}",
-            e.name,
-            seconds * 1e9 / plan.moves.option_steps(plan.n()) as f64
+            e.name(),
+            seconds * 1e9 / moves.option_steps(plan.n()) as f64
         ));
     }
     if total >= super::FORECAST_NOTE_SECONDS {
@@ -213,7 +247,7 @@ fn forecast(plan: &Plan) -> Result<()> {
             plan.tables.len(),
             if plan.tables.len() == 1 { "" } else { "s" },
             plan.repeats,
-            plan.moves.option_steps(plan.n()) as f64,
+            moves.option_steps(plan.n()) as f64,
             planner::CALIBRATION_LIMIT.min(plan.n()),
             rates.join(", "),
         );
@@ -256,53 +290,58 @@ fn price(
 /// Times the table back-ends in rounds, every table checked against the first one built;
 /// returns that table and the primitives' shape taken from it.
 fn measure_tables(plan: &Plan, out: &mut Output) -> Result<(Table, primitives::Shape)> {
-    let mut judge: Option<Checker> = None;
+    let mut judge: Option<check::Tables> = None;
     let mut shape: Option<primitives::Shape> = None;
+    let game = &plan.game;
     for entry in &plan.tables {
-        progress(&format!("table {}: {} rounds", entry.name, plan.repeats));
-        let builder = (entry.make)();
-        let threads = roofline::threads_for(&entry.model, plan.threads);
+        progress(&format!("table {}: {} rounds", entry.name(), plan.repeats));
+        let builder = entry.make();
+        let model = entry.model();
+        let threads = roofline::threads_for(&model, plan.threads);
         let (mut rounds, mut rates) = (Vec::new(), Vec::new());
         let mut demand = None;
         for _ in 0..plan.repeats {
             let start = Instant::now();
-            let table = builder.build(&plan.moves, plan.n());
+            let table = builder.build(game, plan.n())?;
             let seconds = start.elapsed().as_secs_f64();
             // Checked, then dropped before the primitives run (their span table is as big).
-            nimsquare::instruments::check::against_first(
-                &mut judge,
-                &plan.moves,
-                entry.name,
-                table,
-            )?;
-            let judge_table = judge.as_ref().expect("set above").judge_table();
-            let shape =
-                shape.get_or_insert_with(|| primitives::Shape::of_table(&plan.moves, judge_table));
-            let demand = demand.get_or_insert_with(|| {
-                (entry.model.demand)(&judge_table.workload(&plan.moves, plan.threads))
+            check::against_first_of(&mut judge, game, entry.name(), table)?;
+            let judge_table = &judge.as_ref().expect("set above").table;
+            let shape = shape.get_or_insert_with(|| primitives::Shape {
+                limit: judge_table.limit(),
+                alphabet: judge_table.alphabet(),
+                moves: game.removals(judge_table.limit()),
             });
+            let demand = demand
+                .get_or_insert_with(|| (model.demand)(&game.workload(judge_table, plan.threads)));
             let (r, bound) = price(shape, threads, demand);
             rounds.push(Round { seconds, bound });
             rates.push(r);
         }
         out.line(Line {
-            stage: "table",
-            name: entry.name,
-            model: entry.model,
+            stage: entry.stage(),
+            name: entry.name(),
+            model,
             threads,
-            units: (plan.moves.option_steps(plan.n()) as f64).max(1.0),
+            units: (game.option_steps(plan.n()) as f64).max(1.0),
             used: used(&demand.expect("at least one round")),
             rates,
             summary: Summary::of(&rounds),
             rounds,
             load: load_average(),
         });
+        // An octal model that leaves work out bounds nothing tight: said beside its line
+        // (the JSON carries every model's summary).
+        if !plan.json && game.moves().is_none() && model.summary.contains("lower bound") {
+            println!(
+                "note backend={}: its cost model counts only part of its work, so its bound is a floor, not a roofline: {}",
+                entry.name(),
+                model.summary
+            );
+        }
     }
     // `--table` never leaves the list empty (no names means every fast one).
-    let table = judge
-        .expect("at least one table back-end")
-        .judge_table()
-        .clone();
+    let table = judge.expect("at least one table back-end").table;
     Ok((table, shape.expect("shaped with the first table")))
 }
 
@@ -315,7 +354,7 @@ fn measure_counts(
     out: &mut Output,
 ) -> Result<()> {
     let mut first: Option<(&str, u128)> = None;
-    let workload = table.workload(&plan.moves, plan.threads);
+    let workload = plan.game.workload(table, plan.threads);
     for entry in &plan.counts {
         progress(&format!("count {}: {} rounds", entry.name, plan.repeats));
         let counter = (entry.make)();

@@ -8,6 +8,7 @@
 
 use super::{Line, Plan};
 use nimsquare::instruments::roofline::{self, Primitive, Spread};
+use nimsquare::run::workload::Game;
 use serde_json::json;
 use std::io::Write;
 
@@ -22,17 +23,20 @@ impl Output {
     pub(super) fn start(plan: &Plan, load_start: Option<f64>) -> Output {
         let isa = nimsquare::base::isa::active().name();
         if plan.json {
-            let json = json!({
+            let mut json = json!({
                 "version": env!("CARGO_PKG_VERSION"),
                 "build": nimsquare::base::provenance::BUILD_REV,
                 "load_average_start": load_start,
                 "limit": plan.n(),
-                "moves": plan.moves.label(),
+                "moves": plan.game.label(),
                 "threads": plan.threads,
                 "repeats": plan.repeats,
                 "rounds": plan.repeats,
                 "isa": isa,
             });
+            if let Game::Octal(rules) = &plan.game {
+                json["octal"] = json!(rules.label());
+            }
             return Output {
                 json: Some(json),
                 lines: Vec::new(),
@@ -40,9 +44,9 @@ impl Output {
         }
         let rounds = if plan.repeats == 1 { "round" } else { "rounds" };
         emit(&format!(
-            "roofline N = {}, moves {}, {} threads, isa {isa}, {} {rounds} (the back-end, then its primitives; median and min-max over the rounds), build {}, load average {} at start",
+            "roofline N = {}, {}, {} threads, isa {isa}, {} {rounds} (the back-end, then its primitives; median and min-max over the rounds), build {}, load average {} at start",
             plan.n(),
-            plan.moves.label(),
+            plan.game.describe(),
             plan.threads,
             plan.repeats,
             nimsquare::base::provenance::BUILD_REV,
@@ -135,7 +139,7 @@ fn primitive(l: &Line, p: Primitive) -> Spread {
 
 /// The unit a stage's times are divided by.
 fn unit(stage: &str) -> &'static str {
-    if stage == "table" {
+    if stage != "count" {
         "step"
     } else {
         "position"

@@ -26,6 +26,7 @@ use crate::cold::{self, ColdFinder, ColdSet};
 use crate::count::{self, Counter};
 use crate::registry::Entry;
 use crate::run::longrun::build_shown;
+use crate::run::workload::{Backend, Game};
 use crate::table::{self, Table, TableBuilder};
 use std::fmt;
 use std::time::Instant;
@@ -191,25 +192,10 @@ impl Checker {
 
     /// Compares `table`, built by `backend`, with the judge's table; returns whether equal.
     pub fn table(&mut self, backend: &'static str, table: &Table) -> bool {
-        let judge = &self.report.table;
-        let first = judge
-            .values()
-            .iter()
-            .zip(table.values())
-            .position(|(a, b)| a != b);
-        let at = first
-            .or((judge.limit() != table.limit()).then(|| judge.limit().min(table.limit()) + 1));
-        if let Some(at) = at {
-            let value_at = |t: &Table| t.values().get(at).copied().unwrap_or(u16::MAX);
-            self.report.disagreements.push(Disagreement::Table {
-                judge: self.report.table_judge,
-                backend,
-                at,
-                judge_value: value_at(judge),
-                value: value_at(table),
-            });
-        }
-        at.is_none()
+        let found = table_disagreement(self.report.table_judge, &self.report.table, backend, table);
+        let equal = found.is_none();
+        self.report.disagreements.extend(found);
+        equal
     }
 
     /// Compares the cold set `cold`, found by `backend`, with the zero set of the judge's
@@ -310,6 +296,139 @@ pub fn against_first(
         "{found} at N = {}",
         table.limit()
     )))
+}
+
+/// The first difference between the judge's table and `backend`'s (a longer or shorter
+/// table differs one past the shorter's end), if any.
+pub fn table_disagreement(
+    judge_name: &'static str,
+    judge: &Table,
+    backend: &'static str,
+    table: &Table,
+) -> Option<Disagreement> {
+    let first = judge
+        .values()
+        .iter()
+        .zip(table.values())
+        .position(|(a, b)| a != b);
+    let at =
+        first.or((judge.limit() != table.limit()).then(|| judge.limit().min(table.limit()) + 1))?;
+    let value_at = |t: &Table| t.values().get(at).copied().unwrap_or(u16::MAX);
+    Some(Disagreement::Table {
+        judge: judge_name,
+        backend,
+        at,
+        judge_value: value_at(judge),
+        value: value_at(table),
+    })
+}
+
+/// The tables of one game's back-ends held against a judge's table: the check of the
+/// instruments that time tables of any workload ([`Game`]: the bench matrix's gate, `scale`,
+/// `roofline`). The judge is the game's ([`Game::judge`]) or, for [`against_first_of`], the
+/// first table built.
+#[derive(Debug, Clone)]
+pub struct Tables {
+    pub game: Game,
+    /// The judge's name and its table.
+    pub judge: &'static str,
+    pub table: Table,
+    /// The seconds the judge's build took (NaN when not timed here).
+    pub judge_seconds: f64,
+    /// Each back-end compared, with the seconds its build took (NaN when not timed here).
+    pub checked: Vec<(&'static str, f64)>,
+    pub disagreements: Vec<Disagreement>,
+}
+
+impl Tables {
+    /// Nothing compared yet against `judge`'s `table` of `game`.
+    pub fn new(game: Game, judge: &'static str, table: Table) -> Tables {
+        Tables {
+            game,
+            judge,
+            table,
+            judge_seconds: f64::NAN,
+            checked: Vec::new(),
+            disagreements: Vec::new(),
+        }
+    }
+
+    /// Compares `table`, built by `backend` in `seconds`, with the judge's; returns whether
+    /// equal.
+    pub fn compare(&mut self, backend: &'static str, table: &Table, seconds: f64) -> bool {
+        self.checked.push((backend, seconds));
+        let found = table_disagreement(self.judge, &self.table, backend, table);
+        let equal = found.is_none();
+        self.disagreements.extend(found);
+        equal
+    }
+
+    /// Itself, or an [`Error::Disagreement`] naming the first disagreement, N and (for a
+    /// game other than a subtraction game) the game.
+    pub fn into_result(self) -> Result<Tables> {
+        match self.disagreements.first() {
+            Some(d) => Err(Error::Disagreement(format!(
+                "{d} at N = {}{}",
+                self.table.limit(),
+                match &self.game {
+                    Game::Subtraction(_) => String::new(),
+                    other => format!(" ({})", other.describe()),
+                }
+            ))),
+            None => Ok(self),
+        }
+    }
+}
+
+/// Builds `game`'s table at N = `limit` with its judge ([`Game::judge`]), then with each of
+/// `backends` (the judge itself is not built twice), each compared with the judge's;
+/// disagreements and build failures are in the result ([`Tables::into_result`]). The
+/// caller checks memory and affordability first.
+pub fn against_judge(game: &Game, limit: usize, backends: &[Backend]) -> Result<Tables> {
+    let judge = game.judge(limit);
+    let start = Instant::now();
+    let table = judge.make().build(game, limit)?;
+    let mut tables = Tables::new(game.clone(), judge.name(), table);
+    tables.judge_seconds = start.elapsed().as_secs_f64();
+    for b in backends {
+        if *b == judge {
+            continue;
+        }
+        let start = Instant::now();
+        match b.make().build(game, limit) {
+            Ok(t) => {
+                tables.compare(b.name(), &t, start.elapsed().as_secs_f64());
+            }
+            Err(e) => tables.disagreements.push(Disagreement::Failed {
+                backend: b.name().to_string(),
+                error: e.to_string(),
+            }),
+        }
+    }
+    Ok(tables)
+}
+
+/// [`against_first`] for any game: the first table given becomes the judge, each later one
+/// is compared with it, and a difference is an [`Error::Disagreement`] naming both
+/// back-ends, the first differing position and N (the same words as [`against_first`] for
+/// a subtraction game).
+pub fn against_first_of(
+    first: &mut Option<Tables>,
+    game: &Game,
+    name: &'static str,
+    table: Table,
+) -> Result<()> {
+    let Some(t) = first else {
+        *first = Some(Tables::new(game.clone(), name, table));
+        return Ok(());
+    };
+    if t.compare(name, &table, f64::NAN) {
+        return Ok(());
+    }
+    Err(t
+        .clone()
+        .into_result()
+        .expect_err("a disagreement was recorded"))
 }
 
 /// The table judge for N: the naive control where it affords N, else the reference.
@@ -531,6 +650,34 @@ pub mod testing {
         model: crate::cost::Model::NOT_MODELLED,
         kernels: &[],
         make: || Box::new(OffByOneAt(17)),
+    };
+
+    /// The octal reference with one value changed (g(n) xor 1 at a fixed n): a wrong octal
+    /// back-end, for the gate tests.
+    struct OctalOffAt(usize);
+
+    impl crate::octal::OctalBuilder for OctalOffAt {
+        fn fill(&self, rules: &crate::octal::Rules, g: &mut [u16], from: usize) -> Result<()> {
+            (crate::octal::STAGE.reference().make)().fill(rules, g, from)?;
+            if (from..g.len()).contains(&self.0) {
+                g[self.0] ^= 1;
+            }
+            Ok(())
+        }
+        fn scratch_bytes(&self, _: &crate::octal::Rules, _: usize, _: usize) -> u64 {
+            0
+        }
+    }
+
+    /// `octal-wrong-at-500`: the octal reference's table with g(500) xor 1.
+    pub static OCTAL_WRONG_AT_500: Entry<dyn crate::octal::OctalBuilder> = Entry {
+        name: "octal-wrong-at-500",
+        description: "test only",
+        cost: "",
+        role: crate::registry::Role::Fast,
+        model: crate::cost::Model::NOT_MODELLED,
+        kernels: &[],
+        make: || Box::new(OctalOffAt(500)),
     };
 
     /// The Walsh-Hadamard count of the table without its last position: the off-by-one of a
