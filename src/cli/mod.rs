@@ -25,13 +25,6 @@ use common::{EXIT_CHECK_FAILED, EXIT_USAGE};
 use nimsquare::base::error::Error;
 use std::path::PathBuf;
 
-// The helpers moved to `common`, re-exported only for the `super::` paths written inline in
-// files other branches are editing now (octal, profile, roofline, scale, sequence, solve);
-// once those say `common::` this line goes.
-pub use common::{
-    exit_status_for, forecast, forecast_builds, print_json, wisdom, FORECAST_NOTE_SECONDS,
-};
-
 #[derive(Parser)]
 #[command(
     name = "nimsquare",

@@ -171,7 +171,7 @@ pub fn run(args: Args) -> CliResult {
         if args.values {
             object.insert("values".into(), json!(table.values()));
         }
-        super::print_json(out);
+        super::common::print_json(out);
         return Ok(tables::report_unsaved(&unsaved));
     }
     let stdout = std::io::stdout();

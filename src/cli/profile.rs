@@ -129,7 +129,7 @@ pub fn run(args: Args) -> CliResult {
     let plan = parse(args)?;
     plan.args.quiet.apply();
     if !plan.args.quiet.quiet {
-        super::forecast(&plan.planned);
+        super::common::forecast(&plan.planned);
     }
     let sampled = sample(&plan)?;
     write(&plan, &sampled)
@@ -143,7 +143,7 @@ fn parse(args: Args) -> Result<Job> {
         heaps: 3,
         table: args.table.clone(),
         count: args.count.clone(),
-        wisdom: Some(super::wisdom()),
+        wisdom: Some(super::common::wisdom()),
     })?;
     let (limit, table, count) = (planned.limit, planned.table, planned.count);
     if !(1..=10_000).contains(&args.frequency) {

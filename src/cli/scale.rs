@@ -92,7 +92,7 @@ pub fn run(args: Args) -> CliResult {
             )
         })
         .collect();
-    super::forecast_builds(&plan.study.moves, &builds);
+    super::common::forecast_builds(&plan.study.moves, &builds);
     measure(&plan, &mut log)?;
     render(&plan, &log)
 }
@@ -107,7 +107,7 @@ fn parse(args: Args) -> Result<Plan> {
     Ok(Plan {
         study: Study {
             names,
-            wisdom: Some(super::wisdom()),
+            wisdom: Some(super::common::wisdom()),
             grid,
             settings: Settings {
                 moves: args.moves.moves.label(),

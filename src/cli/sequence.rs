@@ -200,7 +200,7 @@ fn table_for(args: &Args, limit: Option<Limit>) -> Result<Table> {
         heaps: 3,
         table: AUTO.into(),
         count: AUTO.into(),
-        wisdom: Some(super::wisdom()),
+        wisdom: Some(super::common::wisdom()),
     })?;
     let builder = (plan.table.make)();
     Ok(build_shown(

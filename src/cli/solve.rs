@@ -45,7 +45,7 @@ pub fn run(args: Args) -> CliResult {
         heaps: args.heaps.heaps,
         table: args.table.clone(),
         count: args.count.clone(),
-        wisdom: Some(super::wisdom()),
+        wisdom: Some(super::common::wisdom()),
     })?;
     if let Some(cold) = plan.cold {
         return solve_cold(&plan, cold, &args, load_start);
@@ -55,7 +55,7 @@ pub fn run(args: Args) -> CliResult {
     tables::announce_seed(&start, plan.limit, &args.longrun);
     // A run seeded from a file forecasts nothing: its progress bar has the ETA of what is left.
     if !args.longrun.quiet && seeded == 0 {
-        super::forecast(&plan);
+        super::common::forecast(&plan);
     }
     let started = Instant::now();
     // Files that could not be written: reported after the answer, which is never lost to them.

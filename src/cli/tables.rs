@@ -161,7 +161,7 @@ pub fn finish(
                     "interrupted by {by} after g(0..{done}) of {positions} positions; nothing was kept (add --checkpoint FILE to keep progress)"
                 ),
             }
-            Err(signal.map_or(1, super::exit_status_for))
+            Err(signal.map_or(1, super::common::exit_status_for))
         }
     }
 }

@@ -78,6 +78,9 @@ pub struct Search {
     exhausted_below: u32,
     /// With M = 0: every candidate below this one is attained.
     next_candidate: u32,
+    /// With M = 0: `next_candidate` was searched among the pairs of the earlier settle and
+    /// not found, so only the options marked since can still attain it.
+    candidate_searched: bool,
 }
 
 /// The state of one run of the method: the mask, the rare positions, the histogram and the
@@ -246,10 +249,14 @@ impl<'a> RareCommon<'a> {
         let mask = self.mask;
         if mask == 0 {
             let mut x = search.next_candidate;
+            if search.candidate_searched && !self.seen(x, n) {
+                return u16::try_from(x).map_err(|_| value_overflow(self.rules, n));
+            }
             while self.seen(x, n) || self.some_pair_xors_to(g, known, x) {
                 x += 1;
             }
             search.next_candidate = x;
+            search.candidate_searched = true;
             return u16::try_from(x).map_err(|_| value_overflow(self.rules, n));
         }
         // c: the least common value not attained.

@@ -238,7 +238,7 @@ fn forecast(plan: &Plan) -> Result<()> {
             seconds * 1e9 / moves.option_steps(plan.n()) as f64
         ));
     }
-    if total >= super::FORECAST_NOTE_SECONDS {
+    if total >= super::common::FORECAST_NOTE_SECONDS {
         eprintln!(
             "note: N = {} needs about {} of memory and at least {} ({} table back-end{} x {} rounds of {:.2e} option steps; ns a step measured just now at N = {}: {})",
             plan.n(),
