@@ -5,7 +5,8 @@
 //! table, its histogram and the back-end's `scratch_bytes`) for a table build, a counter's
 //! `scratch_bytes` for a count (K = 3, 8 and 16), the N-bit set and the finder's
 //! `scratch_bytes` for a cold set. Cases: the squares and two lists (one with values to 300,
-//! five mask words), N from 10^3 to 3·10^5, on 1, 2 and 3 threads. One test, so no other
+//! five mask words), N from 10^3 to 3·10^5, on 1, 2 and 3 threads; and every octal back-end
+//! (the u16 table and its `scratch_bytes`) on Officers, 0.137 and Grundy's game. One test, so no other
 //! test's allocations mix in.
 
 use nimsquare::base::moves::Moves;
@@ -144,6 +145,27 @@ fn no_back_end_allocates_more_than_its_estimate() {
             // one-time thread-local set-up is not charged to the first measured back-end.
             for e in table::BACKENDS {
                 (e.make)().build(&Moves::Squares, 100);
+            }
+            // The octal stage: the u16 table and the back-end's scratch, what octal::prepare
+            // adds up (the control only where it is quick).
+            for code in ["0.6", "0.137", "grundy"] {
+                let rules = nimsquare::octal::Rules::parse(code).unwrap();
+                for n in [1_000usize, 30_000] {
+                    let case = format!("octal {code} N = {n}, {threads} threads");
+                    let mut tables: Vec<Table> = Vec::new();
+                    for e in nimsquare::octal::BACKENDS {
+                        if e.is_control() && n > 5_000 {
+                            continue;
+                        }
+                        let builder = (e.make)();
+                        let estimate =
+                            2 * (n as u64 + 1) + builder.scratch_bytes(&rules, n, threads);
+                        let (peak, t) = peak_during(|| builder.build(&rules, n).unwrap());
+                        record(format!("{} {case}", e.name), estimate, peak);
+                        tables.push(t);
+                    }
+                    assert!(tables.windows(2).all(|w| w[0] == w[1]), "{case}");
+                }
             }
             for (label, moves, limits) in cases() {
                 for &n in &limits {
