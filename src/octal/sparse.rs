@@ -87,10 +87,16 @@ impl OctalBuilder for OctalSparse {
 /// positions met.
 pub fn run_with_stats(rules: &Rules, g: &mut [u16], from: usize) -> Result<SparseStats> {
     let mut s = RareCommon::new(rules, 0);
+    let mut choices = 0;
+    // A resumed fill (each chunk of a long run) records the finished values again; the mask
+    // is chosen once the prefix is in, so the rare list never holds every position of a
+    // long table (under M = 0 every value is rare).
     for &v in &g[..from] {
+        if s.recorded() == PREFIX {
+            choices += s.rechoose_mask(g) as usize;
+        }
         s.record(v);
     }
-    let mut choices = 0;
     // The next position at which the mask is (re)chosen: the end of the prefix, then each
     // doubling.
     let mut next_choice = PREFIX.min(g.len()).max(from);
