@@ -28,6 +28,7 @@
 
 use super::{value_overflow, Rules};
 use crate::base::error::Result;
+use crate::cost::{Demand, Primitive, Workload};
 
 /// A mask is taken only when at most 1/`SPARSE_FRACTION` of the positions so far are rare
 /// under it; otherwise the values have no sparse space (a periodic game with small values,
@@ -37,6 +38,12 @@ pub const SPARSE_FRACTION: usize = 4;
 
 /// The mask is chosen over at most this many low bits of the values (4096 masks).
 pub const MASK_BITS: u32 = 12;
+
+/// The cost model both sparse back-ends state: per position g(n) + 1 word ops for the
+/// candidate walk (a lower bound: the rare-position enumeration and the sweeps are left out).
+pub fn a_candidate_walk_per_position(w: &Workload) -> Demand {
+    Demand::default().with(Primitive::OrScan, w.positions() * (w.mean_value + 1.0))
+}
 
 /// True when `v` is rare under `mask`.
 #[inline]

@@ -30,7 +30,7 @@ use super::rare_common::{rare_positions, RareCommon};
 pub use super::rare_common::{MASK_BITS, SPARSE_FRACTION};
 use super::{OctalBuilder, Rules};
 use crate::base::error::Result;
-use crate::cost::{Demand, Model, Primitive, Workload};
+use crate::cost::Model;
 use crate::registry::{Entry, Role};
 
 /// The registry entry of `octal-sparse`.
@@ -42,15 +42,11 @@ pub const ENTRY: Entry<dyn OctalBuilder> = Entry {
     model: Model {
         summary: "per position g(n)+1 word ops for the candidate walk (a lower bound: the rare-position enumeration and the searches are left out)",
         parallel: false,
-        demand: a_candidate_walk_per_position,
+        demand: super::rare_common::a_candidate_walk_per_position,
     },
     kernels: &[],
     make: || Box::new(OctalSparse),
 };
-
-fn a_candidate_walk_per_position(w: &Workload) -> Demand {
-    Demand::default().with(Primitive::OrScan, w.positions() * (w.mean_value + 1.0))
-}
 
 /// The values built with M = 0 before the mask is first chosen.
 pub const PREFIX: usize = 1 << 12;

@@ -31,7 +31,7 @@ use super::published::Published;
 use super::rare_common::{RareCommon, Search};
 use super::{OctalBuilder, Rules};
 use crate::base::error::Result;
-use crate::cost::{Demand, Model, Primitive, Workload};
+use crate::cost::Model;
 use crate::registry::{Entry, Role};
 
 /// The registry entry of `octal-sparse-parallel`.
@@ -43,15 +43,11 @@ pub const ENTRY: Entry<dyn OctalBuilder> = Entry {
     model: Model {
         summary: "on 2 threads: per position g(n)+1 word ops for the candidate walk (a lower bound: the rare-position enumeration and the searches are left out)",
         parallel: true,
-        demand: a_candidate_walk_per_position,
+        demand: super::rare_common::a_candidate_walk_per_position,
     },
     kernels: &[],
     make: || Box::new(OctalSparseParallel),
 };
-
-fn a_candidate_walk_per_position(w: &Workload) -> Demand {
-    Demand::default().with(Primitive::OrScan, w.positions() * (w.mean_value + 1.0))
-}
 
 /// The values built with M = 0 before a thread first chooses its mask.
 pub const PREFIX: usize = 1 << 12;

@@ -45,19 +45,34 @@ pub fn first_wrong(moves: &Moves, values: &[u16]) -> Option<(usize, u16, u16)> {
     if let Some(wrong) = (0..prefix).find_map(&mut check) {
         return Some(wrong);
     }
-    if done > prefix {
-        let rest = done - prefix;
-        let mut rng = SplitMix64(0x7ab1_e5ee_d000_0001 ^ done as u64);
-        for i in 0..STRATA.min(rest) {
-            let lo = prefix + rest * i / STRATA.min(rest);
-            let hi = prefix + rest * (i + 1) / STRATA.min(rest);
-            if let Some(wrong) = check(lo + rng.below((hi - lo) as u64) as usize) {
-                return Some(wrong);
-            }
-        }
-        return check(done - 1);
+    strata_then_last(prefix, done, STRATA, 0x7ab1_e5ee_d000_0001, check)
+}
+
+/// The sample past a checked prefix: one random position in each of `strata` equal strata
+/// of `prefix..done` (at most one per position), then the last position, each given to
+/// `check` until one returns a wrong value. The draw is seeded by `seed` and `done`, so a
+/// file is always checked at the same positions.
+pub(super) fn strata_then_last<W>(
+    prefix: usize,
+    done: usize,
+    strata: usize,
+    seed: u64,
+    mut check: impl FnMut(usize) -> Option<W>,
+) -> Option<W> {
+    if done <= prefix {
+        return None;
     }
-    None
+    let rest = done - prefix;
+    let strata = strata.min(rest);
+    let mut rng = SplitMix64(seed ^ done as u64);
+    for i in 0..strata {
+        let lo = prefix + rest * i / strata;
+        let hi = prefix + rest * (i + 1) / strata;
+        if let Some(wrong) = check(lo + rng.below((hi - lo) as u64) as usize) {
+            return Some(wrong);
+        }
+    }
+    check(done - 1)
 }
 
 #[cfg(test)]

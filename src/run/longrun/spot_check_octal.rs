@@ -17,7 +17,6 @@
 //! rest with certainty. The invariant it tests is local, so it holds for a checkpoint's
 //! prefix as for a whole table.
 
-use crate::base::rng::SplitMix64;
 use crate::octal::Rules;
 
 /// Option steps the prefix may spend (every position from 0 until this is reached).
@@ -104,23 +103,10 @@ pub fn first_wrong(rules: &Rules, values: &[u16]) -> Option<(usize, u16, u16)> {
         spent += options_of(rules, prefix);
         prefix += 1;
     }
-    if done > prefix {
-        let rest = done - prefix;
-        let per_position = options_of(rules, done - 1).max(1);
-        let strata = ((SAMPLE_BUDGET / per_position) as usize)
-            .clamp(MIN_STRATA, super::spot_check::STRATA)
-            .min(rest);
-        let mut rng = SplitMix64(0x0c7a_15ee_d000_0001 ^ done as u64);
-        for i in 0..strata {
-            let lo = prefix + rest * i / strata;
-            let hi = prefix + rest * (i + 1) / strata;
-            if let Some(wrong) = check(lo + rng.below((hi - lo) as u64) as usize) {
-                return Some(wrong);
-            }
-        }
-        return check(done - 1);
-    }
-    None
+    let per_position = options_of(rules, done.saturating_sub(1)).max(1);
+    let strata =
+        ((SAMPLE_BUDGET / per_position) as usize).clamp(MIN_STRATA, super::spot_check::STRATA);
+    super::spot_check::strata_then_last(prefix, done, strata, 0x0c7a_15ee_d000_0001, check)
 }
 
 #[cfg(test)]
