@@ -1,5 +1,7 @@
 //! Prints the rare/common split `octal-sparse` finds for a code at N: the mask, the rare
-//! positions and the time. `cargo run --release --example octal_stats -- 0.6 100000`
+//! positions, the rare pair steps its cost model counts (`octal::rare_steps`), the time and
+//! the nanoseconds per value and per rare pair step.
+//! `cargo run --release --example octal_stats -- 0.6 100000`
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let (Some(code), Some(n)) = (args.get(1), args.get(2)) else {
@@ -17,12 +19,16 @@ fn main() {
     let mut g = vec![0u16; n + 1];
     let start = std::time::Instant::now();
     let s = nimsquare::octal::sparse::run_with_stats(&rules, &mut g, 0).unwrap();
+    let seconds = start.elapsed().as_secs_f64();
+    let steps = nimsquare::octal::rare_steps(&rules, &g);
     println!(
-        "{code} N={n}: mask {:#x}, rare positions {} of {}, mask choices {}, {:.2} s",
+        "{code} N={n}: mask {:#x}, rare positions {} of {}, mask choices {}, {seconds:.3} s, \
+         rare pair steps {steps:.4e}, {:.1} ns a value, {:.3} ns a rare pair step",
         s.mask,
         s.rare_positions,
         s.positions,
         s.choices,
-        start.elapsed().as_secs_f64()
+        seconds * 1e9 / (n as f64 + 1.0),
+        seconds * 1e9 / steps.max(1.0)
     );
 }

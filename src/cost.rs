@@ -109,6 +109,11 @@ pub struct Workload {
     pub mean_value: f64,
     /// Threads of the rayon pool (what a parallel back-end runs on).
     pub threads: usize,
+    /// The pair steps of an octal game's rare/common method ([`crate::octal::rare_steps`]):
+    /// per heap and splitting digit, one step for each rare position below the heap left,
+    /// or under no split the full search for the mex among the pairs; 0 for a subtraction
+    /// game.
+    pub rare_steps: f64,
 }
 
 impl Workload {
@@ -128,6 +133,7 @@ impl Workload {
             alphabet: histogram.len(),
             mean_value: sum / positions.max(1) as f64,
             threads,
+            rare_steps: 0.0,
         }
     }
 

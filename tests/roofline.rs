@@ -30,6 +30,7 @@ fn workload() -> Workload {
         alphabet: 169,
         mean_value: 40.0,
         threads: 2,
+        rare_steps: 0.0,
     }
 }
 
@@ -135,6 +136,7 @@ fn the_sweep_model_counts_g_multiply_adds_per_position() {
         alphabet: 10,
         mean_value: 2.0,
         threads: 1,
+        rare_steps: 0.0,
     };
     let sweep = count::find("sweep").unwrap();
     assert_eq!((sweep.model.demand)(&w).of(Primitive::MulAdd), 1200.0);

@@ -194,6 +194,7 @@ mod tests {
             alphabet: 75,
             mean_value: 0.0,
             threads: 1,
+            rare_steps: 0.0,
         };
         // W = 128: 128 · log2(128) = 896 butterfly adds and 128 cubes.
         let demand = (ENTRY.model.demand)(&w);

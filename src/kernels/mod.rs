@@ -46,15 +46,32 @@ pub mod sumset;
 pub mod xor_dot;
 pub mod xor_pairs;
 
-/// Declares [`Family`] and [`Family::ALL`] from one list, so the two cannot drift apart.
+/// Declares [`Family`], [`Family::ALL`] and [`Family::follows_isa`] from one list, so they
+/// cannot drift apart: a family marked `per_isa` has one kernel per `--isa` path.
 macro_rules! families {
-    ($(#[$doc:meta])* pub enum Family { $($(#[$vdoc:meta])* $name:ident,)* }) => {
+    (@per_isa per_isa) => { true };
+    (@per_isa) => { false };
+    ($(#[$doc:meta])* pub enum Family {
+        $($(#[$vdoc:meta])* $name:ident $(: $per_isa:ident)?,)*
+    }) => {
         $(#[$doc])*
         pub enum Family { $($(#[$vdoc])* $name,)* }
 
         impl Family {
             /// Every family, in declaration order.
             pub const ALL: &'static [Family] = &[$(Family::$name),*];
+
+            /// True for the families with one kernel per `--isa` path (a scalar twin and
+            /// x86 kernels in the family's folder, marked `per_isa` in the list): a
+            /// back-end that runs one follows `--isa`
+            /// ([`crate::registry::Entry::follows_isa`]; `tests/contract.rs` checks that a
+            /// run of each back-end reads the path exactly when it declares one), and the
+            /// bench matrix times it on every path by that answer.
+            pub fn follows_isa(self) -> bool {
+                match self {
+                    $(Family::$name => families!(@per_isa $($per_isa)?),)*
+                }
+            }
         }
     };
 }
@@ -66,35 +83,21 @@ families! {
     #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
     pub enum Family {
         /// Byte-stamp lanes: 32 positions at a time, a stamp store per option.
-        Lanes,
+        Lanes: per_isa,
         /// Bit masks: the far-move OR into a mask per position and the lowest-zero-bit mex.
-        Masks,
+        Masks: per_isa,
         /// The pipelined super-blocks: the thread split and the super-block schedule.
         SuperBlocks,
         /// Word-parallel sumset tests, one value class at a time.
-        Sumset,
+        Sumset: per_isa,
         /// The count sweep's vectorised xor dot product.
-        XorDot,
+        XorDot: per_isa,
         /// The Walsh-Hadamard transform of a value histogram.
         Hadamard,
         /// The win/lose sieve's windowed marking.
         Sieve,
         /// The octal games' xor-pair search: the first split whose two heaps xor to a value.
-        XorPairs,
-    }
-}
-
-impl Family {
-    /// True for the families with one kernel per `--isa` path (a scalar twin and the x86
-    /// kernels of `lanes/`, `masks/`, `sumset/`, `xor_dot/`, `xor_pairs/`): a back-end that
-    /// runs one follows `--isa` ([`crate::registry::Entry::follows_isa`]; `tests/contract.rs`
-    /// checks that a run of each back-end reads the path exactly when it declares one), and
-    /// the bench matrix times it on every path by that answer.
-    pub fn follows_isa(self) -> bool {
-        matches!(
-            self,
-            Family::Lanes | Family::Masks | Family::Sumset | Family::XorDot | Family::XorPairs
-        )
+        XorPairs: per_isa,
     }
 }
 
@@ -138,24 +141,26 @@ mod tests {
     #[test]
     fn the_families_that_follow_isa_are_those_with_x86_kernels() {
         // The families with one kernel per path are the folders that hold an `x86.rs`
-        // (read from the source tree here, not from `follows_isa`); the others have none.
-        let folder = |f: Family| match f {
-            Family::Lanes => Some("lanes"),
-            Family::Masks => Some("masks"),
-            Family::Sumset => Some("sumset"),
-            Family::XorDot => Some("xor_dot"),
-            Family::XorPairs => Some("xor_pairs"),
-            Family::SuperBlocks | Family::Hadamard | Family::Sieve => None,
+        // (read from the source tree here, not from `follows_isa`), each folder named as its
+        // variant in snake case (XorPairs: xor_pairs); the others have none.
+        let folder = |f: Family| {
+            let mut name = String::new();
+            for (i, c) in format!("{f:?}").chars().enumerate() {
+                if c.is_ascii_uppercase() && i > 0 {
+                    name.push('_');
+                }
+                name.push(c.to_ascii_lowercase());
+            }
+            name
         };
+        assert_eq!(folder(Family::XorPairs), "xor_pairs");
         let all = Family::ALL;
         for &f in all {
-            let has_x86 = folder(f).is_some_and(|d| {
-                std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-                    .join("src/kernels")
-                    .join(d)
-                    .join("x86.rs")
-                    .is_file()
-            });
+            let has_x86 = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("src/kernels")
+                .join(folder(f))
+                .join("x86.rs")
+                .is_file();
             assert_eq!(f.follows_isa(), has_x86, "{f:?}");
         }
         // Both answers occur, so neither constant passes.

@@ -39,10 +39,19 @@ pub const SPARSE_FRACTION: usize = 4;
 /// The mask is chosen over at most this many low bits of the values (4096 masks).
 pub const MASK_BITS: u32 = 12;
 
+/// The values both sparse back-ends build with M = 0 before the mask is first chosen: too
+/// few values before it to tell which class is rare.
+pub const PREFIX: usize = 1 << 12;
+
 /// The cost model both sparse back-ends state: per position g(n) + 1 word ops for the
-/// candidate walk (a lower bound: the rare-position enumeration and the sweeps are left out).
-pub fn a_candidate_walk_per_position(w: &Workload) -> Demand {
-    Demand::default().with(Primitive::OrScan, w.positions() * (w.mean_value + 1.0))
+/// candidate walk, and one stamp store (a scattered store, its index read from the table)
+/// per rare pair step ([`Workload::rare_steps`]: the enumeration of the common values over
+/// the rare positions, or without a split the full search for the mex). A lower bound: the
+/// early-stopping sweeps for the rare values are left out.
+pub fn candidate_walk_and_rare_pairs(w: &Workload) -> Demand {
+    Demand::default()
+        .with(Primitive::OrScan, w.positions() * (w.mean_value + 1.0))
+        .with(Primitive::Scatter, w.rare_steps)
 }
 
 /// True when `v` is rare under `mask`.

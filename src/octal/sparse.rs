@@ -27,7 +27,7 @@
 #[cfg(test)]
 use super::rare_common::best_mask;
 use super::rare_common::{rare_positions, RareCommon};
-pub use super::rare_common::{MASK_BITS, SPARSE_FRACTION};
+pub use super::rare_common::{MASK_BITS, PREFIX, SPARSE_FRACTION};
 use super::{OctalBuilder, Rules};
 use crate::base::error::Result;
 use crate::cost::Model;
@@ -40,16 +40,13 @@ pub const ENTRY: Entry<dyn OctalBuilder> = Entry {
     cost: "O(N * R + R * N) pair steps (R = rare positions) plus early-stopping searches; a full search on the first 4096 values",
     role: Role::Reference,
     model: Model {
-        summary: "per position g(n)+1 word ops for the candidate walk (a lower bound: the rare-position enumeration and the searches are left out)",
+        summary: "per position g(n)+1 word ops for the candidate walk, per rare pair step 1 scattered store (a lower bound: the early-stopping sweeps are left out)",
         parallel: false,
-        demand: super::rare_common::a_candidate_walk_per_position,
+        demand: super::rare_common::candidate_walk_and_rare_pairs,
     },
     kernels: &[],
     make: || Box::new(OctalSparse),
 };
-
-/// The values built with M = 0 before the mask is first chosen.
-pub const PREFIX: usize = 1 << 12;
 
 /// What a run of `octal-sparse` chose and met, for the census and the reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

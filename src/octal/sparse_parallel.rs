@@ -28,7 +28,7 @@
 //! `octal-sparse`'s.
 
 use super::published::Published;
-use super::rare_common::{RareCommon, Search};
+use super::rare_common::{RareCommon, Search, PREFIX};
 use super::{OctalBuilder, Rules};
 use crate::base::error::Result;
 use crate::cost::Model;
@@ -41,16 +41,13 @@ pub const ENTRY: Entry<dyn OctalBuilder> = Entry {
     cost: "O(N * R + R * N) pair steps over 2 threads (R = rare positions) plus one hand-over per heap",
     role: Role::Fast,
     model: Model {
-        summary: "on 2 threads: per position g(n)+1 word ops for the candidate walk (a lower bound: the rare-position enumeration and the searches are left out)",
+        summary: "on 2 threads: per position g(n)+1 word ops for the candidate walk, per rare pair step 1 scattered store (a lower bound: the early-stopping sweeps are left out)",
         parallel: true,
-        demand: super::rare_common::a_candidate_walk_per_position,
+        demand: super::rare_common::candidate_walk_and_rare_pairs,
     },
     kernels: &[],
     make: || Box::new(OctalSparseParallel),
 };
-
-/// The values built with M = 0 before a thread first chooses its mask.
-pub const PREFIX: usize = 1 << 12;
 
 /// Fewer heaps than this are decided on one thread (the hand-over would cost more).
 pub const MIN_PARALLEL: usize = 64;

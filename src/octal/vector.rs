@@ -1,13 +1,12 @@
 //! `octal-vector`: the mex as the first candidate value that no option attains, each
 //! candidate searched among the split pairs by the vector xor-pair kernel.
 //!
-//! Algorithm: for each n in increasing order, the values of the non-split options (whole
-//! heap removed, one heap left) go into a small list. Then the candidates x = 0, 1, 2, ...
-//! are tried in turn: x is attained when the list holds it or, for some splitting digit k
-//! with m = n - k, some split (a, m - a), 1 <= a <= [`Rules::split_pairs`]`(m)`, has
-//! g(a) xor g(m - a) = x. A [`Mirror`] (g in reverse, filled from the end as g grows) makes
-//! the partners g(m - 1), ..., g(m - p) one contiguous slice beside g[1..=p], so each test
-//! is one [`PairKernel::first_match`] pass. The mex is the first x not attained.
+//! Algorithm: the candidate search of [`super::candidate_search`]: for each n in increasing
+//! order, the candidates x = 0, 1, 2, ... are tried in turn, x attained when a non-split
+//! option has it or, for some splitting digit k with m = n - k, some split (a, m - a),
+//! 1 <= a <= [`Rules::split_pairs`]`(m)`, has g(a) xor g(m - a) = x. The partners
+//! g(m - 1), ..., g(m - p) lie in one contiguous slice of the mirror beside g[1..=p], so each
+//! test is one [`PairKernel::first_match`] pass. The mex is the first x not attained.
 //!
 //! Cost: an attained candidate stops at its first pair (usually early); the mex itself is a
 //! full pass over every splitting digit's pairs, n/2 u16 lanes each. So about S(N)/W lane
@@ -20,11 +19,12 @@
 //! Paths (`--isa`, read once per `fill`): the whole fill is handed to
 //! [`xor_pairs::dispatch`] as a visitor, so it is compiled per path with its kernel.
 
-use super::{single_heap_options, value_overflow, OctalBuilder, Rules};
+use super::candidate_search::{fill_by_candidates, one_pass_over_the_pairs};
+use super::{OctalBuilder, Rules};
 use crate::base::error::Result;
 use crate::base::isa;
-use crate::cost::{Demand, Model, Primitive, Workload};
-use crate::kernels::xor_pairs::{self, Mirror, PairKernel, WithXorPairs};
+use crate::cost::Model;
+use crate::kernels::xor_pairs::{self, PairKernel, WithXorPairs};
 use crate::kernels::Family;
 use crate::registry::{Entry, Role};
 
@@ -42,10 +42,6 @@ pub const ENTRY: Entry<dyn OctalBuilder> = Entry {
     kernels: &[Family::XorPairs],
     make: || Box::new(OctalVector),
 };
-
-fn one_pass_over_the_pairs(w: &Workload) -> Demand {
-    Demand::default().with(Primitive::Stream, 4.0 * w.steps)
-}
 
 /// The vector candidate search (see the module doc).
 pub struct OctalVector;
@@ -77,41 +73,12 @@ impl WithXorPairs for Fill<'_> {
     }
 }
 
-/// The fill loop, generic over the path's kernel.
+/// The fill loop, generic over the path's kernel: each candidate one kernel pass.
 #[inline(always)]
 fn fill_with<K: PairKernel>(rules: &Rules, g: &mut [u16], from: usize) -> Result<()> {
-    let mut mirror = Mirror::new(g.len(), &g[..from]);
-    let mut single = Vec::new();
-    let mut splits: Vec<(usize, usize)> = Vec::new();
-    for n in from..g.len() {
-        single_heap_options(rules, g, n, &mut single);
-        splits.clear();
-        for &k in rules.split() {
-            if n >= k + 2 {
-                let m = n - k;
-                splits.push((m, rules.split_pairs(m)));
-            }
-        }
-        let attained = |x: u16| {
-            single.contains(&x)
-                || splits
-                    .iter()
-                    .any(|&(m, p)| K::first_match(&g[1..=p], mirror.partners(m, p), x).is_some())
-        };
-        let mut x = 0u32;
-        loop {
-            let Ok(candidate) = u16::try_from(x) else {
-                return Err(value_overflow(rules, n));
-            };
-            if !attained(candidate) {
-                break;
-            }
-            x += 1;
-        }
-        g[n] = x as u16;
-        mirror.set(n, x as u16);
-    }
-    Ok(())
+    fill_by_candidates(rules, g, from, |lo, hi, x| {
+        K::first_match(lo, hi, x).is_some()
+    })
 }
 
 #[cfg(test)]

@@ -20,11 +20,12 @@
 //! Paths (`--isa`, read once per `fill`): the fill is handed to [`xor_pairs::dispatch`];
 //! the chunks searched on the other threads call the same path's kernel.
 
-use super::{single_heap_options, value_overflow, OctalBuilder, Rules};
+use super::candidate_search::{fill_by_candidates, one_pass_over_the_pairs};
+use super::{OctalBuilder, Rules};
 use crate::base::error::Result;
 use crate::base::isa;
-use crate::cost::{Demand, Model, Primitive, Workload};
-use crate::kernels::xor_pairs::{self, Mirror, PairKernel, WithXorPairs};
+use crate::cost::Model;
+use crate::kernels::xor_pairs::{self, PairKernel, WithXorPairs};
 use crate::kernels::Family;
 use crate::registry::{Entry, Role};
 use rayon::prelude::*;
@@ -43,10 +44,6 @@ pub const ENTRY: Entry<dyn OctalBuilder> = Entry {
     kernels: &[Family::XorPairs],
     make: || Box::new(OctalVectorParallel::default()),
 };
-
-fn one_pass_over_the_pairs(w: &Workload) -> Demand {
-    Demand::default().with(Primitive::Stream, 4.0 * w.steps)
-}
 
 /// The parallel candidate search (see the module doc).
 #[derive(Debug, Clone, Copy)]
@@ -130,38 +127,7 @@ fn fill_with<K: PairKernel>(
     from: usize,
     cut: OctalVectorParallel,
 ) -> Result<()> {
-    let mut mirror = Mirror::new(g.len(), &g[..from]);
-    let mut single = Vec::new();
-    let mut splits: Vec<(usize, usize)> = Vec::new();
-    for n in from..g.len() {
-        single_heap_options(rules, g, n, &mut single);
-        splits.clear();
-        for &k in rules.split() {
-            if n >= k + 2 {
-                let m = n - k;
-                splits.push((m, rules.split_pairs(m)));
-            }
-        }
-        let attained = |x: u16| {
-            single.contains(&x)
-                || splits
-                    .iter()
-                    .any(|&(m, p)| some_pair::<K>(&g[1..=p], mirror.partners(m, p), x, cut))
-        };
-        let mut x = 0u32;
-        loop {
-            let Ok(candidate) = u16::try_from(x) else {
-                return Err(value_overflow(rules, n));
-            };
-            if !attained(candidate) {
-                break;
-            }
-            x += 1;
-        }
-        g[n] = x as u16;
-        mirror.set(n, x as u16);
-    }
-    Ok(())
+    fill_by_candidates(rules, g, from, |lo, hi, x| some_pair::<K>(lo, hi, x, cut))
 }
 
 #[cfg(test)]

@@ -28,6 +28,7 @@ pub mod rounds;
 
 use crate::base::moves::Moves;
 pub use crate::cost::{Demand, Model, Primitive, Resource, Workload};
+use crate::run::workload::Game;
 use crate::table::Table;
 pub use rounds::{Round, Spread, Summary};
 
@@ -155,6 +156,16 @@ impl primitives::Shape {
             moves: moves.up_to(table.limit()),
         }
     }
+
+    /// The shape of `table`, built for `game`: its removal sizes are the offsets the span
+    /// primitive reads ([`Game::removals`]; a subtraction game's moves, as [`Self::of_table`]).
+    pub fn of_game(game: &Game, table: &Table) -> primitives::Shape {
+        primitives::Shape {
+            limit: table.limit(),
+            alphabet: table.alphabet(),
+            moves: game.removals(table.limit()),
+        }
+    }
 }
 
 /// Efficiency = bound / measured: 1 when the back-end runs at the speed of its binding
@@ -231,6 +242,7 @@ mod tests {
             alphabet: 10,
             mean_value: 3.0,
             threads: 1,
+            rare_steps: 0.0,
         };
         assert!(Model::NOT_MODELLED.counts_nothing(&w));
         assert!(efficiency(1.0, 0.0).is_nan());

@@ -704,6 +704,7 @@ fn model(
             alphabet,
             mean_value: mean_fit.predict(n as f64),
             threads,
+            rare_steps: 0.0,
         };
         let rates = TwoRates::measure(
             &shape,

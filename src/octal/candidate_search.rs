@@ -1,0 +1,72 @@
+//! The fill both vector back-ends share (`octal-vector`, `octal-vector-parallel`): the mex
+//! as the first candidate value that no option attains, each candidate searched among the
+//! split pairs by the search the back-end supplies (one kernel pass, or passes forked over
+//! the pool).
+//!
+//! Algorithm: for each n in increasing order, the values of the non-split options go into a
+//! small list; the candidates x = 0, 1, 2, ... are tried in turn, x attained when the list
+//! holds it or, for some splitting digit k with m = n - k, the search finds a split
+//! (a, m - a), 1 <= a <= [`Rules::split_pairs`]`(m)`, with g(a) xor g(m - a) = x. A
+//! [`Mirror`] (g in reverse) makes the partners g(m - 1), ..., g(m - p) one contiguous slice
+//! beside g[1..=p], which is what the search is handed.
+//!
+//! Cost: the mex itself is a full pass over every splitting digit's pairs; an attained
+//! candidate stops where the search stops (usually early).
+//!
+//! Invariant: when n is decided, g(0..n) and the mirror's copy of them are final, so each
+//! search sees exactly the split values of n.
+
+use super::{single_heap_options, value_overflow, Rules};
+use crate::base::error::Result;
+use crate::cost::{Demand, Primitive, Workload};
+use crate::kernels::xor_pairs::Mirror;
+
+/// Fills g[from..] for `rules`, given g[..from] final, deciding each candidate x by
+/// `some_pair(lo, hi, x)`: true when some i has `lo[i] ^ hi[i] == x`. Inlined into the
+/// caller, so a search compiled for one `--isa` path keeps its target features.
+#[inline(always)]
+pub fn fill_by_candidates(
+    rules: &Rules,
+    g: &mut [u16],
+    from: usize,
+    some_pair: impl Fn(&[u16], &[u16], u16) -> bool,
+) -> Result<()> {
+    let mut mirror = Mirror::new(g.len(), &g[..from]);
+    let mut single = Vec::new();
+    let mut splits: Vec<(usize, usize)> = Vec::new();
+    for n in from..g.len() {
+        single_heap_options(rules, g, n, &mut single);
+        splits.clear();
+        for &k in rules.split() {
+            if n >= k + 2 {
+                let m = n - k;
+                splits.push((m, rules.split_pairs(m)));
+            }
+        }
+        let attained = |x: u16| {
+            single.contains(&x)
+                || splits
+                    .iter()
+                    .any(|&(m, p)| some_pair(&g[1..=p], mirror.partners(m, p), x))
+        };
+        let mut x = 0u32;
+        loop {
+            let Ok(candidate) = u16::try_from(x) else {
+                return Err(value_overflow(rules, n));
+            };
+            if !attained(candidate) {
+                break;
+            }
+            x += 1;
+        }
+        g[n] = x as u16;
+        mirror.set(n, x as u16);
+    }
+    Ok(())
+}
+
+/// The cost model both vector back-ends state: per split option at least 4 bytes read in
+/// order (the mex's full pass over g and its mirror), counted as stream bytes.
+pub fn one_pass_over_the_pairs(w: &Workload) -> Demand {
+    Demand::default().with(Primitive::Stream, 4.0 * w.steps)
+}
