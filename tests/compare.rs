@@ -223,3 +223,56 @@ fn bad_sides_and_flags_are_refused_before_any_run() {
     ]);
     assert!(e.contains("--a-binary"), "{e}");
 }
+
+/// FNV-1a (64-bit) of the values as little-endian u16, in 16 hex digits, written here from
+/// the published constants (offset basis 0xcbf29ce484222325, prime 0x100000001b3).
+fn fnv1a_hex(values: &[u16]) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in values.iter().flat_map(|v| v.to_le_bytes()) {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    format!("{h:016x}")
+}
+
+#[test]
+fn octal_back_ends_are_compared_on_one_octal_game_by_their_tables() {
+    let out = nimsquare()
+        .args(["compare", "octal-sparse", "octal-vector", "--octal", "0.6"])
+        .args([
+            "--limit", "3000", "--pairs", "2", "--warmup", "0", "--quiet", "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["stage"], "octal");
+    assert_eq!(v["octal"], "0.6");
+    assert_eq!(v["measure"], "seconds");
+    // Both sides built the control's table (from the definition): its digest is the answer.
+    let officers = nimsquare::octal::Rules::parse("0.6").unwrap();
+    let control = nimsquare::octal::build("octal-naive", &officers, 3000).unwrap();
+    assert_eq!(v["answer"], fnv1a_hex(control.values()));
+    assert_eq!(v["ratio"]["per_pair"].as_array().unwrap().len(), 2);
+    // The text says the game and the digest.
+    let out = nimsquare()
+        .args(["compare", "octal-sparse", "octal-sparse", "--octal", ".6"])
+        .args(["--limit", "500", "--pairs", "1", "--warmup", "0", "--quiet"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.starts_with("compare N = 500, octal game 0.6: 1 pairs")
+            && text.contains("both built the table with digest"),
+        "{text}"
+    );
+    // Refused before any run: a table back-end for an octal game, a bad code, --heaps.
+    let e = assert_refused(&["compare", "stamped", "octal-vector", "--octal", "0.6"]);
+    assert!(
+        e.contains("side A") && e.contains("unknown octal back-end"),
+        "{e}"
+    );
+    let e = assert_refused(&["compare", "octal-sparse", "octal-vector", "--octal", "0.9"]);
+    assert!(e.contains("--octal"), "{e}");
+}

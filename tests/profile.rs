@@ -246,3 +246,64 @@ fn bad_arguments_are_refused_with_one_line() {
         );
     }
 }
+
+#[test]
+fn an_octal_game_is_profiled_through_its_own_back_ends() {
+    let dir = scratch("profile-octal");
+    let svg = dir.join("f.svg");
+    let out = nimsquare()
+        .args([
+            "profile",
+            "--octal",
+            "0.6",
+            "--limit",
+            "3000",
+            "--samples",
+            "50",
+        ])
+        .args(["--table", "octal-vector", "--out"])
+        .arg(&svg)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let line = stdout.trim_end();
+    assert_eq!(field(line, "table"), "octal-vector");
+    assert_eq!(field(line, "count"), "none");
+    assert_eq!(field(line, "limit"), "3000");
+    // The answer of an octal profile is the table's largest value: the control's, built
+    // from the definition.
+    let officers = nimsquare::octal::Rules::parse("0.6").unwrap();
+    let control = nimsquare::octal::build("octal-naive", &officers, 3000).unwrap();
+    assert_eq!(field(line, "answer"), control.max_value().to_string());
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(text.contains("octal game 0.6"), "the title names the game");
+    // Refused before any work: a table back-end for an octal game, a bad code, --count.
+    for (args, needle) in [
+        (
+            vec!["--table", "stamped"],
+            "unknown octal back-end 'stamped'",
+        ),
+        (vec!["--table", "octal-naive", "--limit", "1e6"], "affords"),
+    ] {
+        let out = nimsquare()
+            .args(["profile", "--octal", "0.6"])
+            .args(&args)
+            .arg("--out")
+            .arg(dir.join("never.svg"))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        assert!(stderr.contains(needle), "{args:?}: {stderr}");
+    }
+    let out = nimsquare()
+        .args(["profile", "--octal", "0.9"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--octal"));
+    assert!(!dir.join("never.svg").exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+}

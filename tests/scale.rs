@@ -633,3 +633,63 @@ fn the_moves_column_records_the_set_and_reads_back_with_commas() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn an_octal_game_is_studied_through_its_own_back_ends() {
+    let dir = scratch("octal-study");
+    let csv = dir.join("o.csv");
+    let out = nimsquare()
+        .args(["scale", "--octal", "0.6", "--from", "1000", "--to", "4000"])
+        .args(["--points", "2", "--repeat", "1", "--out"])
+        .arg(&csv)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let rows = read_rows(&csv).unwrap();
+    let officers = nimsquare::octal::Rules::parse("0.6").unwrap();
+    let fast: Vec<&str> = nimsquare::registry::fast(nimsquare::octal::BACKENDS)
+        .map(|e| e.name)
+        .collect();
+    assert_eq!(rows.len(), 2 * fast.len());
+    for r in &rows {
+        assert!(fast.contains(&r.backend.as_str()), "{r:?}");
+        assert_eq!(r.provenance.moves, "0.6");
+        // The octal game's unit: every removal and every split pair.
+        assert_eq!(r.option_steps, officers.option_steps(r.n as usize));
+        // The largest value is the control's, built from the definition.
+        let control = nimsquare::octal::build("octal-naive", &officers, r.n).unwrap();
+        assert_eq!(r.max_value, control.max_value(), "{r:?}");
+        assert!(
+            r.bound_ns_per_step > 0.0,
+            "every octal model prices work: {r:?}"
+        );
+    }
+    // A squares study does not resume an octal one (its `moves` column differs).
+    let again = nimsquare()
+        .args(["scale", "--from", "1000", "--to", "4000", "--points", "2"])
+        .args(["--repeat", "1", "--resume", "--out"])
+        .arg(&csv)
+        .output()
+        .unwrap();
+    assert_eq!(again.status.code(), Some(2), "{again:?}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn octal_studies_refuse_what_they_cannot_time() {
+    refused(&["--octal", "0.9"], "--octal");
+    refused(
+        &["--octal", "0.6", "--table", "stamped"],
+        "unknown octal back-end 'stamped'",
+    );
+    refused(
+        &["--octal", "0.6", "--table", "auto"],
+        "unknown octal back-end 'auto'",
+    );
+    // The control past the size it affords, at the top of the grid.
+    refused(
+        &["--octal", "0.6", "--table", "octal-naive", "--to", "1e6"],
+        "affords",
+    );
+    refused(&["--table", "naive-mex", "--to", "1e7"], "affords");
+}

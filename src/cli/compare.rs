@@ -1,5 +1,6 @@
 //! `nimsquare compare A B`: two back-ends (or two `--isa` paths, or two binaries) timed as
-//! whole `solve` runs in alternating pairs, their answers checked equal, and the verdict given
+//! whole `solve` runs (with `--octal`, `octal` runs) in alternating pairs, their answers
+//! (an octal game's: its table digest) checked equal, and the verdict given
 //! as the median ratio B/A with a confidence interval (see
 //! [`nimsquare::instruments::compare`]).
 
@@ -28,6 +29,9 @@ separate medians do not.\n\n\
 A and B are back-end names from `nimsquare list`, each optionally with a vector path after \
 `@` (`bitset@avx2`). Table back-ends are timed by the table seconds their run reports, count \
 back-ends by the count seconds (`--measure wall` times whole processes instead).\n\n\
+With --octal CODE (0.6, .137, grundy) A and B are octal back-ends, each side a whole \
+`octal CODE --json` run timed by the build seconds it reports, and the two tables must be \
+identical (their digests, FNV-1a of the values, are compared).\n\n\
 Exit status: 0 when the comparison ran (whatever the verdict), 1 when the two sides' answers \
 differ, 2 for bad input, 3 when --fail-above RATIO is given and the whole interval of B/A lies \
 above RATIO (B is slower than RATIO times A beyond the noise of the pairs).";
@@ -46,6 +50,10 @@ pub struct Args {
     moves: MovesArg,
     #[command(flatten)]
     heaps: HeapsArg,
+    /// Compare two octal back-ends on this octal game (0.07, .6, 4.07, grundy) instead of
+    /// solves of a subtraction game. Refused with --moves or --heaps.
+    #[arg(long, value_name = "CODE", conflicts_with_all = ["moves", "heaps"])]
+    octal: Option<String>,
     /// Timed pairs (1 to 1000). Fewer than 6 cannot give a 95% interval; the confidence
     /// reached is always printed.
     #[arg(long, value_name = "P", default_value_t = 9, value_parser = parse_pairs,
@@ -125,6 +133,17 @@ fn parse_ratio(text: &str) -> std::result::Result<f64, String> {
 enum Stage {
     Table,
     Count,
+    Octal,
+}
+
+impl Stage {
+    fn name(self) -> &'static str {
+        match self {
+            Stage::Table => "table",
+            Stage::Count => "count",
+            Stage::Octal => "octal",
+        }
+    }
 }
 
 /// A side as typed: a back-end name and an optional vector path.
@@ -136,8 +155,8 @@ struct Spec {
 }
 
 /// Parses `NAME[@PATH]`; `which` is `A` or `B` for the messages. The name is checked against
-/// this binary's registries, the path against this CPU.
-fn parse_spec(text: &str, which: &str) -> Result<Spec> {
+/// this binary's registries (the octal one when `octal`), the path against this CPU.
+fn parse_spec(text: &str, which: &str, octal: bool) -> Result<Spec> {
     let (name, isa) = match text.split_once('@') {
         Some((name, path)) => {
             let isa = Isa::parse(path)
@@ -152,7 +171,10 @@ fn parse_spec(text: &str, which: &str) -> Result<Spec> {
         }
         None => (text, None),
     };
-    let stage = if name == nimsquare::run::planner::AUTO {
+    let stage = if octal {
+        nimsquare::octal::find(name).map_err(|e| Error::Invalid(format!("side {which}: {e}")))?;
+        Some(Stage::Octal)
+    } else if name == nimsquare::run::planner::AUTO {
         None
     } else if nimsquare::table::find(name).is_ok() {
         Some(Stage::Table)
@@ -185,8 +207,15 @@ fn program(flag: &str, path: &Option<PathBuf>) -> Result<PathBuf> {
 }
 
 pub fn run(args: Args, threads: Option<usize>, isa: Option<Isa>) -> CliResult {
-    let a = parse_spec(&args.a, "A")?;
-    let b = parse_spec(&args.b, "B")?;
+    let rules = match &args.octal {
+        Some(code) => Some(
+            nimsquare::octal::Rules::parse(code)
+                .map_err(|e| Error::Invalid(format!("--octal: {e}")))?,
+        ),
+        None => None,
+    };
+    let a = parse_spec(&args.a, "A", rules.is_some())?;
+    let b = parse_spec(&args.b, "B", rules.is_some())?;
     let stage = match (a.stage, b.stage) {
         (Some(x), Some(y)) if x != y => {
             return Err(Error::Invalid(format!(
@@ -200,6 +229,16 @@ pub fn run(args: Args, threads: Option<usize>, isa: Option<Isa>) -> CliResult {
         ("wall", _) => Measure::Wall,
         (_, Stage::Table) => Measure::Reported("table_seconds"),
         (_, Stage::Count) => Measure::Reported("count_seconds"),
+        (_, Stage::Octal) => Measure::Reported("seconds"),
+    };
+    // What the reports say of the game: `moves squares, 3 heaps` or `octal game 0.6`.
+    let game = match &rules {
+        Some(r) => format!("octal game {r}"),
+        None => format!(
+            "moves {}, {} heaps",
+            args.moves.moves.label(),
+            args.heaps.heaps
+        ),
     };
     let side = |spec: &Spec, flag: &str, binary: &Option<PathBuf>| -> Result<Side> {
         let mut argv: Vec<String> = Vec::new();
@@ -209,30 +248,53 @@ pub fn run(args: Args, threads: Option<usize>, isa: Option<Isa>) -> CliResult {
         if let Some(path) = spec.isa.or(isa) {
             argv.extend(["--isa".into(), path.name().into()]);
         }
-        let stage_flag = match stage {
-            Stage::Table => "--table",
-            Stage::Count => "--count",
+        let limit = args.limit.limit.to_string();
+        let answer_key = match (stage, &rules) {
+            (Stage::Octal, Some(rules)) => {
+                argv.extend(
+                    [
+                        "octal",
+                        rules.label(),
+                        "--json",
+                        "--quiet",
+                        "--limit",
+                        &limit,
+                        "--backend",
+                        &spec.name,
+                    ]
+                    .map(String::from),
+                );
+                "table_digest"
+            }
+            _ => {
+                let stage_flag = match stage {
+                    Stage::Count => "--count",
+                    _ => "--table",
+                };
+                argv.extend(
+                    [
+                        "solve",
+                        "--json",
+                        "--quiet",
+                        "--limit",
+                        &limit,
+                        "--moves",
+                        &args.moves.moves.label(),
+                        "--heaps",
+                        &args.heaps.heaps.to_string(),
+                        stage_flag,
+                        &spec.name,
+                    ]
+                    .map(String::from),
+                );
+                "answer"
+            }
         };
-        argv.extend(
-            [
-                "solve",
-                "--json",
-                "--quiet",
-                "--limit",
-                &args.limit.limit.to_string(),
-                "--moves",
-                &args.moves.moves.label(),
-                "--heaps",
-                &args.heaps.heaps.to_string(),
-                stage_flag,
-                &spec.name,
-            ]
-            .map(String::from),
-        );
         Ok(Side {
             label: spec.text.clone(),
             program: program(flag, binary)?,
             args: argv,
+            answer_key,
         })
     };
     let side_a = side(&a, "--a-binary", &args.a_binary)?;
@@ -298,11 +360,12 @@ pub fn run(args: Args, threads: Option<usize>, isa: Option<Isa>) -> CliResult {
             })
         };
         print_json(serde_json::json!({
-            "stage": match stage { Stage::Table => "table", Stage::Count => "count" },
+            "stage": stage.name(),
             "measure": measure.name(),
             "limit": args.limit.limit.as_u64(),
-            "moves": args.moves.moves.label(),
-            "heaps": args.heaps.heaps,
+            "moves": rules.is_none().then(|| args.moves.moves.label()),
+            "heaps": rules.is_none().then_some(args.heaps.heaps),
+            "octal": rules.as_ref().map(|r| r.label().to_string()),
             "answer": answer,
             "pairs": summary.pairs,
             "warmup": args.warmup,
@@ -326,7 +389,7 @@ pub fn run(args: Args, threads: Option<usize>, isa: Option<Isa>) -> CliResult {
             "elapsed_seconds": started.elapsed().as_secs_f64(),
         }));
     } else {
-        print_text(&args, &a, &b, &pairs, &summary, measure, &answer);
+        print_text(&args, &game, &a, &b, &pairs, &summary, measure, &answer);
         if let Some(r) = args.fail_above {
             println!(
                 "gate: {} (--fail-above {r}: fails when the whole interval of B/A lies above it)",
@@ -337,8 +400,10 @@ pub fn run(args: Args, threads: Option<usize>, isa: Option<Isa>) -> CliResult {
     Ok(if gate_failed { EXIT_GATE } else { 0 })
 }
 
+#[allow(clippy::too_many_arguments)]
 fn print_text(
     args: &Args,
+    game: &str,
     a: &Spec,
     b: &Spec,
     pairs: &compare::Pairs,
@@ -346,11 +411,14 @@ fn print_text(
     measure: Measure,
     answer: &str,
 ) {
+    let agreed = if args.octal.is_some() {
+        format!("both built the table with digest {answer}")
+    } else {
+        format!("both answered {answer}")
+    };
     println!(
-        "compare N = {}, moves {}, {} heaps: {} pairs (A B, B A, ...), timing {}; both answered {answer}",
+        "compare N = {}, {game}: {} pairs (A B, B A, ...), timing {}; {agreed}",
         args.limit.limit,
-        args.moves.moves.label(),
-        args.heaps.heaps,
         s.pairs,
         measure.name()
     );

@@ -98,6 +98,16 @@ pub fn verdict_text(verdict: &Verdict, limit: usize) -> String {
     }
 }
 
+/// The FNV-1a (64-bit) hash of the values as little-endian u16, in hex: a table's digest,
+/// equal for equal tables, and different for tables that differ but by a chance of 2^-64.
+pub fn table_digest(values: &[u16]) -> String {
+    let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+    format!(
+        "{:016x}",
+        nimsquare::run::longrun::tablefile::fnv1a64(&bytes)
+    )
+}
+
 /// The verdict as JSON fields.
 pub fn verdict_json(verdict: &Verdict) -> serde_json::Value {
     match verdict {
@@ -162,6 +172,9 @@ pub fn run(args: Args) -> CliResult {
             "seeded_from": from_file.as_ref().map(|p| p.display().to_string()),
             "positions_this_run": limit + 1 - seeded,
             "max_value": table.max_value(),
+            // Equal tables have equal digests: what `compare --octal` checks both sides by.
+            "table_digest": table_digest(table.values()),
+            "isa": nimsquare::base::isa::active().name(),
             "t": period::max_removed(&rules),
             "unsaved": unsaved.iter().map(tables::Unsaved::to_json).collect::<Vec<_>>(),
         });

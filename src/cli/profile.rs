@@ -1,5 +1,5 @@
 //! `nimsquare profile`: samples solves (table, then count) with pprof and writes a
-//! flamegraph SVG.
+//! flamegraph SVG; with `--octal CODE`, builds of that octal game's table instead.
 //!
 //! One solve at the default N takes a fraction of a second, which gives a few dozen samples,
 //! mostly thread-pool start-up: unreadable. So the solve is repeated until `--samples` samples
@@ -14,6 +14,7 @@ use super::args::{check_output_path, parse_limit, MovesArg, QuietArg};
 use super::common::CliResult;
 use nimsquare::base::error::{Error, Result};
 use nimsquare::base::limit::Limit;
+use nimsquare::octal::{self, OctalBuilder, Rules};
 use nimsquare::run::planner;
 use nimsquare::table;
 use std::path::PathBuf;
@@ -21,7 +22,10 @@ use std::time::Instant;
 
 /// The default limit: the same N as `solve`'s large default runs; the repeats, not N, make
 /// the graph readable.
-const DEFAULT_PROFILE_LIMIT: &str = "1000000";
+const DEFAULT_PROFILE_LIMIT: u64 = 1_000_000;
+/// The default limit of an octal game: its builds cost about a thousand times more a value
+/// (the splits), so that one build stays within the sampling bound.
+const DEFAULT_OCTAL_PROFILE_LIMIT: u64 = 100_000;
 /// The wall-clock bound on the repeats, for a frequency or machine that samples slowly.
 const MAX_SAMPLING_SECONDS: f64 = 30.0;
 /// `solve`'s default back-ends: the planner's choice (tests/profile.rs checks the two agree).
@@ -38,14 +42,19 @@ const DEFAULT_COUNT: &str = nimsquare::run::planner::AUTO;
     The timer counts CPU time and may fire less often than asked (a shared VM drops many \
     samples): when the time bound ends the sampling, a note on stderr gives the rate it \
     really sampled at. On a terminal a line on stderr says what it is sampling. A run too short to take a single sample writes no file, \
-    says so on stderr and exits with status 2: raise --samples, --limit or --frequency."
+    says so on stderr and exits with status 2: raise --samples, --limit or --frequency.\n\n\
+    With --octal CODE (0.6, .137, grundy) the repeats build that octal game's table with the \
+    octal back-end --table names (default the octal stage's reference), no count is made, the \
+    line says `count=none` and answer is the table's largest value, and the default --limit is \
+    100000."
 )]
 pub struct Args {
-    /// The largest heap size N.
-    #[arg(long, short = 'n', value_name = "N", default_value = DEFAULT_PROFILE_LIMIT,
-          value_parser = parse_limit, allow_hyphen_values = true)]
-    limit: Limit,
-    /// Table back-end (see `nimsquare list`; the same default as `solve`).
+    /// The largest heap size N (default 1000000; 100000 with --octal).
+    #[arg(long, short = 'n', value_name = "N", value_parser = parse_limit,
+          allow_hyphen_values = true)]
+    limit: Option<Limit>,
+    /// Table back-end (see `nimsquare list`; the same default as `solve`). With --octal, an
+    /// octal back-end (`auto`: the octal stage's reference).
     #[arg(long, value_name = "NAME", default_value = DEFAULT_TABLE)]
     table: String,
     /// Count back-end (see `nimsquare list`; the same default as `solve`).
@@ -53,6 +62,10 @@ pub struct Args {
     count: String,
     #[command(flatten)]
     moves: MovesArg,
+    /// Profile builds of an octal game's table instead of solves: its code (0.07, .6, 4.07)
+    /// or `grundy`. Refused with --moves or --count.
+    #[arg(long, value_name = "CODE", conflicts_with_all = ["moves", "count"])]
+    octal: Option<String>,
     /// Where to write the flamegraph.
     #[arg(long, value_name = "FILE.svg", default_value = "flamegraph.svg")]
     out: PathBuf,
@@ -89,13 +102,53 @@ pub struct Args {
 /// The checked run: back-ends resolved, numbers in range, output path writable.
 struct Job {
     limit: usize,
-    table_name: &'static str,
-    builder: Box<dyn table::TableBuilder>,
-    count_name: &'static str,
-    counter: Box<dyn nimsquare::count::Counter>,
-    /// The resolved plan, for the forecast note.
-    planned: planner::Plan,
+    work: Work,
     args: Args,
+}
+
+/// What one repeat does.
+enum Work {
+    /// A solve of three heaps of a subtraction game: the table, then the count.
+    Solve {
+        table_name: &'static str,
+        builder: Box<dyn table::TableBuilder>,
+        count_name: &'static str,
+        counter: Box<dyn nimsquare::count::Counter>,
+        /// The resolved plan, for the forecast note.
+        planned: Box<planner::Plan>,
+    },
+    /// A build of an octal game's table.
+    Octal {
+        rules: Rules,
+        name: &'static str,
+        builder: Box<dyn OctalBuilder>,
+    },
+}
+
+impl Work {
+    /// The table back-end's name.
+    fn table_name(&self) -> &'static str {
+        match self {
+            Work::Solve { table_name, .. } => table_name,
+            Work::Octal { name, .. } => name,
+        }
+    }
+
+    /// The count back-end's name, `none` for an octal game.
+    fn count_name(&self) -> &'static str {
+        match self {
+            Work::Solve { count_name, .. } => count_name,
+            Work::Octal { .. } => "none",
+        }
+    }
+
+    /// The game in words: `moves squares`, `octal game 0.6`.
+    fn game(&self, moves: &nimsquare::base::moves::Moves) -> String {
+        match self {
+            Work::Solve { .. } => format!("moves {}", moves.label()),
+            Work::Octal { rules, .. } => format!("octal game {rules}"),
+        }
+    }
 }
 
 /// What the sampled solves measured.
@@ -128,8 +181,8 @@ fn cpu_seconds() -> f64 {
 pub fn run(args: Args) -> CliResult {
     let plan = parse(args)?;
     plan.args.quiet.apply();
-    if !plan.args.quiet.quiet {
-        super::common::forecast(&plan.planned);
+    if let (false, Work::Solve { planned, .. }) = (plan.args.quiet.quiet, &plan.work) {
+        super::common::forecast(planned);
     }
     let sampled = sample(&plan)?;
     write(&plan, &sampled)
@@ -137,15 +190,10 @@ pub fn run(args: Args) -> CliResult {
 
 /// Every refusal, before any work.
 fn parse(args: Args) -> Result<Job> {
-    let planned = planner::Plan::new(&planner::Request {
-        moves: args.moves.moves.clone(),
-        limit: args.limit,
-        heaps: 3,
-        table: args.table.clone(),
-        count: args.count.clone(),
-        wisdom: Some(super::common::wisdom()),
-    })?;
-    let (limit, table, count) = (planned.limit, planned.table, planned.count);
+    let (limit, work) = match &args.octal {
+        Some(code) => octal_work(code, &args)?,
+        None => solve_work(&args)?,
+    };
     if !(1..=10_000).contains(&args.frequency) {
         return Err(Error::Invalid(format!(
             "--frequency must be between 1 and 10000 Hz, got {}",
@@ -169,15 +217,58 @@ fn parse(args: Args) -> Result<Job> {
         }
         check_output_path(path, flag)?;
     }
-    Ok(Job {
+    Ok(Job { limit, work, args })
+}
+
+/// The solve of `--table` and `--count` for `--moves`, planned as `solve` plans it.
+fn solve_work(args: &Args) -> Result<(usize, Work)> {
+    let planned = planner::Plan::new(&planner::Request {
+        moves: args.moves.moves.clone(),
+        limit: args
+            .limit
+            .unwrap_or(Limit::new(DEFAULT_PROFILE_LIMIT).expect("a valid limit")),
+        heaps: 3,
+        table: args.table.clone(),
+        count: args.count.clone(),
+        wisdom: Some(super::common::wisdom()),
+    })?;
+    let (table, count) = (planned.table, planned.count);
+    Ok((
+        planned.limit,
+        Work::Solve {
+            table_name: table.name,
+            builder: (table.make)(),
+            count_name: count.name,
+            counter: (count.make)(),
+            planned: Box::new(planned),
+        },
+    ))
+}
+
+/// The octal game of `code` and the octal back-end `--table` names, checked as `octal`
+/// checks them (the control's size, the memory).
+fn octal_work(code: &str, args: &Args) -> Result<(usize, Work)> {
+    let rules = Rules::parse(code).map_err(|e| Error::Invalid(format!("--octal: {e}")))?;
+    let limit = args
+        .limit
+        .map_or(DEFAULT_OCTAL_PROFILE_LIMIT, |l| l.as_u64());
+    let name = match args.table.as_str() {
+        planner::AUTO => octal::default_backend(limit as usize).name,
+        other => {
+            octal::find(other.trim())
+                .map_err(|e| Error::Invalid(format!("--table: {e}")))?
+                .name
+        }
+    };
+    let (builder, limit) = octal::prepare(name, &rules, limit)?;
+    Ok((
         limit,
-        table_name: table.name,
-        builder: (table.make)(),
-        count_name: count.name,
-        counter: (count.make)(),
-        planned,
-        args,
-    })
+        Work::Octal {
+            rules,
+            name,
+            builder,
+        },
+    ))
 }
 
 /// Runs the solve under the profiler until `--samples` samples are taken (at least once, at
@@ -190,10 +281,11 @@ fn sample(plan: &Job) -> Result<Sampled> {
         .map_err(|e| Error::Invalid(format!("cannot start the profiler: {e}")))?;
     if nimsquare::run::longrun::progress::may_show(plan.args.quiet.quiet) {
         eprintln!(
-            "profile: sampling solves of N = {} ({} table, {} count) at {} Hz until {} samples or {} s",
+            "profile: sampling solves of N = {} ({}, {} table, {} count) at {} Hz until {} samples or {} s",
             plan.limit,
-            plan.table_name,
-            plan.count_name,
+            plan.work.game(&plan.args.moves.moves),
+            plan.work.table_name(),
+            plan.work.count_name(),
             plan.args.frequency,
             plan.args.samples,
             MAX_SAMPLING_SECONDS
@@ -251,15 +343,28 @@ fn sample(plan: &Job) -> Result<Sampled> {
     })
 }
 
-/// One solve: the table, then the count of three heaps.
+/// One solve: the table, then the count of three heaps; for an octal game, its table, whose
+/// largest value stands for the answer.
 fn solve_once(plan: &Job) -> Result<u128> {
-    let t = nimsquare::run::longrun::build_shown(
-        &*plan.builder,
-        plan.table_name,
-        &plan.args.moves.moves,
-        plan.limit,
-    );
-    plan.counter.count(&t, 3)
+    match &plan.work {
+        Work::Solve {
+            table_name,
+            builder,
+            counter,
+            ..
+        } => {
+            let t = nimsquare::run::longrun::build_shown(
+                &**builder,
+                table_name,
+                &plan.args.moves.moves,
+                plan.limit,
+            );
+            counter.count(&t, 3)
+        }
+        Work::Octal { rules, builder, .. } => {
+            Ok(u128::from(builder.build(rules, plan.limit)?.max_value()))
+        }
+    }
 }
 
 /// The report as folded stacks, one `thread;outer;...;inner COUNT\n` line per stack, sorted:
@@ -292,11 +397,11 @@ fn write(plan: &Job, s: &Sampled) -> CliResult {
     }
     let mut options = pprof::flamegraph::Options::default();
     options.title = format!(
-        "nimsquare: table {} + count {}, N = {}, moves {}, {} threads, {} path",
-        plan.table_name,
-        plan.count_name,
+        "nimsquare: table {} + count {}, N = {}, {}, {} threads, {} path",
+        plan.work.table_name(),
+        plan.work.count_name(),
         plan.limit,
-        plan.args.moves.moves.label(),
+        plan.work.game(&plan.args.moves.moves),
         rayon::current_num_threads(),
         nimsquare::base::isa::active().name()
     );
@@ -341,8 +446,8 @@ fn write(plan: &Job, s: &Sampled) -> CliResult {
         s.seconds,
         s.repeats,
         plan.limit,
-        plan.table_name,
-        plan.count_name,
+        plan.work.table_name(),
+        plan.work.count_name(),
         s.answer,
         s.cpu_seconds,
         per_cpu_second,

@@ -1,4 +1,5 @@
-//! `nimsquare scale`: the scaling study. Times table back-ends on a geometric grid of N,
+//! `nimsquare scale`: the scaling study. Times table back-ends (of a subtraction game, or
+//! with `--octal` of an octal game) on a geometric grid of N,
 //! writes one CSV row per (back-end, N) as soon as it is measured, prints the fitted exponent
 //! of each back-end, and optionally draws a log-log SVG. The study itself (what remains, the
 //! timing, the checks, the roofline bound, the skips) is
@@ -11,7 +12,7 @@ use nimsquare::base::error::{Error, Result};
 use nimsquare::instruments::scaling::study::{Event, Skip, Study, WARM_UP_BELOW_STEPS};
 use nimsquare::instruments::scaling::{self, CsvLog, Row, Settings, FIT_MIN_N};
 use nimsquare::run::planner;
-use nimsquare::table;
+use nimsquare::run::workload::{Backend, Game};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
@@ -37,12 +38,17 @@ use std::path::PathBuf;
     times the slope's standard error; NA below three points), its R^2 and the number of such \
     points. --plot draws two panels, seconds and ns per option step against N, with each \
     back-end's slope and interval in the legend. A progress bar, weighted by the option steps of each point, is \
-    drawn on stderr only when stderr is a terminal."
+    drawn on stderr only when stderr is a terminal.\n\n\
+    With --octal CODE the tables are that octal game's (0.6, .137, grundy), built by the octal \
+    back-ends (--table names them; default every one but the control octal-naive), the unit is \
+    the octal game's option steps (every removal and every split pair), and the `moves` column \
+    holds the code."
 )]
 pub struct Args {
     /// Table back-ends to time, comma-separated (default: every one in `nimsquare list` but
     /// the naive controls, which are there to check, not to race). `auto` times the one the
     /// planner picks at each N (wisdom or built-in, as `solve` would), as a row named auto.
+    /// With --octal, octal back-ends (`auto` is for subtraction games only).
     #[arg(long, value_name = "NAMES", value_delimiter = ',')]
     table: Vec<String>,
     #[command(flatten)]
@@ -60,6 +66,10 @@ pub struct Args {
     skip_over: Option<f64>,
     #[command(flatten)]
     moves: MovesArg,
+    /// Time an octal game instead of a subtraction game: its code (0.07, .6, 4.07) or
+    /// `grundy`. Refused with --moves.
+    #[arg(long, value_name = "CODE", conflicts_with = "moves")]
+    octal: Option<String>,
 }
 
 /// A checked invocation: the study and where its results go, refused arguments already
@@ -82,17 +92,19 @@ pub fn run(args: Args) -> CliResult {
         .study
         .todo(&log)
         .into_iter()
-        .map(|(name, n)| {
-            let warm_up = plan.study.moves.option_steps(n as usize) < WARM_UP_BELOW_STEPS;
+        .filter_map(|(name, n)| {
+            let warm_up = plan.study.game.option_steps(n as usize) < WARM_UP_BELOW_STEPS;
             let times = plan.study.settings.repeats as u64 + u64::from(warm_up);
-            (
-                plan.study.entry(name, n).expect("checked"),
-                n as usize,
-                times,
-            )
+            match plan.study.entry(name, n).expect("checked") {
+                Backend::Table(entry) => Some((entry, n as usize, times)),
+                // The planner forecasts the table stage's builds only.
+                Backend::Octal(_) => None,
+            }
         })
         .collect();
-    super::common::forecast_builds(&plan.study.moves, &builds);
+    if let Some(moves) = plan.study.game.moves() {
+        super::common::forecast_builds(moves, &builds);
+    }
     measure(&plan, &mut log)?;
     render(&plan, &log)
 }
@@ -101,7 +113,22 @@ pub fn run(args: Args) -> CliResult {
 fn parse(args: Args) -> Result<Plan> {
     let grid = args.grid.grid()?;
     check_numbers(&args)?;
-    let names = backend_names(&args.table)?;
+    let game = match &args.octal {
+        Some(code) => Game::octal(code).map_err(|e| Error::Invalid(format!("--octal: {e}")))?,
+        None => Game::Subtraction(args.moves.moves.clone()),
+    };
+    let names = backend_names(&game, &args.table)?;
+    // `solve`'s rule for the naive controls: one named past the N it affords would run for
+    // minutes to hours at the top of the grid.
+    let top = grid.last().copied().unwrap_or(0) as usize;
+    for &name in names.iter().filter(|&&n| n != planner::AUTO) {
+        game.check_affords(
+            game.find(name)?,
+            "--to",
+            top,
+            "leave it out of --table, or lower --to",
+        )?;
+    }
     args.files.check(&args.out)?;
     let repeats = args.repeat.repeat;
     Ok(Plan {
@@ -110,11 +137,11 @@ fn parse(args: Args) -> Result<Plan> {
             wisdom: Some(super::common::wisdom()),
             grid,
             settings: Settings {
-                moves: args.moves.moves.label(),
+                moves: game.label(),
                 threads: rayon::current_num_threads(),
                 repeats,
             },
-            moves: args.moves.moves,
+            game,
             skip_over: args.skip_over,
         },
         out: args.out,
@@ -133,32 +160,31 @@ fn check_numbers(args: &Args) -> Result<()> {
     }
 }
 
-/// The back-ends to time, in the order given, without repeats (all of them by default).
-fn backend_names(asked: &[String]) -> Result<Vec<&'static str>> {
+/// The back-ends of `game`'s stage to time, in the order given, without repeats (all but the
+/// controls by default); `auto` only for a subtraction game.
+fn backend_names(game: &Game, asked: &[String]) -> Result<Vec<&'static str>> {
     if asked.is_empty() {
-        return Ok(nimsquare::registry::fast(table::BACKENDS)
-            .map(|e| e.name)
-            .collect());
+        return Ok(game.fast().iter().map(|b| b.name()).collect());
     }
+    let subtraction = game.moves().is_some();
     let mut names = Vec::new();
     for n in asked {
         let name = match n.trim() {
-            planner::AUTO => planner::AUTO,
-            other => {
-                table::find(other)
-                    .map_err(|e| match e {
-                        Error::UnknownBackend {
-                            stage,
-                            name,
-                            mut valid,
-                        } => {
-                            valid.insert(0, planner::AUTO);
-                            Error::UnknownBackend { stage, name, valid }
-                        }
-                        e => e,
-                    })?
-                    .name
-            }
+            planner::AUTO if subtraction => planner::AUTO,
+            other => game
+                .find(other)
+                .map_err(|e| match e {
+                    Error::UnknownBackend {
+                        stage,
+                        name,
+                        mut valid,
+                    } if subtraction => {
+                        valid.insert(0, planner::AUTO);
+                        Error::UnknownBackend { stage, name, valid }
+                    }
+                    e => e,
+                })?
+                .name(),
         };
         if !names.contains(&name) {
             names.push(name);

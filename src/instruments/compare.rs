@@ -20,13 +20,16 @@ use std::process::{Command, Stdio};
 use std::time::Instant;
 
 /// One side of a comparison: a program and its arguments, which must print one JSON object
-/// with an `answer` field (as `nimsquare solve --json` does).
+/// with the field `answer_key` (`answer`, as `nimsquare solve --json` prints it, or the
+/// `table_digest` of `nimsquare octal --json`).
 #[derive(Clone, Debug)]
 pub struct Side {
     /// What the reports call this side (`stamped-lanes`, `bitset@avx2`, `old:bitset`).
     pub label: String,
     pub program: PathBuf,
     pub args: Vec<String>,
+    /// The report's field that both sides must agree on.
+    pub answer_key: &'static str,
 }
 
 /// What a run's time is.
@@ -102,12 +105,14 @@ pub fn run_once(side: &Side, measure: Measure) -> Result<Run> {
                 side.program.display()
             ))
         })?;
-    let answer = match &report["answer"] {
+    let answer = match &report[side.answer_key] {
         serde_json::Value::String(s) => s.clone(),
         serde_json::Value::Null => {
             return Err(Error::Invalid(format!(
-                "{}: the report has no answer",
-                side.label
+                "{}: the report has no {} (is {} a nimsquare binary of this version?)",
+                side.label,
+                side.answer_key,
+                side.program.display()
             )))
         }
         other => other.to_string(),

@@ -290,14 +290,20 @@ impl Game {
         }
     }
 
-    /// Refuses, before any work, `backend` at N = `limit` when it is a control past what it
-    /// affords, naming the flags to change (`instead`).
-    pub fn check_affords(&self, backend: Backend, limit: usize, instead: &str) -> Result<()> {
+    /// Refuses, before any work, `backend` at N = `limit` (given by the flag `flag`) when it
+    /// is a control past what it affords, naming the flags to change (`instead`).
+    pub fn check_affords(
+        &self,
+        backend: Backend,
+        flag: &str,
+        limit: usize,
+        instead: &str,
+    ) -> Result<()> {
         match backend.affordable_limit() {
             Some(most) if limit > most => Err(Error::Unsupported {
                 backend: backend.name(),
                 what: format!(
-                    "--limit {limit} (it affords N <= {most}): it is a naive control, run only on small inputs (see `nimsquare list`); {instead}"
+                    "{flag} {limit} (it affords N <= {most}): it is a naive control, run only on small inputs (see `nimsquare list`); {instead}"
                 ),
             }),
             _ => Ok(()),

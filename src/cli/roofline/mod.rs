@@ -136,7 +136,12 @@ fn parse(args: Args) -> Result<Plan> {
     // `solve`'s rule for the naive controls: a named one past the N it affords would run for
     // minutes to hours (`naive-mex` at 10^7: about 15 minutes).
     for &e in &tables {
-        game.check_affords(e, limit, "leave it out of --table, or lower --limit")?;
+        game.check_affords(
+            e,
+            "--limit",
+            limit,
+            "leave it out of --table, or lower --limit",
+        )?;
     }
     for &e in &counts {
         planner::check_count_affords(e, limit, 3, "leave it out of --count, or lower --limit")?;
@@ -307,11 +312,7 @@ fn measure_tables(plan: &Plan, out: &mut Output) -> Result<(Table, primitives::S
             // Checked, then dropped before the primitives run (their span table is as big).
             check::against_first_of(&mut judge, game, entry.name(), table)?;
             let judge_table = &judge.as_ref().expect("set above").table;
-            let shape = shape.get_or_insert_with(|| primitives::Shape {
-                limit: judge_table.limit(),
-                alphabet: judge_table.alphabet(),
-                moves: game.removals(judge_table.limit()),
-            });
+            let shape = shape.get_or_insert_with(|| primitives::Shape::of_game(game, judge_table));
             let demand = demand
                 .get_or_insert_with(|| (model.demand)(&game.workload(judge_table, plan.threads)));
             let (r, bound) = price(shape, threads, demand);

@@ -4,7 +4,8 @@
 //! happens through the [`Event`]s [`Study::run`] reports; everything it measures is decided
 //! here.
 //!
-//! A study is a set of table back-ends timed at each N of a geometric grid. At each N, for the
+//! A study is a set of back-ends of one game's stage ([`Game`]: a subtraction game's table
+//! back-ends, or an octal game's) timed at each N of a geometric grid. At each N, for the
 //! (back-end, N) points not yet in the log (all back-ends at one N before the next N):
 //!
 //! - a back-end skipped at a smaller N, or whose fitted slope predicts one run over the budget
@@ -15,7 +16,7 @@
 //!   is always timed first or always after the same one, and a drift of the machine's speed
 //!   during the N falls on every back-end alike. The row holds the median and the minimum;
 //! - in the first round, the first table built judges the others there
-//!   ([`check::against_first`]): a difference stops the study with
+//!   ([`check::against_first_of`]): a difference stops the study with
 //!   [`crate::base::error::Error::Disagreement`];
 //! - the primitive rates of the roofline are measured with the judge's table (a [`RateBook`],
 //!   kept while N stays) and fill the rows' bound columns.
@@ -33,14 +34,14 @@
 use super::fit::predict_seconds;
 use super::log::{CsvLog, Settings};
 use super::row::Row;
+use crate::base::error::Error;
 use crate::base::error::Result;
-use crate::base::moves::Moves;
 use crate::base::provenance::load_average;
 use crate::base::provenance::Provenance;
 use crate::base::stats::median;
-use crate::instruments::check::{self, Checker};
+use crate::instruments::check;
 use crate::instruments::roofline::{self, primitives, RateBook};
-use crate::registry::Entry;
+use crate::run::workload::{Backend, Game};
 use crate::run::{planner, wisdom};
 use crate::table;
 use std::time::Instant;
@@ -54,18 +55,20 @@ pub const WARM_UP_BELOW_STEPS: u128 = 1 << 30;
 /// A checked scaling study: what to time, on which grid, under which settings.
 #[derive(Debug, Clone)]
 pub struct Study {
-    /// The table back-ends, in the order they are timed at each N (registry names, or
-    /// [`planner::AUTO`]: the back-end `auto` picks at each N, timed under the name `auto`).
+    /// The back-ends of [`Study::game`]'s stage, in the order they are timed at each N
+    /// (registry names, or for a subtraction game [`planner::AUTO`]: the back-end `auto`
+    /// picks at each N, timed under the name `auto`).
     pub names: Vec<&'static str>,
     /// The wisdom `auto` chooses from (None: the built-in crossovers).
     pub wisdom: Option<std::sync::Arc<wisdom::Source>>,
     /// The limits N, ascending, each a valid table limit.
     pub grid: Vec<u64>,
-    /// The subtraction set.
-    pub moves: Moves,
+    /// The game whose tables are timed: a subtraction set or an octal code.
+    pub game: Game,
     /// The settings every row records (and a resumed log must share): `moves` is the label
-    /// of [`Study::moves`], `threads` the worker threads, `repeats` the timed runs per point
-    /// (at least one).
+    /// of [`Study::game`] ([`Game::label`]: `squares`, `1,3,4`, or an octal code such as
+    /// `0.6`), `threads` the worker threads, `repeats` the timed runs per point (at least
+    /// one).
     pub settings: Settings,
     /// Skip a back-end from the first N where one run is predicted to take more than this
     /// many seconds (a positive number), or never.
@@ -123,8 +126,8 @@ pub enum Event<'a> {
 
 /// The work of one point: option steps of the table at `n` (at least one), times the
 /// repeats, so that progress does not stand still on the last, largest points.
-pub fn work(moves: &Moves, n: u64, repeats: usize) -> u64 {
-    let steps = moves.option_steps(n as usize).max(1);
+pub fn work(game: &Game, n: u64, repeats: usize) -> u64 {
+    let steps = game.option_steps(n as usize).max(1);
     u64::try_from(steps.saturating_mul(repeats as u128)).unwrap_or(u64::MAX)
 }
 
@@ -147,7 +150,7 @@ impl Study {
         let todo = self.todo(log);
         let repeats = self.settings.repeats;
         let total = todo.iter().fold(0u64, |s, &(_, n)| {
-            s.saturating_add(work(&self.moves, n, repeats))
+            s.saturating_add(work(&self.game, n, repeats))
         });
         on(Event::Planned {
             points: todo.len(),
@@ -156,7 +159,7 @@ impl Study {
         if already > 0 {
             on(Event::Resumed { rows: already });
         }
-        let host = Provenance::here(self.moves.label(), self.settings.threads);
+        let host = Provenance::here(self.game.label(), self.settings.threads);
         let mut skipped: Vec<&'static str> = Vec::new();
         // The primitive rates at the current N, measured with its judge's table (once per N
         // and thread count, again after a minute).
@@ -170,7 +173,7 @@ impl Study {
                 if let Some(why) = self.skip(log, &mut skipped, name, n) {
                     on(Event::Skip { name, n, why });
                     on(Event::Done {
-                        work: work(&self.moves, n, repeats),
+                        work: work(&self.game, n, repeats),
                     });
                 } else {
                     timed.push(Point { index, name });
@@ -203,17 +206,17 @@ impl Study {
             .iter()
             .map(|p| self.entry(p.name, n))
             .collect::<Result<Vec<_>>>()?;
-        let builders: Vec<_> = entries.iter().map(|e| (e.make)()).collect();
-        let steps = self.moves.option_steps(limit);
+        let builders: Vec<_> = entries.iter().map(|e| e.make()).collect();
+        let steps = self.game.option_steps(limit);
         if steps < WARM_UP_BELOW_STEPS {
             for builder in &builders {
-                drop(builder.build(&self.moves, limit));
+                drop(builder.build(&self.game, limit)?);
             }
         }
         let repeats = self.settings.repeats;
         let mut times: Vec<Vec<f64>> = vec![Vec::with_capacity(repeats); points.len()];
         // The first table built at this N judges the others (the one checker).
-        let mut checker: Option<Checker> = None;
+        let mut checker: Option<check::Tables> = None;
         for round in 0..repeats {
             for k in 0..points.len() {
                 let j = (k + round) % points.len();
@@ -227,10 +230,10 @@ impl Study {
                     rounds: repeats,
                 });
                 let start = Instant::now();
-                let table = builders[j].build(&self.moves, limit);
+                let table = builders[j].build(&self.game, limit)?;
                 times[j].push(start.elapsed().as_secs_f64());
                 if round == 0 {
-                    check::against_first(&mut checker, &self.moves, name, table)?;
+                    check::against_first_of(&mut checker, &self.game, name, table)?;
                 } else {
                     drop(table);
                 }
@@ -239,8 +242,8 @@ impl Study {
                 });
                 if round + 1 == repeats {
                     let judged = checker.as_ref().expect("set in the first round");
-                    let table = judged.judge_table();
-                    let mut row = self.row(name, entries[j].name, table, &times[j], host);
+                    let table = &judged.table;
+                    let mut row = self.row(name, entries[j].name(), table, &times[j], host);
                     row.load_start = load_start;
                     self.fill_bound(&mut row, book, table)?;
                     on(Event::Row(&row));
@@ -262,7 +265,7 @@ impl Study {
         host: &Provenance,
     ) -> Row {
         let n = table.limit() as u64;
-        let steps = self.moves.option_steps(table.limit());
+        let steps = self.game.option_steps(table.limit());
         let med = median(times);
         Row {
             backend: name.to_string(),
@@ -310,20 +313,30 @@ impl Study {
         Some(Skip::Predicted { seconds, budget })
     }
 
-    /// The back-end `name` means at `n`: the registry's, or for [`planner::AUTO`] the one
-    /// the planner picks there with this study's wisdom and threads.
-    pub fn entry(&self, name: &str, n: u64) -> Result<&'static Entry<dyn table::TableBuilder>> {
+    /// The back-end `name` means at `n`: the game's stage's, or for [`planner::AUTO`] (a
+    /// subtraction game's only: the planner serves the table stage) the one the planner
+    /// picks there with this study's wisdom and threads.
+    pub fn entry(&self, name: &str, n: u64) -> Result<Backend> {
         if name == planner::AUTO {
+            let Some(moves) = self.game.moves() else {
+                return Err(Error::Invalid(format!(
+                    "`{}` chooses among the table back-ends of a subtraction game; name the back-ends of {} instead",
+                    planner::AUTO,
+                    self.game.describe()
+                )));
+            };
             let limit = n as usize; // on the grid, a valid limit
-            return Ok(planner::choose_table_from(
-                self.wisdom.as_deref(),
-                &self.moves,
-                limit,
-                self.settings.threads,
-            )
-            .0);
+            return Ok(Backend::Table(
+                planner::choose_table_from(
+                    self.wisdom.as_deref(),
+                    moves,
+                    limit,
+                    self.settings.threads,
+                )
+                .0,
+            ));
         }
-        table::find(name)
+        self.game.find(name)
     }
 
     /// Fills the row's roofline columns: its back-end's cost model on this table, at the
@@ -338,13 +351,13 @@ impl Study {
             .as_ref()
             .is_none_or(|b| b.shape().limit != table.limit())
         {
-            let shape = primitives::Shape::of_table(&self.moves, table);
+            let shape = primitives::Shape::of_game(&self.game, table);
             *book = Some(RateBook::new(shape, primitives::Budget::QUICK));
         }
         let book = book.as_mut().expect("set above");
         let threads = self.settings.threads;
-        let model = self.entry(&row.backend, row.n)?.model;
-        let workload = table.workload(&self.moves, threads);
+        let model = self.entry(&row.backend, row.n)?.model();
+        let workload = self.game.workload(table, threads);
         let rates = book.rates(roofline::threads_for(&model, threads));
         let b = roofline::bound(&(model.demand)(&workload), &rates);
         let steps = (row.option_steps as f64).max(1.0);
@@ -358,10 +371,11 @@ impl Study {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::base::moves::Moves;
 
     #[test]
     fn work_weighs_points_by_option_steps_and_repeats() {
-        let sq = Moves::Squares;
+        let sq = Game::Subtraction(Moves::Squares);
         assert_eq!(work(&sq, 10_000, 3), 3 * 661_750);
         assert_eq!(work(&sq, 0, 1), 1);
     }
@@ -377,7 +391,7 @@ mod tests {
             names: vec!["stamped", "bitset", "value-bounded"],
             wisdom: None,
             grid: vec![300, 600],
-            moves: Moves::Squares,
+            game: Game::Subtraction(Moves::Squares),
             settings: Settings {
                 moves: Moves::Squares.label(),
                 threads: 1,
