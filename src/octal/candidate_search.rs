@@ -65,6 +65,11 @@ pub fn fill_by_candidates(
     Ok(())
 }
 
+/// Bytes beside the table for N = `limit`: the mirror, one u16 per position.
+pub fn mirror_bytes(limit: usize) -> u64 {
+    2 * (limit as u64 + 1) + 1024
+}
+
 /// The cost model both vector back-ends state: per split option at least 4 bytes read in
 /// order (the mex's full pass over g and its mirror), counted as stream bytes.
 pub fn one_pass_over_the_pairs(w: &Workload) -> Demand {

@@ -199,6 +199,16 @@ pub fn prepare(name: &str, rules: &Rules, limit: u64) -> Result<(Box<dyn OctalBu
     Ok((builder, limit))
 }
 
+/// The control's values g(0..=limit) of `code`: what the octal back-ends' unit tests hold
+/// their tables against.
+#[cfg(test)]
+pub(crate) fn control_values(code: &str, limit: usize) -> Vec<u16> {
+    build("octal-naive", &Rules::parse(code).unwrap(), limit as u64)
+        .unwrap()
+        .values()
+        .to_vec()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

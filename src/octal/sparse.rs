@@ -131,12 +131,7 @@ fn run_with_mask(rules: &Rules, g: &mut [u16], from: usize, mask: u16) -> Result
 mod tests {
     use super::*;
 
-    fn control(code: &str, limit: usize) -> Vec<u16> {
-        crate::octal::build("octal-naive", &Rules::parse(code).unwrap(), limit as u64)
-            .unwrap()
-            .values()
-            .to_vec()
-    }
+    use crate::octal::control_values as control;
 
     #[test]
     fn officers_and_dawsons_kayles_match_the_published_start() {

@@ -136,12 +136,7 @@ fn decide_every(rules: &Rules, shared: &Published, first: usize, step: usize) ->
 mod tests {
     use super::*;
 
-    fn control(code: &str, limit: usize) -> Vec<u16> {
-        crate::octal::build("octal-naive", &Rules::parse(code).unwrap(), limit as u64)
-            .unwrap()
-            .values()
-            .to_vec()
-    }
+    use crate::octal::control_values as control;
 
     fn on_two_threads(rules: &Rules, g: &mut [u16], from: usize) {
         let pool = rayon::ThreadPoolBuilder::new()

@@ -19,7 +19,7 @@
 //! Paths (`--isa`, read once per `fill`): the whole fill is handed to
 //! [`xor_pairs::dispatch`] as a visitor, so it is compiled per path with its kernel.
 
-use super::candidate_search::{fill_by_candidates, one_pass_over_the_pairs};
+use super::candidate_search::{fill_by_candidates, mirror_bytes, one_pass_over_the_pairs};
 use super::{OctalBuilder, Rules};
 use crate::base::error::Result;
 use crate::base::isa;
@@ -52,8 +52,7 @@ impl OctalBuilder for OctalVector {
     }
 
     fn scratch_bytes(&self, _rules: &Rules, limit: usize, _threads: usize) -> u64 {
-        // the mirror: one u16 per position
-        2 * (limit as u64 + 1) + 1024
+        mirror_bytes(limit)
     }
 }
 

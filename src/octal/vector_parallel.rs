@@ -20,7 +20,7 @@
 //! Paths (`--isa`, read once per `fill`): the fill is handed to [`xor_pairs::dispatch`];
 //! the chunks searched on the other threads call the same path's kernel.
 
-use super::candidate_search::{fill_by_candidates, one_pass_over_the_pairs};
+use super::candidate_search::{fill_by_candidates, mirror_bytes, one_pass_over_the_pairs};
 use super::{OctalBuilder, Rules};
 use crate::base::error::Result;
 use crate::base::isa;
@@ -80,8 +80,7 @@ impl OctalBuilder for OctalVectorParallel {
     }
 
     fn scratch_bytes(&self, _rules: &Rules, limit: usize, _threads: usize) -> u64 {
-        // the mirror: one u16 per position
-        2 * (limit as u64 + 1) + 1024
+        mirror_bytes(limit)
     }
 }
 

@@ -489,8 +489,9 @@ mod tests {
         assert_eq!(kept(&samples, true), 1.5);
     }
 
-    #[test]
-    fn measure_only_measures_what_it_is_asked_and_leaves_the_rest_nan() {
+    /// The squares' shape at N = 5000 and a 200 µs budget of one run: primitives measured in
+    /// well under a second.
+    fn tiny() -> (Shape, Budget) {
         let shape = Shape {
             limit: 5000,
             alphabet: 40,
@@ -501,6 +502,12 @@ mod tests {
             runs: 1,
             fastest: false,
         };
+        (shape, budget)
+    }
+
+    #[test]
+    fn measure_only_measures_what_it_is_asked_and_leaves_the_rest_nan() {
+        let (shape, budget) = tiny();
         let r = measure_only(&shape, 1, budget, &[Primitive::Scatter, Primitive::MulAdd]);
         assert_eq!(r.threads, 1);
         for p in Primitive::ALL {
@@ -515,16 +522,7 @@ mod tests {
 
     #[test]
     fn measure_gives_a_finite_positive_rate_for_every_primitive() {
-        let shape = Shape {
-            limit: 5000,
-            alphabet: 40,
-            moves: crate::base::moves::Moves::Squares.up_to(5000),
-        };
-        let budget = Budget {
-            target: Duration::from_micros(200),
-            runs: 1,
-            fastest: false,
-        };
+        let (shape, budget) = tiny();
         for p in Primitive::ALL {
             // The stream buffer is large; one primitive at a time keeps the test cheap.
             if p == Primitive::Stream {

@@ -390,28 +390,31 @@ fn measure(
         let builders: Vec<_> = alive.iter().map(|e| (e.make)()).collect();
         let mut rounds: Vec<Vec<Option<f64>>> = vec![Vec::new(); alive.len()];
         let mut first = None;
+        // One timed build of candidate k, checked against the first table built at this N.
+        let time = |k: usize, first: &mut Option<Table>| {
+            time_checked(
+                pool,
+                (&*builders[k], alive[k].name),
+                (&settings.moves, n),
+                first,
+            )
+        };
         for round in 0..repeats {
             let first_best = rounds
                 .iter()
                 .filter_map(|t| t.first().copied().flatten())
                 .fold(f64::INFINITY, f64::min);
-            for (k, b) in builders.iter().enumerate() {
+            for (k, timed) in rounds.iter_mut().enumerate() {
                 // A clear loser of the first round is not timed again at large N: its one
                 // timing already says it loses, and repeating it would cost the most.
                 if round > 0
                     && n >= ONE_ROUND_FOR_LOSERS_FROM
-                    && rounds[k][0].is_some_and(|t| t > DROP_RATIO * first_best)
+                    && timed[0].is_some_and(|t| t > DROP_RATIO * first_best)
                 {
-                    rounds[k].push(None);
+                    timed.push(None);
                     continue;
                 }
-                let s = time_checked(
-                    pool,
-                    (&**b, alive[k].name),
-                    (&settings.moves, n),
-                    &mut first,
-                )?;
-                rounds[k].push(Some(s));
+                timed.push(Some(time(k, &mut first)?));
             }
         }
         // Near a crossover: more alternating rounds of the candidates within [`NEAR`] of the
@@ -436,18 +439,12 @@ fn measure(
                 .sum();
             while rounds[0].len() < target && start.elapsed().as_secs_f64() + round_seconds <= share
             {
-                for (k, b) in builders.iter().enumerate() {
-                    if !near[k] {
-                        rounds[k].push(None);
-                        continue;
-                    }
-                    let s = time_checked(
-                        pool,
-                        (&**b, alive[k].name),
-                        (&settings.moves, n),
-                        &mut first,
-                    )?;
-                    rounds[k].push(Some(s));
+                for (k, timed) in rounds.iter_mut().enumerate() {
+                    timed.push(if near[k] {
+                        Some(time(k, &mut first)?)
+                    } else {
+                        None
+                    });
                 }
             }
         }
