@@ -266,38 +266,6 @@ impl Checker {
     }
 }
 
-/// Compares `table` (built by `name` for `moves`) with the first table given to `first`,
-/// which becomes the judge when there is none yet: how `scale` and `roofline` check that the
-/// back-ends they time agree, without building a reference of their own. A difference is an
-/// [`Error::Disagreement`] naming both back-ends and the first differing position.
-pub fn against_first(
-    first: &mut Option<Checker>,
-    moves: &Moves,
-    name: &'static str,
-    table: Table,
-) -> Result<()> {
-    let Some(c) = first else {
-        let case = Case {
-            moves: moves.clone(),
-            limit: table.limit(),
-            heaps: 3,
-        };
-        *first = Some(Checker::new(case, name, table));
-        return Ok(());
-    };
-    if c.table(name, &table) {
-        return Ok(());
-    }
-    let found = c
-        .disagreements()
-        .last()
-        .expect("a disagreement was recorded");
-    Err(Error::Disagreement(format!(
-        "{found} at N = {}",
-        table.limit()
-    )))
-}
-
 /// The first difference between the judge's table and `backend`'s (a longer or shorter
 /// table differs one past the shorter's end), if any.
 pub fn table_disagreement(
@@ -408,10 +376,11 @@ pub fn against_judge(game: &Game, limit: usize, backends: &[Backend]) -> Result<
     Ok(tables)
 }
 
-/// [`against_first`] for any game: the first table given becomes the judge, each later one
-/// is compared with it, and a difference is an [`Error::Disagreement`] naming both
-/// back-ends, the first differing position and N (the same words as [`against_first`] for
-/// a subtraction game).
+/// Compares each table of `game` given to `first` with the first one, which becomes the
+/// judge when there is none yet: how `scale` and `roofline` check that the back-ends they
+/// time agree, without building a reference of their own. A difference is an
+/// [`Error::Disagreement`] naming both back-ends, the first differing position and N (and
+/// the game, for a game other than a subtraction game).
 pub fn against_first_of(
     first: &mut Option<Tables>,
     game: &Game,
@@ -785,13 +754,14 @@ mod tests {
     #[test]
     fn against_first_takes_the_first_table_as_judge_and_names_a_difference() {
         let m = Moves::Squares;
+        let game = Game::Subtraction(m.clone());
         let good = table::build("stamped", &m, 300).unwrap();
         let mut values = good.values().to_vec();
         values[123] ^= 1;
         let mut first = None;
-        against_first(&mut first, &m, "stamped", good.clone()).unwrap();
-        against_first(&mut first, &m, "bitset", good).unwrap();
-        let e = against_first(&mut first, &m, "wrong", Table::from_values(values))
+        against_first_of(&mut first, &game, "stamped", good.clone()).unwrap();
+        against_first_of(&mut first, &game, "bitset", good).unwrap();
+        let e = against_first_of(&mut first, &game, "wrong", Table::from_values(values))
             .unwrap_err()
             .to_string();
         assert!(
