@@ -207,3 +207,29 @@ fn wht_equals_a_value_knapsack_at_large_n_for_every_k() {
     // gives.
     assert_eq!(counted("wht", &squares, 4), 61_401_296_360_127_688);
 }
+
+/// `count_exact`, the big-integer answer `solve` prints, is every counter's own count for
+/// each K it counts: by value (the knapsack above) at N = 60 on the squares, where the
+/// answers are small enough for every back-end, the brute-force control included.
+#[test]
+fn every_counters_exact_answer_is_its_count_for_every_k_it_counts() {
+    let t = table::build("stamped", &Moves::Squares, 60).unwrap();
+    for entry in count::BACKENDS {
+        let counter = (entry.make)();
+        for heaps in counter.heaps().filter(|&k| k <= 4) {
+            let want = by_value_knapsack(&t, heaps);
+            assert_eq!(
+                counter.count_exact(&t, heaps).unwrap(),
+                want,
+                "{} K = {heaps}",
+                entry.name
+            );
+            assert_eq!(
+                BigUint::from(counter.count(&t, heaps).unwrap()),
+                want,
+                "{} K = {heaps}",
+                entry.name
+            );
+        }
+    }
+}

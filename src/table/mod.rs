@@ -233,3 +233,20 @@ pub fn build(name: &str, moves: &Moves, limit: u64) -> Result<Table> {
     )?;
     Ok(builder.build(moves, limit))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The summary of a table whose largest value occurs twice, counted by hand: g = 0, 2, 1,
+    /// 2, 0 has max 2, first at n = 1 (not its last place, 3), and histogram [2, 1, 2].
+    #[test]
+    fn the_summary_names_the_first_place_of_a_repeated_largest_value() {
+        let t = Table::from_values(vec![0, 2, 1, 2, 0]);
+        assert_eq!(t.limit(), 4);
+        assert_eq!(t.max_value(), 2);
+        assert_eq!(t.max_value_first_at(), 1);
+        assert_eq!(t.histogram(), &[2, 1, 2]);
+        assert_eq!(t.cold_count(), 2);
+    }
+}
