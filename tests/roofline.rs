@@ -583,3 +583,60 @@ fn an_octal_game_gets_a_line_per_octal_back_end_and_bad_input_is_refused_first()
     assert_refused(&["roofline", "--octal", "0.6", "--count", "wht"]);
     assert_refused(&["roofline", "--octal", "0.6", "--moves", "1,2"]);
 }
+
+/// Every back-end's cost model, worked by hand from its summary on a workload with easy
+/// numbers: N + 1 = p = 1000 positions, S = 3200 option steps, G = 130 values (3 mask words;
+/// 132 rounded up to four, 256 to a power of two), mean value 2.5. Columns: Scatter, Span,
+/// Stream, OrScan, MulAdd (the order of `Primitive::ALL`). The table back-ends all add the
+/// table's traffic, 4 bytes a position (Stream 4000); each step's span load is S/32 = 100.
+/// A back-end missing here fails: its model needs its line worked out too.
+#[test]
+fn every_cost_model_counts_what_its_summary_says_on_a_workload_worked_by_hand() {
+    let w = Workload {
+        limit: 999,
+        steps: 3200.0,
+        alphabet: 130,
+        mean_value: 2.5,
+        threads: 1,
+        rare_steps: 0.0,
+    };
+    let by_hand = |stage: &str, name: &str| -> [f64; 5] {
+        match (stage, name) {
+            // A store a step; g + 1 word ops a position: 1000 · 3.5.
+            ("table", "naive-mex" | "stamped" | "fixture-mex") => {
+                [3200.0, 100.0, 4000.0, 3500.0, 0.0]
+            }
+            // A shift-and-OR a step; 3 + 2.5/64 + 1 words a position.
+            ("table", "bitset" | "bitset-parallel") => {
+                [0.0, 100.0, 4000.0, 3200.0 + 4039.0625, 0.0]
+            }
+            // g/8 + 1 compares a position: 1000 · 1.3125.
+            ("table", "stamped-lanes") => [3200.0, 100.0, 4000.0, 1312.5, 0.0],
+            // Lane stride 256 (130 + 32 up to a power of two): 256/16 + 2.5/64 + 1 a position.
+            ("table", "stamped-parallel") => [3200.0, 100.0, 4000.0, 17_039.0625, 0.0],
+            // 130 passes of 2 · 3200/64 window ops and 2 · 16 word ops (1000/64 words, up).
+            ("table", "value-bounded") => [0.0, 0.0, 4000.0, 130.0 * (100.0 + 32.0), 0.0],
+            // C(1002, 3) = 1000 · 1001 · 1002 / 6 sorted triples.
+            ("count", "brute") => [0.0, 0.0, 0.0, 167_167_000.0, 0.0],
+            // 2 G^2.
+            ("count", "burnside") => [0.0, 0.0, 0.0, 0.0, 33_800.0],
+            // 132 multiply-adds a position; the table read once, 2 bytes a position.
+            ("count", "sweep") => [0.0, 0.0, 2000.0, 0.0, 132_000.0],
+            // The sweep, plus a histogram increment a position and the table read again.
+            ("count", "rayon-sweep") => [0.0, 0.0, 4000.0, 1000.0, 132_000.0],
+            // W log2 W + W with W = 256.
+            ("count", "wht") => [0.0, 0.0, 0.0, 0.0, 256.0 * 8.0 + 256.0],
+            _ => panic!("{stage} '{name}': no hand-worked model in this test"),
+        }
+    };
+    let check = |stage: &str, name: &str, model: &nimsquare::instruments::roofline::Model| {
+        let d = (model.demand)(&w);
+        assert_eq!(d.ops, by_hand(stage, name), "{stage} '{name}'");
+    };
+    for e in table::BACKENDS {
+        check("table", e.name, &e.model);
+    }
+    for e in count::BACKENDS {
+        check("count", e.name, &e.model);
+    }
+}

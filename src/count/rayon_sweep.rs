@@ -47,12 +47,19 @@ pub struct RayonSweep;
 /// Smallest chunk worth a task of its own.
 const MIN_CHUNK: usize = 1 << 14;
 
+/// The chunk length for `positions` positions on `threads` threads: four chunks a thread, so
+/// that a slow chunk leaves the other threads work to steal, but never below [`MIN_CHUNK`].
+/// Any length gives the same count; this one only decides how the work spreads.
+fn chunk_len(positions: usize, threads: usize) -> usize {
+    (positions / (4 * threads)).max(MIN_CHUNK)
+}
+
 impl Counter for RayonSweep {
     fn count(&self, table: &Table, _heaps: usize) -> Result<u128> {
         let values = table.values();
         let alphabet = table.alphabet();
         let padded = alphabet.next_power_of_two();
-        let chunk = (values.len() / (4 * rayon::current_num_threads())).max(MIN_CHUNK);
+        let chunk = chunk_len(values.len(), rayon::current_num_threads());
         let chunk_histograms: Vec<Vec<u64>> = values
             .par_chunks(chunk)
             .map(|c| {
@@ -97,5 +104,20 @@ impl Counter for RayonSweep {
         let w = alphabet.next_power_of_two() as u64;
         let chunks = 4 * threads as u64 + 1;
         chunks * (16 * w + 128) + 8 * w + threads as u64 * (8 * 3 + 4 * 5) * w
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Four chunks a thread once the table is large (10^6 positions on 2 threads: 8 chunks
+    /// of 125 000), never below 2^14 positions (10^5 on 2 threads would give 12 500).
+    #[test]
+    fn chunks_are_a_quarter_of_a_threads_share_and_never_below_the_minimum() {
+        assert_eq!(chunk_len(1_000_000, 2), 125_000);
+        assert_eq!(chunk_len(1_000_000, 1), 250_000);
+        assert_eq!(chunk_len(100_000, 2), 1 << 14);
+        assert_eq!(chunk_len(1 << 17, 2), 1 << 14);
     }
 }

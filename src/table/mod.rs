@@ -249,4 +249,53 @@ mod tests {
         assert_eq!(t.histogram(), &[2, 1, 2]);
         assert_eq!(t.cold_count(), 2);
     }
+
+    /// A workload with numbers easy to follow by hand: N + 1 = 1000 positions, 3200 option
+    /// steps, G = 130 values (3 mask words), mean value 2.5.
+    fn workload() -> Workload {
+        Workload {
+            limit: 999,
+            steps: 3200.0,
+            alphabet: 130,
+            mean_value: 2.5,
+            threads: 1,
+            rare_steps: 0.0,
+        }
+    }
+
+    /// The shared models, worked by hand: the table's traffic is 4 bytes a position (4000);
+    /// the per-position mex adds a store a step (3200), a span load per 32 steps (100) and
+    /// g + 1 word ops a position (1000 · 3.5); the mask mex a shift-and-OR a step and
+    /// 3 + 2.5/64 + 1 words a position (3200 + 4039.0625).
+    #[test]
+    fn the_shared_cost_models_count_what_their_documents_say() {
+        let w = workload();
+        let io = table_io(&w);
+        assert_eq!(io.of(Primitive::Stream), 4000.0);
+        assert_eq!(io.ops.iter().sum::<f64>(), 4000.0);
+
+        let walk = one_store_a_step_and_a_mex_walk(&w);
+        assert_eq!(walk.of(Primitive::Stream), 4000.0);
+        assert_eq!(walk.of(Primitive::Scatter), 3200.0);
+        assert_eq!(walk.of(Primitive::Span), 100.0);
+        assert_eq!(walk.of(Primitive::OrScan), 3500.0);
+
+        let masks = mask_mex_demand(&w);
+        assert_eq!(masks.of(Primitive::Stream), 4000.0);
+        assert_eq!(masks.of(Primitive::Span), 100.0);
+        assert_eq!(masks.of(Primitive::OrScan), 3200.0 + 4039.0625);
+        assert_eq!(masks.of(Primitive::Scatter), 0.0);
+    }
+
+    /// The memory guard's sum for N = 10^4 on the squares (100 moves): 2 bytes a value
+    /// (20 002), a u64 a possible value for the histogram (8 · 101 = 808), and the back-end's
+    /// own scratch (`stamped`: 16 · (100 + 2) = 1632).
+    #[test]
+    fn the_bytes_a_table_needs_are_its_values_its_histogram_and_the_scratch() {
+        assert_eq!(Stamped.scratch_bytes(&Moves::Squares, 10_000, 1), 1632);
+        assert_eq!(
+            bytes_needed(&Stamped, &Moves::Squares, 10_000, 1),
+            20_002 + 808 + 1632
+        );
+    }
 }
