@@ -183,6 +183,15 @@ mod tests {
         assert_eq!(ColdSet::from_table(&table), set_of(5, &[0, 2, 5]));
     }
 
+    /// The sieve's marks for the cold positions of the squares up to 22, counted by hand: each
+    /// cold c marks c + s for the squares s <= 22 - c (4, 4, 4, 3, 3, 3, 2, 2, 1, 0 of them).
+    #[test]
+    fn marks_count_one_for_every_cold_position_and_move_that_stays_within_the_limit() {
+        let set = set_of(22, &[0, 2, 5, 7, 10, 12, 15, 17, 20, 22]);
+        assert_eq!(set.marks(&Moves::Squares), 26);
+        assert_eq!(set_of(22, &[]).marks(&Moves::Squares), 0);
+    }
+
     #[test]
     fn find_knows_both() {
         assert!(find("sieve").is_ok() && find("naive-cold").is_ok());
