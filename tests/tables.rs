@@ -36,6 +36,34 @@ proptest! {
     }
 }
 
+/// `fill` computes every position from `from` on, g(0) included, whatever the buffer held
+/// before: over a buffer of 7s (another table's leftovers), from 0 and resumed at a cut with
+/// the 7s still past it, every back-end gives the control's table on every path.
+#[test]
+fn every_back_end_overwrites_whatever_the_buffer_held_past_the_finished_prefix() {
+    for (moves, limit) in [
+        (Moves::Squares, 3000),
+        (Moves::parse("1,3,4").unwrap(), 500),
+        (Moves::parse("2,5,7").unwrap(), 40),
+    ] {
+        let want = naive(&moves, limit);
+        on_every_path(|| {
+            for e in table::BACKENDS {
+                let b = (e.make)();
+                let mut g = vec![7u16; limit + 1];
+                b.fill(&moves, &mut g, 0, 0);
+                assert_eq!(g, want, "{} from 0 on {moves:?}", e.name);
+                let cut = limit / 3;
+                let mut g = want[..cut].to_vec();
+                g.resize(limit + 1, 7);
+                let max = want[..cut].iter().copied().max().unwrap_or(0);
+                b.fill(&moves, &mut g, cut, max);
+                assert_eq!(g, want, "{} resumed at {cut} on {moves:?}", e.name);
+            }
+        });
+    }
+}
+
 #[test]
 fn every_super_block_size_of_the_parallel_table_runs_in_ci() {
     // A schedule that grows at 1000, 2000 and 4000 goes through all four super-block sizes

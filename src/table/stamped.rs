@@ -37,6 +37,11 @@ pub struct Stamped;
 impl TableBuilder for Stamped {
     fn fill(&self, moves: &Moves, g: &mut [u16], from: usize, _max_before: u16) {
         let moves = moves.up_to(g.len().saturating_sub(1));
+        // g(0) = 0 (no move from 0), set first: the loop reads it as an option of every
+        // n that is a move, and the buffer may hold anything before `from`'s fill.
+        if from == 0 && !g.is_empty() {
+            g[0] = 0;
+        }
         // usize::MAX never equals a position, so no slot starts out stamped.
         let mut seen = vec![usize::MAX; moves.len() + 2];
         for n in from.max(1)..g.len() {
@@ -48,9 +53,6 @@ impl TableBuilder for Stamped {
                 v += 1;
             }
             g[n] = v as u16;
-        }
-        if from == 0 && !g.is_empty() {
-            g[0] = 0;
         }
     }
 
