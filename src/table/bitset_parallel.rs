@@ -149,6 +149,20 @@ impl<K: MaskKernel> FarPhase for FarOr<'_, K> {
 mod tests {
     use super::*;
     use crate::base::isa::Isa;
+
+    /// Phase 1a's masks are as wide as the values it reads (at most `max`) and no wider,
+    /// whatever the super-block's reach: a word up to 63, two from 64.
+    #[test]
+    fn the_far_or_masks_are_as_wide_as_the_values_read_and_no_wider() {
+        let far = FarOr::<masks::Scalar> {
+            moves: &[],
+            kernel: PhantomData,
+        };
+        assert_eq!(far.words(0, 512), 1);
+        assert_eq!(far.words(63, 512), 1);
+        assert_eq!(far.words(64, 0), 2);
+        assert_eq!(far.words(200, 4096), 4);
+    }
     use crate::base::rng::SplitMix64;
     use crate::table::{NaiveMex, Stamped};
 

@@ -169,8 +169,7 @@ impl<const G: usize, K: LaneKernel> FarPhase for Stamps<'_, G, K> {
             .par_chunks_mut(LANES * words)
             .enumerate()
             .for_each(|(b, out)| {
-                // Each thread uses its own slot, so the lock is never contended.
-                let slot = rayon::current_thread_index().unwrap_or(0) % self.scratch.len();
+                let slot = slot_of(rayon::current_thread_index(), self.scratch.len());
                 let mut seen = self.scratch[slot].lock().unwrap_or_else(|e| e.into_inner());
                 let j0 = b * LANES;
                 let first = self.moves.partition_point(|&s| s < d + j0 + LANES);
@@ -179,5 +178,47 @@ impl<const G: usize, K: LaneKernel> FarPhase for Stamps<'_, G, K> {
                 seen.stamp_moves(done, n0 + j0, &self.moves[first..]);
                 seen.to_bitmasks(out, words);
             });
+    }
+}
+
+/// The scratch slot of the pool thread `thread` (a thread outside the pool takes slot 0):
+/// each thread its own while there are as many slots as threads, so the lock is never
+/// contended; any slot gives the same values, only a shared one makes threads wait.
+fn slot_of(thread: Option<usize>, slots: usize) -> usize {
+    thread.unwrap_or(0) % slots
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each of the pool's threads its own slot; more threads than slots wrap around.
+    #[test]
+    fn each_thread_takes_a_scratch_slot_of_its_own() {
+        assert_eq!(slot_of(None, 2), 0);
+        assert_eq!(slot_of(Some(0), 2), 0);
+        assert_eq!(slot_of(Some(1), 2), 1);
+        assert_eq!(slot_of(Some(3), 2), 1);
+        assert_eq!(slot_of(Some(5), 8), 5);
+    }
+
+    /// The masks hold every value a super-block can reach (max + reach, and one word more
+    /// for the bit of that value itself), and at least the G / 64 words the stamps are
+    /// packed to.
+    #[test]
+    fn the_stamps_masks_hold_every_value_the_super_block_can_reach() {
+        let narrow = Stamps::<64, lanes::Scalar> {
+            moves: &[],
+            scratch: &[],
+        };
+        assert_eq!(narrow.words(0, 0), 1);
+        assert_eq!(narrow.words(63, 0), 1);
+        assert_eq!(narrow.words(100, 28), 3);
+        let wide = Stamps::<256, lanes::Scalar> {
+            moves: &[],
+            scratch: &[],
+        };
+        assert_eq!(wide.words(0, 0), 4);
+        assert_eq!(wide.words(300, 100), 7);
     }
 }
