@@ -613,7 +613,7 @@ fn every_cost_model_counts_what_its_summary_says_on_a_workload_worked_by_hand() 
             // g/8 + 1 compares a position: 1000 · 1.3125.
             ("table", "stamped-lanes") => [3200.0, 100.0, 4000.0, 1312.5, 0.0],
             // Lane stride 256 (130 + 32 up to a power of two): 256/16 + 2.5/64 + 1 a position.
-            ("table", "stamped-parallel") => [3200.0, 100.0, 4000.0, 17_039.0625, 0.0],
+            ("table", "stamped-parallel") => [3200.0, 100.0, 4000.0, 17_039.062_5, 0.0],
             // 130 passes of 2 · 3200/64 window ops and 2 · 16 word ops (1000/64 words, up).
             ("table", "value-bounded") => [0.0, 0.0, 4000.0, 130.0 * (100.0 + 32.0), 0.0],
             // C(1002, 3) = 1000 · 1001 · 1002 / 6 sorted triples.
