@@ -751,6 +751,34 @@ mod tests {
         }
     }
 
+    /// The naive cold control runs up to N = 10^7, its documented limit, and is skipped past
+    /// it with the reason (the skip decides before any work, so the case's N alone tells);
+    /// the sieve runs at any N.
+    #[test]
+    fn the_naive_cold_control_runs_up_to_ten_million_and_is_skipped_past_it() {
+        let naive = cold::find("naive-cold").unwrap();
+        let small = table::build("stamped", &Moves::Squares, 1000).unwrap();
+        let mut checker = Checker::new(case(1000), "stamped", small.clone());
+        check_cold(&mut checker, &case(1000), naive);
+        // The sieve has no limit (the trait's default): it runs too.
+        check_cold(&mut checker, &case(1000), cold::find("sieve").unwrap());
+        let report = checker.finish();
+        assert_eq!(report.cold_sets, ["naive-cold", "sieve"]);
+        assert!(report.skipped.is_empty() && report.disagreements.is_empty());
+
+        let past = 10_000_001;
+        let mut checker = Checker::new(case(past), "stamped", small);
+        check_cold(&mut checker, &case(past), naive);
+        let report = checker.finish();
+        assert!(report.cold_sets.is_empty());
+        assert_eq!(report.skipped.len(), 1);
+        assert_eq!(report.skipped[0].backend, "naive-cold");
+        assert_eq!(
+            report.skipped[0].reason,
+            "a control, run only up to N = 10000000"
+        );
+    }
+
     #[test]
     fn against_first_takes_the_first_table_as_judge_and_names_a_difference() {
         let m = Moves::Squares;
