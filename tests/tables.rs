@@ -36,6 +36,30 @@ proptest! {
     }
 }
 
+/// Every back-end builds in position order and resumes, but `value-bounded`, which decides
+/// value classes over all positions at once (so the resume test above is not vacuous, and
+/// `solve --checkpoint` refuses exactly that one).
+#[test]
+fn every_back_end_but_value_bounded_resumes() {
+    let not_resumable: Vec<&str> = table::BACKENDS
+        .iter()
+        .filter(|e| !(e.make)().resumable())
+        .map(|e| e.name)
+        .collect();
+    assert_eq!(not_resumable, ["value-bounded"]);
+}
+
+/// Only the naive control is limited, to N = 10^5 (where `solve` and the checker stop it);
+/// every other back-end affords any N.
+#[test]
+fn only_the_naive_control_is_limited_and_to_ten_to_the_five() {
+    let limited: Vec<(&str, usize)> = table::BACKENDS
+        .iter()
+        .filter_map(|e| (e.make)().affordable_limit().map(|max| (e.name, max)))
+        .collect();
+    assert_eq!(limited, [("naive-mex", 100_000)]);
+}
+
 /// `fill` computes every position from `from` on, g(0) included, whatever the buffer held
 /// before: over a buffer of 7s (another table's leftovers), from 0 and resumed at a cut with
 /// the 7s still past it, every back-end gives the control's table on every path.
