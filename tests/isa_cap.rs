@@ -41,6 +41,35 @@ fn a_cap_hides_the_wider_paths_and_never_adds_one() {
     }
 }
 
+/// Under each cap every table back-end builds the control's table and runs no kernel above
+/// the cap: a kernel dispatched on a path the cap hides panics ("... is not supported
+/// here"), so a back-end that reached for a wider path (say, an AVX2 start on the scalar
+/// path) fails here as it would on a CPU without that path.
+#[test]
+fn under_every_cap_every_table_back_end_stays_within_it() {
+    let _guard = lock();
+    let moves = Moves::Squares;
+    // Past 6·10^4 the running max passes 64, where bitset's AVX-512 path leaves its AVX2
+    // start: both sides of every such switch are reached.
+    let limit = 70_000;
+    let want = table::build("stamped", &moves, limit).unwrap();
+    for top in Isa::ALL.into_iter().filter(|i| i.on_cpu()) {
+        isa::capped(top, || {
+            for e in table::BACKENDS {
+                if (e.make)()
+                    .affordable_limit()
+                    .is_some_and(|max| max < limit as usize)
+                {
+                    continue;
+                }
+                let t = table::build(e.name, &moves, limit)
+                    .unwrap_or_else(|err| panic!("{} under a cap at {top}: {err}", e.name));
+                assert_eq!(t, want, "{} under a cap at {top}", e.name);
+            }
+        });
+    }
+}
+
 #[test]
 fn a_path_forced_above_the_cap_is_dropped_and_comes_back_after() {
     let _guard = lock();
