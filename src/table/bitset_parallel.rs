@@ -149,6 +149,8 @@ impl<K: MaskKernel> FarPhase for FarOr<'_, K> {
 mod tests {
     use super::*;
     use crate::base::isa::Isa;
+    use crate::base::rng::SplitMix64;
+    use crate::table::{NaiveMex, Stamped};
 
     /// Phase 1a's masks are as wide as the values it reads (at most `max`) and no wider,
     /// whatever the super-block's reach: a word up to 63, two from 64.
@@ -163,8 +165,6 @@ mod tests {
         assert_eq!(far.words(64, 0), 2);
         assert_eq!(far.words(200, 4096), 4);
     }
-    use crate::base::rng::SplitMix64;
-    use crate::table::{NaiveMex, Stamped};
 
     /// Super-blocks of 64, 128, 256 and 512 positions below N = 3000 (growing at 700, 1500
     /// and 2500), so every size and both kinds of boundary are reached at small N.
