@@ -29,7 +29,7 @@ use crate::base::isa::{self, Isa};
 use crate::base::moves::Moves;
 use crate::cost::{Model, Primitive};
 use crate::kernels::lanes::{
-    self, lane_scratch_bytes, stride_for, with_stride, LaneKernel, SeenLanes, WithLanes, LANES,
+    self, lane_scratch_bytes, with_stride, LaneKernel, SeenLanes, WithLanes, LANES,
 };
 use crate::kernels::{split_moves, Family};
 use crate::registry::{Entry, Role};
@@ -94,7 +94,7 @@ fn fill_on(
     let (near, far) = split_moves(moves, LANES);
     let mut n0 = from;
     while n0 < g.len() {
-        let stride = stride_for(max + LANES);
+        let stride = lanes::block_stride(max);
         let (path, until) = if max < scalar_below {
             (Isa::Scalar, scalar_below)
         } else {
@@ -200,6 +200,55 @@ mod tests {
                 );
             }
             assert_eq!(StampedLanes.build(&moves, limit), want, "{moves:?}");
+        }
+    }
+
+    /// The stride's limit, at its edge: with the running max at G − L a block could end on
+    /// the value G, which a stride of G bytes per lane cannot hold, so `run` must hand back
+    /// before it (for a new stride); one less, and the block runs. Here the prefix is
+    /// 0, 1, …, m and the moves are 1..=64, so every position sees all values before it and
+    /// the block would write m + 1, …, m + 32 (the last one G when m = G − L).
+    #[test]
+    fn the_block_loop_hands_back_before_a_block_could_write_the_stride() {
+        const G: usize = 64;
+        let moves: Vec<usize> = (1..=64).collect();
+        let (near, far) = split_moves(&moves, LANES);
+        for m in [G - LANES - 1, G - LANES] {
+            let mut g: Vec<u16> = (0..=m as u16).collect();
+            g.resize(m + 1 + 2 * LANES, 0);
+            let n0 = m + 1;
+            let (next, max) = run::<G, lanes::Portable>(&mut g, n0, m, usize::MAX, near, far);
+            if m + LANES < G {
+                assert_eq!((next, max), (n0 + LANES, m + LANES), "max {m}: one block");
+                let want: Vec<u16> = (0..(n0 + LANES) as u16).collect();
+                assert_eq!(&g[..n0 + LANES], &want[..], "max {m}");
+            } else {
+                assert_eq!((next, max), (n0, m), "max {m}: no block under stride {G}");
+                assert!(g[n0..].iter().all(|&v| v == 0), "max {m}: nothing written");
+            }
+        }
+    }
+
+    /// The scalar start's end: `run` hands back (for the vector path) as soon as the running
+    /// max reaches `until`, and runs while it is below. Same prefix and moves as above.
+    #[test]
+    fn the_block_loop_hands_back_when_the_running_max_reaches_until() {
+        const G: usize = 128;
+        let moves: Vec<usize> = (1..=64).collect();
+        let (near, far) = split_moves(&moves, LANES);
+        let m = 20;
+        for until in [m, m + 1] {
+            let mut g: Vec<u16> = (0..=m as u16).collect();
+            g.resize(m + 1 + 2 * LANES, 0);
+            let n0 = m + 1;
+            let got = run::<G, lanes::Scalar>(&mut g, n0, m, until, near, far);
+            // Below `until` one block runs and lifts the max to m + L, past `until`.
+            let want = if until > m {
+                (n0 + LANES, m + LANES)
+            } else {
+                (n0, m)
+            };
+            assert_eq!(got, want, "until {until}");
         }
     }
 }

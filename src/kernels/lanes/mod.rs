@@ -310,7 +310,13 @@ pub fn stamps_to_bits_scalar(seen: &[u8], stamp: u8, out: &mut [u64]) {
 /// Bytes of one [`SeenLanes`] scratch for the largest stride a table for (moves, N) can
 /// need: values are at most the number of moves <= N, plus a block.
 pub fn lane_scratch_bytes(moves: &crate::base::moves::Moves, limit: usize) -> u64 {
-    (LANES * stride_for(moves.up_to(limit).len() + LANES)) as u64
+    (LANES * block_stride(moves.up_to(limit).len())) as u64
+}
+
+/// The lane stride a block needs when every value before it is at most `max`: a mex is at
+/// most one more than its largest option, so the block's L values are at most max + L.
+pub fn block_stride(max: usize) -> usize {
+    stride_for(max + LANES)
 }
 
 /// The smallest power-of-two lane stride (at least 64) that holds every value up to `max`.
@@ -540,6 +546,12 @@ mod tests {
             .map(|&m| stride_for(m))
             .collect();
         assert_eq!(strides, [64, 64, 128, 128, 256, 131_072]);
+        // A block after a max of m can end on m + 32: 31 + 32 fits in 64 bytes, 32 + 32 not.
+        let blocks: Vec<usize> = [0, 31, 32, 95, 96]
+            .iter()
+            .map(|&m| block_stride(m))
+            .collect();
+        assert_eq!(blocks, [64, 64, 128, 128, 256]);
         // {1, 2, 3}: values <= 3, plus a block of 32: stride 64, 32 lanes of it.
         let few = crate::base::moves::Moves::List(vec![1, 2, 3]);
         assert_eq!(lane_scratch_bytes(&few, 100), 32 * 64);
