@@ -2,18 +2,18 @@
 //! `instruments::matrix_check`, the `bench-check` binary), on made-up estimates in a temp
 //! folder laid out as criterion 0.5 lays out its own: no benchmark is timed here.
 
+mod common;
+
 use assert_cmd::Command;
 use nimsquare::instruments::matrix_report::{self, Row};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// A fresh empty folder under the system temp dir, unique to this test.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
+fn scratch(name: &str) -> common::Scratch {
+    let dir = common::Scratch::new(format!(
         "nimsquare-bench-check-{name}-{}",
         std::process::id()
     ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
     dir
 }
 

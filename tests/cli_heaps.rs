@@ -276,9 +276,7 @@ fn first_stderr_line(args: &[&str], dir: &std::path::Path) -> String {
 
 #[test]
 fn studies_forecast_to_take_long_say_so_before_they_start() {
-    let dir = std::env::temp_dir().join(format!("nimsquare-forecast-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::Scratch::new(format!("nimsquare-forecast-{}", std::process::id()));
     let line = first_stderr_line(
         &[
             "scale",

@@ -6,16 +6,14 @@ mod common;
 
 use common::{assert_refused, nimsquare};
 use nimsquare::run::longrun::tablefile;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
+fn scratch(name: &str) -> common::Scratch {
+    let dir = common::Scratch::new(format!(
         "nimsquare-cli-longrun-{}-{name}",
         std::process::id()
     ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
     dir
 }
 

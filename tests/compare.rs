@@ -10,10 +10,8 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::PathBuf;
 
 /// A fresh empty folder under the system temp dir, unique to this test.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("nimsquare-compare-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+fn scratch(name: &str) -> common::Scratch {
+    let dir = common::Scratch::new(format!("nimsquare-compare-{name}-{}", std::process::id()));
     dir
 }
 

@@ -174,9 +174,7 @@ fn the_bench_matrix_times_and_gates_every_fast_entry_the_fixture_included() {
 
 #[test]
 fn scale_and_roofline_take_every_fast_entry_by_default() {
-    let dir = std::env::temp_dir().join(format!("nimsquare-contract-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::Scratch::new(format!("nimsquare-contract-{}", std::process::id()));
     let out = nimsquare()
         .current_dir(&dir)
         .args(["scale", "--from", "1000", "--to", "2000", "--points", "2"])

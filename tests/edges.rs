@@ -10,7 +10,6 @@ use nimsquare::base::isa::{self, Isa};
 use nimsquare::base::moves::Moves;
 use nimsquare::run::longrun::tablefile;
 use nimsquare::table::{self, BitsetParallel, Schedule, StampedParallel, TableBuilder};
-use std::path::PathBuf;
 
 /// With every move 1..=k, position n <= k reaches every smaller position, so g(n) = n, and
 /// k + 1 reaches 1..=k but not 0, so the values repeat with period k + 1: g(n) = n mod (k + 1).
@@ -133,10 +132,8 @@ fn the_default_schedule_past_2_to_the_22_24_and_26() {
     }
 }
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("nimsquare-edges-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+fn scratch(name: &str) -> common::Scratch {
+    let dir = common::Scratch::new(format!("nimsquare-edges-{}-{name}", std::process::id()));
     dir
 }
 

@@ -14,14 +14,12 @@ mod common;
 use common::nimsquare;
 use nimsquare::instruments::scaling::growth::{ColdRow, MaxRow, COLD_HEADER, MAX_HEADER};
 use nimsquare::instruments::scaling::read_study_rows;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Output;
 
 /// A fresh empty folder under the system temp dir, unique to this test.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("nimsquare-growth-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+fn scratch(name: &str) -> common::Scratch {
+    let dir = common::Scratch::new(format!("nimsquare-growth-{name}-{}", std::process::id()));
     dir
 }
 

@@ -13,10 +13,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// A fresh, empty folder for one test.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("nimsquare-longrun-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+fn scratch(name: &str) -> common::Scratch {
+    let dir = common::Scratch::new(format!("nimsquare-longrun-{}-{name}", std::process::id()));
     dir
 }
 
@@ -156,7 +154,7 @@ fn every_refusal_is_one_line_naming_the_file() {
         u64::from_le_bytes(original[72..80].try_into().unwrap())
     );
     let files = Variants {
-        dir: dir.clone(),
+        dir: dir.to_path_buf(),
         original,
     };
     refuses_foreign_newer_and_cut_files(&files);

@@ -1,6 +1,8 @@
 //! Real signals during a long run, in a test binary of their own: the signal flag is
 //! process-wide, so the runs of `tests/longrun.rs` must not see it.
 
+mod common;
+
 use nimsquare::base::moves::Moves;
 use nimsquare::run::longrun::{self, tablefile, LongRun, Outcome, Signal, Start};
 use nimsquare::table::{Stamped, TableBuilder};
@@ -19,9 +21,7 @@ fn is_default(sig: libc::c_int) -> bool {
 
 #[test]
 fn a_signal_stops_the_run_after_its_chunk_and_keeps_a_checkpoint() {
-    let dir = std::env::temp_dir().join(format!("nimsquare-signals-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::Scratch::new(format!("nimsquare-signals-{}", std::process::id()));
     let moves = Moves::Squares;
     let limit = 300_000;
     let expected = nimsquare::table::build("stamped", &moves, limit as u64).unwrap();

@@ -124,9 +124,7 @@ fn census_rows_match_the_controls_direct_check() {
 
 #[test]
 fn census_out_is_not_replaced_without_force() {
-    let dir = std::env::temp_dir().join(format!("nimsquare-census-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::Scratch::new(format!("nimsquare-census-{}", std::process::id()));
     let file = dir.join("census.json");
     let path = file.to_str().unwrap();
     let args = [

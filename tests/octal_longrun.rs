@@ -10,16 +10,14 @@ use common::{assert_refused, nimsquare, stdout_of};
 use nimsquare::base::moves::Moves;
 use nimsquare::octal::{self, Rules};
 use nimsquare::run::longrun::{self, tablefile, LongRun, Outcome, Start};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// A fresh, empty folder for one test.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
+fn scratch(name: &str) -> common::Scratch {
+    let dir = common::Scratch::new(format!(
         "nimsquare-octal-longrun-{}-{name}",
         std::process::id()
     ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
     dir
 }
 

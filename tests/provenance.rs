@@ -31,9 +31,7 @@ fn expected_prefix() -> String {
 
 #[test]
 fn the_recorded_revision_is_the_binarys_not_the_folders() {
-    let dir = std::env::temp_dir().join(format!("nimsquare-provenance-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::Scratch::new(format!("nimsquare-provenance-{}", std::process::id()));
     // An unrelated repository with a commit of its own, as a data folder might be.
     let other = [
         "-c",

@@ -5,15 +5,11 @@ mod common;
 
 use common::{assert_refused, nimsquare};
 use std::io::{BufRead, BufReader};
-use std::path::PathBuf;
 use std::process::Stdio;
 
 /// A fresh empty folder under the system temp dir, unique to this test.
-fn scratch(name: &str) -> PathBuf {
-    let dir =
-        std::env::temp_dir().join(format!("nimsquare-refusals-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+fn scratch(name: &str) -> common::Scratch {
+    let dir = common::Scratch::new(format!("nimsquare-refusals-{name}-{}", std::process::id()));
     dir
 }
 

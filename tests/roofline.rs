@@ -451,9 +451,7 @@ fn roofline_refusals_name_the_flag() {
 
 #[test]
 fn scale_rows_carry_the_isa_and_a_bound_consistent_with_their_time() {
-    let dir = std::env::temp_dir().join(format!("nimsquare-test-roofline-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::Scratch::new(format!("nimsquare-test-roofline-{}", std::process::id()));
     let csv = dir.join("s.csv");
     let csv_arg = csv.to_str().unwrap();
     stdout_of([
@@ -488,9 +486,7 @@ fn scale_rows_carry_the_isa_and_a_bound_consistent_with_their_time() {
 
 #[test]
 fn scale_resume_refuses_a_study_without_the_roofline_columns() {
-    let dir = std::env::temp_dir().join(format!("nimsquare-test-oldcsv-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::Scratch::new(format!("nimsquare-test-oldcsv-{}", std::process::id()));
     let csv = dir.join("old.csv");
     // The header and a row of the version before the roofline columns.
     let old = "backend,n,seconds_median,seconds_min,repeats,option_steps,ns_per_step,max_value,threads,moves,git_rev,cpu\n\

@@ -11,13 +11,11 @@ use nimsquare::table;
 use resvg::tiny_skia::{Pixmap, Transform};
 use std::collections::HashSet;
 use std::ops::Range;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// A fresh empty folder under the system temp dir, unique to this test.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("nimsquare-test-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+fn scratch(name: &str) -> common::Scratch {
+    let dir = common::Scratch::new(format!("nimsquare-test-{name}-{}", std::process::id()));
     dir
 }
 

@@ -62,9 +62,7 @@ fn values_cold_and_first_reproduce_the_oeis() {
 
 #[test]
 fn a_loaded_table_gives_the_same_terms_as_a_built_one() {
-    let dir = std::env::temp_dir().join(format!("nimsquare-sequence-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::Scratch::new(format!("nimsquare-sequence-{}", std::process::id()));
     let table = dir.join("g.tbl");
     nimsquare()
         .args([

@@ -10,12 +10,38 @@ use nimsquare::run::wisdom::{OFF_VARIABLE, PATH_VARIABLE};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("nimsquare-tune-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    let _ = std::fs::remove_file(&path);
-    path
+/// A path `name` in a fresh folder of its own, removed with the folder when the test passes.
+struct ScratchFile {
+    path: PathBuf,
+    _dir: common::Scratch,
+}
+
+impl std::ops::Deref for ScratchFile {
+    type Target = Path;
+
+    fn deref(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl AsRef<Path> for ScratchFile {
+    fn as_ref(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl AsRef<std::ffi::OsStr> for ScratchFile {
+    fn as_ref(&self) -> &std::ffi::OsStr {
+        self.path.as_os_str()
+    }
+}
+
+fn scratch(name: &str) -> ScratchFile {
+    let dir = common::Scratch::new(format!("nimsquare-tune-{}-{name}", std::process::id()));
+    ScratchFile {
+        path: dir.join(name),
+        _dir: dir,
+    }
 }
 
 /// What this binary reports about itself and this machine: build, version, active path.

@@ -250,3 +250,39 @@ pub fn on_every_path(body: impl Fn()) {
         }
     }
 }
+
+/// A fresh, empty folder `name` under the system temp dir for one test. It is removed when
+/// the test passes and kept when it fails (dropped while panicking), so a failed run's files
+/// can still be read; without this every passing run left its folders behind.
+pub struct Scratch(std::path::PathBuf);
+
+impl Scratch {
+    pub fn new(name: String) -> Scratch {
+        let dir = std::env::temp_dir().join(name);
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Scratch(dir)
+    }
+}
+
+impl std::ops::Deref for Scratch {
+    type Target = std::path::Path;
+
+    fn deref(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl AsRef<std::path::Path> for Scratch {
+    fn as_ref(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+}
