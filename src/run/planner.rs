@@ -233,6 +233,19 @@ pub fn forecast_builds(
     moves: &Moves,
     builds: &[(&'static Entry<dyn TableBuilder>, usize, u64)],
 ) -> (f64, Option<f64>) {
+    forecast_builds_at(moves, builds, |entry, largest| {
+        seconds_per_step(entry, moves, largest)
+    })
+}
+
+/// [`forecast_builds`] with the seconds per option step of a back-end, given its largest N
+/// in the study, from `per_step` (called once per back-end, and only past
+/// [`FORECAST_FROM_STEPS`]): the arithmetic apart from the timing.
+pub fn forecast_builds_at(
+    moves: &Moves,
+    builds: &[(&'static Entry<dyn TableBuilder>, usize, u64)],
+    mut per_step: impl FnMut(&Entry<dyn TableBuilder>, usize) -> f64,
+) -> (f64, Option<f64>) {
     let steps = |n: usize, times: u64| moves.option_steps(n) as f64 * times as f64;
     let total: f64 = builds.iter().map(|&(_, n, k)| steps(n, k)).sum();
     if total < FORECAST_FROM_STEPS {
@@ -248,7 +261,7 @@ pub fn forecast_builds(
         let mine = builds.iter().filter(|b| b.0.name == entry.name);
         let largest = mine.clone().map(|b| b.1).max().unwrap_or(0);
         let work: f64 = mine.map(|&(_, n, k)| steps(n, k)).sum();
-        seconds += work * seconds_per_step(entry, moves, largest);
+        seconds += work * per_step(entry, largest);
     }
     (total, Some(seconds))
 }
@@ -642,6 +655,65 @@ mod tests {
         );
     }
 
+    /// The moves {1, 2}: up to N there are N + (N − 1) option steps (19 at 10, 39 at 20,
+    /// 9 at 5); the move {1} alone has 1 at N = 1.
+    fn one_two() -> Moves {
+        Moves::list(vec![1, 2]).unwrap()
+    }
+
+    #[test]
+    fn a_forecast_below_its_threshold_counts_the_steps_and_times_nothing() {
+        let (stamped, bitset) = (
+            table::find("stamped").unwrap(),
+            table::find("bitset").unwrap(),
+        );
+        let mut timed = 0;
+        let got = forecast_builds_at(&one_two(), &[(stamped, 10, 3), (bitset, 10, 2)], |_, _| {
+            timed += 1;
+            1.0
+        });
+        assert_eq!((got, timed), ((95.0, None), 0));
+        // Exactly FORECAST_FROM_STEPS steps is forecast; one fewer is not.
+        let one = Moves::list(vec![1]).unwrap();
+        let at = FORECAST_FROM_STEPS as u64;
+        let forecast = |times| forecast_builds_at(&one, &[(stamped, 1, times)], |_, _| 2.0);
+        assert_eq!(forecast(at), (5e10, Some(1e11)));
+        assert_eq!(forecast(at - 1), (5e10 - 1.0, None));
+    }
+
+    #[test]
+    fn a_forecast_times_each_back_end_once_at_its_largest_n_and_sums_its_own_work() {
+        let (stamped, bitset) = (
+            table::find("stamped").unwrap(),
+            table::find("bitset").unwrap(),
+        );
+        let builds = [
+            (stamped, 10, 4e9 as u64),
+            (bitset, 20, 1e9 as u64),
+            (stamped, 5, 1e9 as u64),
+        ];
+        let mut calls = Vec::new();
+        let got = forecast_builds_at(&one_two(), &builds, |entry, largest| {
+            calls.push((entry.name, largest));
+            if entry.name == "stamped" {
+                1.0
+            } else {
+                1000.0
+            }
+        });
+        // stamped: 19·4e9 + 9·1e9 steps at 1 s; bitset: 39·1e9 at 1000 s.
+        assert_eq!(got, (124e9, Some(85e9 + 39e12)));
+        assert_eq!(calls, [("stamped", 10), ("bitset", 20)]);
+    }
+
+    #[test]
+    fn a_step_of_stamped_is_timed_at_well_under_ten_microseconds() {
+        // 10^4 squares is 6.6·10^5 steps, about a millisecond: a step is nanoseconds, and a
+        // bound of 10 µs holds on any machine these tests run on, unoptimised or loaded.
+        let per_step = seconds_per_step(table::find("stamped").unwrap(), &Moves::Squares, 10_000);
+        assert!(per_step > 0.0 && per_step < 1e-5, "{per_step}");
+    }
+
     #[test]
     fn thresholds_order() {
         let pick = |limit, threads| choose_table_on(Isa::Avx2, limit, threads);
@@ -655,6 +727,7 @@ mod tests {
             pick(TABLE_AVX2_BITSET_PARALLEL_FROM, 2).name,
             "bitset-parallel"
         );
+        assert_eq!(pick(TABLE_AVX2_BITSET_UNTIL, 1).name, "bitset");
         assert_eq!(pick(TABLE_AVX2_BITSET_UNTIL, 2).name, "bitset-parallel");
         assert_eq!(pick(TABLE_AVX2_BITSET_UNTIL + 1, 1).name, "stamped-lanes");
         assert_eq!(
