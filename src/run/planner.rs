@@ -707,6 +707,25 @@ mod tests {
     }
 
     #[test]
+    fn only_a_table_run_past_the_forecast_threshold_is_forecast() {
+        // 10^6 squares: S(N) about 6.7·10^8 steps, below FORECAST_FROM_STEPS.
+        let small = Plan::new(&request("stamped", AUTO, 1_000_000, 3)).unwrap();
+        assert_eq!(small.forecast_seconds(), None);
+        // 10^9: about 2.1·10^13 steps at the rate of a calibration at 10^6, which is between
+        // a picosecond and 10 µs a step (a step is nanoseconds).
+        let big = Plan::new(&request("stamped", AUTO, 1_000_000_000, 3)).unwrap();
+        let steps = Moves::Squares.option_steps(1_000_000_000) as f64;
+        let seconds = big.forecast_seconds().expect("a forecast at 10^9");
+        assert!(
+            seconds > steps * 1e-12 && seconds < steps * 1e-5,
+            "{seconds}"
+        );
+        // One heap with `auto` is the sieve's: no table, so no forecast.
+        let sieve = Plan::new(&request(AUTO, AUTO, 1_000_000_000, 1)).unwrap();
+        assert_eq!(sieve.forecast_seconds(), None);
+    }
+
+    #[test]
     fn a_step_of_stamped_is_timed_at_well_under_ten_microseconds() {
         // 10^4 squares is 6.6·10^5 steps, about a millisecond: a step is nanoseconds, and a
         // bound of 10 µs holds on any machine these tests run on, unoptimised or loaded.
