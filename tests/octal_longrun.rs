@@ -260,7 +260,7 @@ fn tables_of_the_other_family_or_another_code_are_refused_naming_both() {
     ] {
         let err = assert_refused(&args);
         assert!(
-            err.contains(o_path) && err.contains("octal 0.6") && err.contains("squares"),
+            err.contains(o_path) && err.contains("was made for octal 0.6, not moves squares"),
             "{err}"
         );
     }
