@@ -439,3 +439,100 @@ fn a_non_resumable_fill_runs_once_from_zero() {
     };
     assert!(longrun::run_fill(&moves, 100, Start::Fresh, &fill, &opts).is_err());
 }
+
+#[test]
+fn a_non_resumable_fill_refuses_a_partial_seed_and_finishes_a_complete_one_without_filling() {
+    let dir = scratch("non-resumable-seed");
+    let moves = Moves::Squares;
+    let (path, g) = write_squares(&dir, "t.tbl", 1000);
+    let calls = std::sync::atomic::AtomicUsize::new(0);
+    let fill = |g: &mut [u16], from: usize, max: u16| {
+        calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Stamped.fill(&moves, g, from, max)
+    };
+    let opts = LongRun {
+        resumable: false,
+        ..quiet()
+    };
+    let seed = || Start::Seed(tablefile::read(&path).unwrap());
+    // g(0..=1000) seeds N = 2000 only in part: a fill that starts from 0 cannot take it.
+    let err = longrun::run_fill(&moves, 2000, seed(), &fill, &opts).unwrap_err();
+    assert!(err.to_string().contains("cannot resume"), "{err}");
+    // For N = 1000 (and 600) the seed is the whole table: nothing is left to fill.
+    for limit in [1000, 600] {
+        let got = finished(longrun::run_fill(&moves, limit, seed(), &fill, &opts).unwrap());
+        assert_eq!(got, g[..=limit]);
+    }
+    assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 0);
+}
+
+#[test]
+fn a_complete_seed_is_written_to_a_new_checkpoint_and_a_rerun_leaves_it_alone() {
+    use std::os::unix::fs::MetadataExt;
+    let dir = scratch("complete-seed");
+    let moves = Moves::Squares;
+    let (table, g) = write_squares(&dir, "t.tbl", 1000);
+    let ck = dir.join("ck.tbl");
+    let never = |_: &mut [u16], _: usize, _: u16| panic!("nothing is left to fill");
+    let opts = LongRun {
+        checkpoint: Some(ck.clone()),
+        ..quiet()
+    };
+    // Seeded in full from --load-table: the checkpoint asked for is still written.
+    let start = longrun::start_from_files(&moves, 1000, Some(&ck), Some(&table)).unwrap();
+    assert_eq!(
+        finished(longrun::run_fill(&moves, 1000, start, &never, &opts).unwrap()),
+        g
+    );
+    let written = tablefile::read(&ck).unwrap();
+    assert!(written.is_complete());
+    assert_eq!(written.values, g);
+    // Seeded in full from that checkpoint: it already holds the table, and is not rewritten
+    // (an atomic write would put a new file, a new inode, in its place).
+    let inode = std::fs::metadata(&ck).unwrap().ino();
+    let start = longrun::start_from_files(&moves, 1000, Some(&ck), None).unwrap();
+    assert_eq!(
+        finished(longrun::run_fill(&moves, 1000, start, &never, &opts).unwrap()),
+        g
+    );
+    assert_eq!(std::fs::metadata(&ck).unwrap().ino(), inode);
+}
+
+/// S(p) for the squares by its definition: the sum over n < p of floor(sqrt n).
+fn square_steps_before(p: usize) -> u128 {
+    (0..p).map(|n| n.isqrt() as u128).sum()
+}
+
+#[test]
+fn the_first_chunk_spends_two_to_the_twenty_steps_and_no_chunk_grows_past_four_times_the_last() {
+    let moves = Moves::Squares;
+    let limit = 400_000;
+    let chunks = std::sync::Mutex::new(Vec::new());
+    let fill = |g: &mut [u16], from: usize, max: u16| {
+        chunks.lock().unwrap().push((from, g.len()));
+        Stamped.fill(&moves, g, from, max)
+    };
+    let opts = LongRun {
+        chunk_target: Duration::from_secs(10),
+        ..quiet()
+    };
+    let g = finished(longrun::run_fill(&moves, limit, Start::Fresh, &fill, &opts).unwrap());
+    assert_eq!(g, reference(&moves, limit));
+    let chunks = chunks.into_inner().unwrap();
+    // The first chunk, before any rate is measured: the longest prefix within 2^20 steps
+    // (13 582 positions).
+    let (from, first) = chunks[0];
+    assert_eq!(from, 0);
+    assert!(square_steps_before(first) <= 1 << 20, "{first}");
+    assert!(square_steps_before(first + 1) > 1 << 20, "{first}");
+    // Each later chunk follows on from the one before, at most four times as long (with a
+    // ten-second target that cap, not the rate, is what sizes them), and the last one ends
+    // at N + 1.
+    for w in chunks.windows(2) {
+        let ((a, b), (c, d)) = (w[0], w[1]);
+        assert_eq!(b, c, "{chunks:?}");
+        assert!(d - c <= 4 * (b - a), "{chunks:?}");
+    }
+    assert_eq!(chunks.last().unwrap().1, limit + 1, "{chunks:?}");
+    assert!(chunks.len() >= 3, "{chunks:?}");
+}

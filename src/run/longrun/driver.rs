@@ -459,4 +459,40 @@ mod tests {
         let to = next_chunk_end(&m, 0, end, 1 << 20, None);
         assert!(steps_before(&m, to) <= 1 << 20 && steps_before(&m, to + 1) > 1 << 20);
     }
+
+    /// The rules of `inner`, counting the calls of `steps_before`.
+    struct Counting<'a> {
+        inner: &'a dyn Ruleset,
+        calls: std::sync::atomic::AtomicUsize,
+    }
+
+    impl Ruleset for Counting<'_> {
+        fn label(&self) -> String {
+            self.inner.label()
+        }
+        fn steps_before(&self, p: usize) -> u128 {
+            self.calls
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            self.inner.steps_before(p)
+        }
+        fn first_wrong(&self, values: &[u16]) -> Option<(usize, u16, u16)> {
+            self.inner.first_wrong(values)
+        }
+    }
+
+    #[test]
+    fn a_chunk_end_is_found_by_bisection_in_a_logarithmic_number_of_calls() {
+        // A range of 4·10^6 candidate lengths (four times a chunk of 10^6): 22 halvings and
+        // the base, whatever the budget lets through (here all of it, half of it, none).
+        let m = Moves::Squares;
+        for budget in [1u128 << 60, 1 << 36, 0] {
+            let rules = Counting {
+                inner: &m,
+                calls: 0.into(),
+            };
+            next_chunk_end(&rules, 1_000_000, 100_000_000, budget, Some(1_000_000));
+            let calls = rules.calls.into_inner();
+            assert!((2..=24).contains(&calls), "budget {budget}: {calls} calls");
+        }
+    }
 }
