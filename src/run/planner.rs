@@ -673,6 +673,10 @@ mod tests {
             1.0
         });
         assert_eq!((got, timed), ((95.0, None), 0));
+        assert_eq!(
+            forecast_builds(&one_two(), &[(stamped, 10, 3)]),
+            (57.0, None)
+        );
         // Exactly FORECAST_FROM_STEPS steps is forecast; one fewer is not.
         let one = Moves::list(vec![1]).unwrap();
         let at = FORECAST_FROM_STEPS as u64;

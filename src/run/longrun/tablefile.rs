@@ -319,10 +319,10 @@ fn le_u64(b: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"))
 }
 
-/// Converts values to little-endian bytes into `buf` (cleared first).
+/// Converts values to little-endian bytes into `buf` (cleared first; the callers reuse one
+/// buffer for every chunk, so it grows during the first chunk only).
 fn values_to_le(values: &[u16], buf: &mut Vec<u8>) {
     buf.clear();
-    buf.reserve(values.len() * 2);
     for &v in values {
         buf.extend_from_slice(&v.to_le_bytes());
     }
