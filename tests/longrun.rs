@@ -185,6 +185,16 @@ fn refuses_foreign_newer_and_cut_files(files: &Variants) {
     assert!(refusal(&p).contains("truncated"));
     let p = files.variant("truncated-header.tbl", &|b| b.truncate(100));
     assert!(refusal(&p).contains("truncated"));
+    // The magic alone, or with part of the version: a table file cut short, not another
+    // kind of file and not a damaged version.
+    for len in [8, 12, 15] {
+        let p = files.variant(&format!("cut-{len}.tbl"), &|b| b.truncate(len));
+        let msg = refusal(&p);
+        assert!(
+            msg.contains("truncated (the header is incomplete)"),
+            "{len}: {msg}"
+        );
+    }
 }
 
 /// A flipped byte in the values or the header, and headers whose checksum is right but whose
