@@ -546,3 +546,90 @@ fn the_first_chunk_spends_two_to_the_twenty_steps_and_no_chunk_grows_past_four_t
     assert_eq!(chunks.last().unwrap().1, limit + 1, "{chunks:?}");
     assert!(chunks.len() >= 3, "{chunks:?}");
 }
+
+/// A header's claims exactly at each of its limits are read, and one past is refused: the
+/// header length (a multiple of 4096 from 4096 to 2^24), the label length (its end within
+/// the header), N (at most the supported maximum) and the block checksums (within the
+/// header). Each variant of the squares table for N = 1000 (label `squares`, 7 bytes, so the
+/// block checksums start at byte 72) is resealed, so only the claim under test is wrong.
+#[test]
+fn header_claims_at_their_limits_are_read_and_one_past_is_refused() {
+    let dir = scratch("header-limits");
+    let (good, _) = write_squares(&dir, "good.tbl", 1000);
+    let files = Variants {
+        dir: dir.to_path_buf(),
+        original: std::fs::read(&good).unwrap(),
+    };
+    let put_u32 =
+        |b: &mut Vec<u8>, at: usize, v: u32| b[at..at + 4].copy_from_slice(&v.to_le_bytes());
+    let put_u64 =
+        |b: &mut Vec<u8>, at: usize, v: u64| b[at..at + 8].copy_from_slice(&v.to_le_bytes());
+    let header_len = |len: u32| {
+        let p = files.variant(&format!("h{len}.tbl"), &|b| {
+            put_u32(b, 12, len);
+            reseal(b);
+        });
+        refusal(&p)
+    };
+    for len in [0, 4097, (1 << 24) + 4096] {
+        assert!(header_len(len).contains(&format!("damaged header (header length {len})")));
+    }
+    // 2^24 is a length the format allows: this file is then only too short for it.
+    assert!(header_len(1 << 24).contains("truncated (the header is incomplete)"));
+
+    // A label that ends exactly at the header's end fits (the block checksum then does not);
+    // one byte more does not.
+    let p = files.variant("label-4032.tbl", &|b| {
+        put_u32(b, 36, 4032);
+        b[72..80].fill(0);
+        reseal(b);
+    });
+    assert!(refusal(&p).contains("1 block checksums do not fit in 4096 bytes"));
+    let p = files.variant("label-4033.tbl", &|b| {
+        put_u32(b, 36, 4033);
+        b[72..80].fill(0);
+        reseal(b);
+    });
+    assert!(refusal(&p).contains("damaged header (label length)"));
+
+    // N at the supported maximum is read (this file then holds a prefix of its table).
+    let max = nimsquare::table::MAX_LIMIT;
+    let p = files.variant("max.tbl", &|b| {
+        put_u64(b, 16, max);
+        reseal(b);
+    });
+    assert_eq!(tablefile::read_header(&p).unwrap().limit, max);
+
+    // One value a block: the 4096-byte header holds (4096 − 72) / 8 = 503 block checksums.
+    let blocks = |done: u64| {
+        let p = files.variant(&format!("blocks-{done}.tbl"), &|b| {
+            put_u64(b, 24, done);
+            put_u32(b, 40, 1);
+            b.truncate(4096 + 2 * done as usize);
+            reseal(b);
+        });
+        tablefile::read_header(&p)
+            .map(|h| h.block_sums.len())
+            .map_err(|e| e.to_string())
+    };
+    assert_eq!(blocks(503), Ok(503));
+    let err = blocks(504).unwrap_err();
+    assert!(
+        err.contains("504 block checksums do not fit in 4096 bytes"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_label_past_the_first_page_takes_a_longer_header_and_reads_back() {
+    let dir = scratch("long-label");
+    // The moves 1..=1200: a label of 4892 bytes, so the header is 8192 bytes; with every
+    // move up to n available, g(n) = n.
+    let moves = Moves::list((1..=1200).collect()).unwrap();
+    let g: Vec<u16> = (0..=100).collect();
+    let path = dir.join("long.tbl");
+    tablefile::write_atomic(&path, &moves, 100, &g, 100).unwrap();
+    let h = tablefile::read_header(&path).unwrap();
+    assert_eq!((h.header_bytes, h.moves_label.len()), (8192, 4892));
+    assert_eq!(tablefile::read(&path).unwrap().values, g);
+}
