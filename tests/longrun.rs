@@ -181,8 +181,14 @@ fn refuses_foreign_newer_and_cut_files(files: &Variants) {
     });
     assert!(refusal(&p).contains("format version 1"));
 
+    // The squares table for N = 1000 is 4096 + 2 · 1001 = 6098 bytes.
     let p = files.variant("truncated.tbl", &|b| b.truncate(b.len() - 1));
-    assert!(refusal(&p).contains("truncated"));
+    assert!(refusal(&p).contains("truncated (6097 bytes, the header promises 6098: 1001 values)"));
+    let p = files.variant("longer.tbl", &|b| b.extend_from_slice(&[0, 0, 7]));
+    let longer = "damaged (6101 bytes, the header promises 6098)";
+    assert!(refusal(&p).contains(longer));
+    let err = tablefile::read_checkpoint(&p).unwrap_err().to_string();
+    assert!(err.contains(longer), "{err}");
     let p = files.variant("truncated-header.tbl", &|b| b.truncate(100));
     assert!(refusal(&p).contains("truncated"));
     // The magic alone, or with part of the version: a table file cut short, not another

@@ -730,6 +730,48 @@ mod tests {
     }
 
     #[test]
+    fn a_plan_forecast_starts_at_exactly_the_threshold() {
+        // The moves 1..=25 have 25·N − 300 option steps up to N: 5·10^10 at N = 2·10^9 + 12.
+        let at = |limit: u64| Request {
+            moves: Moves::list((1..=25).collect()).unwrap(),
+            ..request("stamped", AUTO, limit, 3)
+        };
+        assert_eq!(
+            at(2_000_000_012).moves.option_steps(2_000_000_012),
+            50_000_000_000
+        );
+        assert!(Plan::new(&at(2_000_000_012))
+            .unwrap()
+            .forecast_seconds()
+            .is_some());
+        assert!(Plan::new(&at(2_000_000_011))
+            .unwrap()
+            .forecast_seconds()
+            .is_none());
+    }
+
+    #[test]
+    fn a_plan_reports_the_threads_each_stage_runs_on() {
+        let pool = rayon::current_num_threads();
+        let one = Plan::new(&request("stamped", "sweep", 1000, 3))
+            .unwrap()
+            .to_json();
+        assert_eq!(
+            (one["threads"].as_u64(), one["count_threads"].as_u64()),
+            (Some(1), Some(1))
+        );
+        let all = Plan::new(&request("stamped-parallel", "rayon-sweep", 1000, 3))
+            .unwrap()
+            .to_json();
+        let pool = Some(pool as u64);
+        assert_eq!(
+            (all["threads"].as_u64(), all["count_threads"].as_u64()),
+            (pool, pool)
+        );
+        assert_eq!(all["pool_threads"].as_u64(), pool);
+    }
+
+    #[test]
     fn a_step_of_stamped_is_timed_at_well_under_ten_microseconds() {
         // 10^4 squares is 6.6·10^5 steps, about a millisecond: a step is nanoseconds, and a
         // bound of 10 µs holds on any machine these tests run on, unoptimised or loaded.
