@@ -639,3 +639,32 @@ fn a_label_past_the_first_page_takes_a_longer_header_and_reads_back() {
     assert_eq!((h.header_bytes, h.moves_label.len()), (8192, 4892));
     assert_eq!(tablefile::read(&path).unwrap().values, g);
 }
+
+/// A checkpoint cut short inside a block keeps the blocks before it: the squares table for
+/// N = 1000 re-blocked by hand into 11 blocks of 100 values (their checksums written into the
+/// header), then cut in the middle of block 5.
+#[test]
+fn a_checkpoint_cut_inside_a_block_keeps_the_blocks_before_it() {
+    let dir = scratch("cut-block");
+    let (good, g) = write_squares(&dir, "good.tbl", 1000);
+    let mut b = std::fs::read(&good).unwrap();
+    b[40..44].copy_from_slice(&100u32.to_le_bytes());
+    for k in 0..11 {
+        let block = &b[4096 + 200 * k..(4096 + 200 * (k + 1)).min(6098)];
+        let sum = fnv(block);
+        b[72 + 8 * k..80 + 8 * k].copy_from_slice(&sum.to_le_bytes());
+    }
+    reseal(&mut b);
+    let whole = dir.join("reblocked.tbl");
+    std::fs::write(&whole, &b).unwrap();
+    assert_eq!(tablefile::read(&whole).unwrap().values, g);
+    let cut = dir.join("cut.tbl");
+    std::fs::write(&cut, &b[..4096 + 2 * 550]).unwrap();
+    let file = tablefile::read_checkpoint(&cut).unwrap();
+    let d = file.damage.expect("a damaged block");
+    assert_eq!(
+        (d.block, d.blocks, d.from, d.to, d.cut_short),
+        (5, 11, 500, 600, true)
+    );
+    assert_eq!(file.values, g[..500]);
+}

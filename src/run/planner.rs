@@ -772,6 +772,23 @@ mod tests {
     }
 
     #[test]
+    fn a_plans_memory_is_its_table_its_histogram_and_both_stages_scratch_worked_by_hand() {
+        // N = 128^2: 128 squares, so the values are below 129 and the counter's alphabet
+        // (W = 256 for 129 values) is one past a power of two.
+        let plan = Plan::new(&request("stamped", "sweep", 16_384, 3)).unwrap();
+        // u16 table, u64 histogram, stamped's list and `seen` (16 · 130), sweep (44 · 256).
+        assert_eq!(
+            plan.memory_needed,
+            2 * 16_385 + 8 * 129 + 16 * 130 + 44 * 256
+        );
+        // One heap: the sieve's N-bit set (157 words at 10^4) and its scratch (a window of
+        // 10 001 bytes a thread, 32 bytes for each of 631 + 64 cursors).
+        let pool = rayon::current_num_threads() as u64;
+        let sieve = Plan::new(&request(AUTO, AUTO, 10_000, 1)).unwrap();
+        assert_eq!(sieve.memory_needed, 8 * 157 + pool * 10_001 + 32 * 695);
+    }
+
+    #[test]
     fn a_step_of_stamped_is_timed_at_well_under_ten_microseconds() {
         // 10^4 squares is 6.6·10^5 steps, about a millisecond: a step is nanoseconds, and a
         // bound of 10 µs holds on any machine these tests run on, unoptimised or loaded.
