@@ -668,3 +668,17 @@ fn a_checkpoint_cut_inside_a_block_keeps_the_blocks_before_it() {
     );
     assert_eq!(file.values, g[..500]);
 }
+
+#[test]
+fn a_checkpoint_may_replace_a_file_of_as_many_positions_as_it_writes_and_no_more() {
+    let dir = scratch("overwritable");
+    let (path, _) = write_squares(&dir, "t.tbl", 1000);
+    // 1001 positions: a run for N = 1000 writes as many, one for 999 fewer.
+    assert!(tablefile::check_overwritable(&path, &Moves::Squares, 1000).is_ok());
+    let err = tablefile::check_overwritable(&path, &Moves::Squares, 999).unwrap_err();
+    let msg = err.to_string();
+    assert!(
+        msg.contains("holds 1001 positions, more than N + 1 = 1000"),
+        "{msg}"
+    );
+}
