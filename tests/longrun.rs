@@ -667,6 +667,16 @@ fn a_checkpoint_cut_inside_a_block_keeps_the_blocks_before_it() {
         (5, 11, 500, 600, true)
     );
     assert_eq!(file.values, g[..500]);
+    // Cut at the end of block 4 instead: blocks 0 to 4 are whole and kept.
+    std::fs::write(&cut, &b[..4096 + 2 * 500]).unwrap();
+    let file = tablefile::read_checkpoint(&cut).unwrap();
+    let d = file.damage.expect("a block cut off");
+    assert_eq!((d.block, d.from, d.cut_short), (5, 500, true));
+    assert_eq!(file.values, g[..500]);
+    // The whole file read as a checkpoint: no damage.
+    let file = tablefile::read_checkpoint(&whole).unwrap();
+    assert!(file.damage.is_none());
+    assert_eq!(file.values, g);
 }
 
 #[test]

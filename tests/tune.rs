@@ -444,3 +444,36 @@ fn every_test_that_starts_the_binary_turns_wisdom_off() {
         );
     }
 }
+
+/// Without `--wisdom` or the path variable, wisdom is read from the user's cache folder:
+/// `$XDG_CACHE_HOME/nimsquare/wisdom.json`, else (unset or empty) `$HOME/.cache/...`.
+#[test]
+fn wisdom_is_read_from_the_cache_folder_by_default() {
+    let dir = common::Scratch::new(format!("nimsquare-tune-{}-cache", std::process::id()));
+    let xdg = dir.join("xdg");
+    let home = dir.join("home");
+    for file in [xdg.join("nimsquare"), home.join(".cache").join("nimsquare")] {
+        std::fs::create_dir_all(&file).unwrap();
+        write(&file.join("wisdom.json"), &crafted("bitset"));
+    }
+    let choice = |xdg_value: &Path| -> String {
+        let out = nimsquare()
+            .env_remove(OFF_VARIABLE)
+            .env_remove(PATH_VARIABLE)
+            .env("XDG_CACHE_HOME", xdg_value)
+            .env("HOME", &home)
+            .args(["--threads", "1", "solve", "--limit", "1000", "--json"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["table_choice"].as_str().unwrap().to_string()
+    };
+    let from = |p: PathBuf| format!("wisdom {}, measured 2026-12-01", p.display());
+    assert_eq!(
+        choice(&xdg),
+        from(xdg.join("nimsquare").join("wisdom.json"))
+    );
+    let in_home = from(home.join(".cache").join("nimsquare").join("wisdom.json"));
+    assert_eq!(choice(Path::new("")), in_home);
+}
