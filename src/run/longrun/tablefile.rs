@@ -887,4 +887,23 @@ mod tests {
         assert_eq!(le_u32(&h, 12) as usize, HEADER_BYTES);
         assert_eq!(le_u64(&h, 72), 7);
     }
+
+    #[test]
+    fn a_table_files_size_is_its_header_and_two_bytes_a_value() {
+        // `squares` (7 bytes) puts the block checksums at byte 72; 4096 bytes hold 503 of
+        // them, so 503 · 2^20 values take one page and one value more takes two.
+        let m = crate::base::moves::Moves::Squares;
+        assert_eq!(file_bytes(&m, 1000), 4096 + 2 * 1001);
+        let full = 503 * (1u64 << 20);
+        assert_eq!(file_bytes(&m, full - 1), 4096 + 2 * full);
+        assert_eq!(file_bytes(&m, full), 8192 + 2 * (full + 1));
+    }
+
+    #[test]
+    fn free_space_is_read_for_a_folder_that_exists_and_a_bare_name_is_in_the_current_one() {
+        assert!(free_bytes(Path::new(".")).is_some());
+        assert_eq!(free_bytes(Path::new("/no/such/folder/here")), None);
+        assert_eq!(folder_of(Path::new("g.tbl")), Path::new("."));
+        assert_eq!(folder_of(Path::new("/data/g.tbl")), Path::new("/data"));
+    }
 }
