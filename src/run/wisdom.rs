@@ -416,6 +416,44 @@ pub fn save(wisdom: &Wisdom, path: &Path) -> Result<()> {
 mod tests {
     use super::*;
 
+    /// A fresh folder for one test of this module (removed at its end).
+    fn scratch(name: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("nimsquare-wisdom-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[test]
+    fn a_missing_file_is_no_wisdom_and_an_unreadable_one_is_said() {
+        let dir = scratch("load");
+        let missing = load(&dir.join("missing.json"));
+        assert!(missing.loaded.is_none() && missing.note.is_none());
+        // A folder where the file should be cannot be read: no wisdom, and a note.
+        let folder = load(&dir);
+        assert!(folder.loaded.is_none());
+        let note = folder.note.expect("a note");
+        assert!(note.contains("cannot be read"), "{note}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn the_wisdom_files_folder_is_created_and_one_that_cannot_be_is_refused() {
+        let dir = scratch("folder");
+        let path = dir.join("new").join("sub").join("wisdom.json");
+        create_folder(&path).unwrap();
+        assert!(dir.join("new").join("sub").is_dir());
+        // Under a plain file no folder can be made.
+        std::fs::write(dir.join("file"), b"x").unwrap();
+        let err = create_folder(&dir.join("file").join("wisdom.json")).unwrap_err();
+        assert!(
+            err.to_string().contains("cannot create its folder"),
+            "{err}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
     fn here(plans: Vec<ThreadPlan>) -> Wisdom {
         Wisdom {
             format: FORMAT.into(),

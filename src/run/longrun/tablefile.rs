@@ -906,4 +906,23 @@ mod tests {
         assert_eq!(folder_of(Path::new("g.tbl")), Path::new("."));
         assert_eq!(folder_of(Path::new("/data/g.tbl")), Path::new("/data"));
     }
+
+    #[test]
+    fn files_on_one_file_system_must_fit_its_free_space_together() {
+        let dir = std::env::temp_dir();
+        let free = free_bytes(&dir).expect("the temp dir's free space");
+        let (a, b) = (dir.join("a.tbl"), dir.join("b.tbl"));
+        // Six tenths of the free space each: one fits, the two together do not.
+        let part = free / 10 * 6;
+        assert!(check_room(&[(&a, part, "--checkpoint")]).is_ok());
+        let err = check_room(&[(&a, part, "--checkpoint"), (&b, part, "--save-table")])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("--checkpoint") && err.contains("--save-table"),
+            "{err}"
+        );
+        let err = check_room(&[(&a, free + (1 << 30), "--save-table")]).unwrap_err();
+        assert!(err.to_string().contains("free some space"), "{err}");
+    }
 }
