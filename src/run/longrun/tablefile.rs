@@ -820,40 +820,68 @@ pub fn folder_of(path: &Path) -> &Path {
 /// A folder whose free space cannot be read is not refused here (the write will say).
 pub fn check_room(files: &[(&Path, u64, &str)]) -> Result<()> {
     use std::os::unix::fs::MetadataExt;
-    let mut by_device: Vec<(u64, &Path, u64, Vec<String>)> = Vec::new();
-    for &(path, bytes, flag) in files {
-        let folder = folder_of(path);
-        let Ok(meta) = std::fs::metadata(folder) else {
+    let device = |folder: &Path| std::fs::metadata(folder).ok().map(|m| m.dev());
+    for need in room_needed(files, device) {
+        let Some(free) = free_bytes(need.folder) else {
             continue;
         };
-        match by_device.iter_mut().find(|d| d.0 == meta.dev()) {
-            Some(d) => {
-                d.2 += bytes;
-                d.3.push(format!("{flag} {}", path.display()));
-            }
-            None => by_device.push((
-                meta.dev(),
-                folder,
-                bytes,
-                vec![format!("{flag} {}", path.display())],
-            )),
-        }
-    }
-    for (_, folder, bytes, names) in by_device {
-        let Some(free) = free_bytes(folder) else {
-            continue;
-        };
-        if bytes > free {
+        if !fits(need.bytes, free) {
             return Err(Error::Invalid(format!(
                 "{} needs {} on the file system of '{}', which has {} free; free some space or choose another folder",
-                names.join(" and "),
-                crate::base::memory::human(bytes),
-                folder.display(),
+                need.names.join(" and "),
+                crate::base::memory::human(need.bytes),
+                need.folder.display(),
                 crate::base::memory::human(free)
             )));
         }
     }
     Ok(())
+}
+
+/// The bytes `files` need on one file system, as [`check_room`] adds them up.
+#[derive(Debug, PartialEq, Eq)]
+struct RoomNeeded<'a> {
+    /// The folder of the first file on it, where its free space is read.
+    folder: &'a Path,
+    bytes: u64,
+    /// `FLAG PATH` of each file on it.
+    names: Vec<String>,
+}
+
+/// `files` grouped by the file system of their folders (`device` of a folder; a folder
+/// without one is left out), the bytes of each group summed, in the order first met.
+fn room_needed<'a>(
+    files: &[(&'a Path, u64, &str)],
+    device: impl Fn(&Path) -> Option<u64>,
+) -> Vec<RoomNeeded<'a>> {
+    let mut by_device: Vec<(u64, RoomNeeded<'a>)> = Vec::new();
+    for &(path, bytes, flag) in files {
+        let folder = folder_of(path);
+        let Some(dev) = device(folder) else {
+            continue;
+        };
+        let name = format!("{flag} {}", path.display());
+        match by_device.iter_mut().find(|d| d.0 == dev) {
+            Some((_, need)) => {
+                need.bytes += bytes;
+                need.names.push(name);
+            }
+            None => by_device.push((
+                dev,
+                RoomNeeded {
+                    folder,
+                    bytes,
+                    names: vec![name],
+                },
+            )),
+        }
+    }
+    by_device.into_iter().map(|(_, need)| need).collect()
+}
+
+/// True when `bytes` fit in `free` bytes (exactly filling them is fitting).
+fn fits(bytes: u64, free: u64) -> bool {
+    bytes <= free
 }
 
 /// Checks, before hours of work, that a table file can be written at `path`: the checks of
@@ -905,6 +933,45 @@ mod tests {
         assert_eq!(free_bytes(Path::new("/no/such/folder/here")), None);
         assert_eq!(folder_of(Path::new("g.tbl")), Path::new("."));
         assert_eq!(folder_of(Path::new("/data/g.tbl")), Path::new("/data"));
+    }
+
+    #[test]
+    fn files_are_summed_per_file_system_and_fit_when_they_fill_it_exactly() {
+        // Folders /a and /b on device 1, /c on 2, /d on none that can be read.
+        let device = |f: &Path| match f.to_str().unwrap() {
+            "/a" | "/b" => Some(1),
+            "/c" => Some(2),
+            _ => None,
+        };
+        let (a, b, c, d) = (
+            Path::new("/a/x"),
+            Path::new("/b/y"),
+            Path::new("/c/z"),
+            Path::new("/d/w"),
+        );
+        let got = room_needed(
+            &[
+                (a, 1, "--one"),
+                (c, 5, "--three"),
+                (d, 9, "--four"),
+                (b, 7, "--two"),
+            ],
+            device,
+        );
+        let want = [
+            RoomNeeded {
+                folder: Path::new("/a"),
+                bytes: 8,
+                names: vec!["--one /a/x".into(), "--two /b/y".into()],
+            },
+            RoomNeeded {
+                folder: Path::new("/c"),
+                bytes: 5,
+                names: vec!["--three /c/z".into()],
+            },
+        ];
+        assert_eq!(got, want);
+        assert!(fits(10, 10) && fits(9, 10) && !fits(11, 10));
     }
 
     #[test]
