@@ -144,6 +144,20 @@ fn next_chunk_end(
     from + lo
 }
 
+/// The option steps of the next chunk: [`FIRST_CHUNK_STEPS`] before any rate is measured,
+/// then what the last chunk's `rate` (steps a second) does in `target`, at least one.
+fn chunk_budget(rate: Option<f64>, target: Duration) -> u128 {
+    match rate {
+        None => FIRST_CHUNK_STEPS,
+        Some(r) => (r * target.as_secs_f64()).max(1.0) as u128,
+    }
+}
+
+/// The steps a second of a chunk that took `secs` from `steps_from` to `steps_to` steps done.
+fn rate_of(steps_from: u128, steps_to: u128, secs: f64) -> f64 {
+    (steps_to - steps_from) as f64 / secs
+}
+
 /// Computes g(0..=limit) through `fill` in chunks; see the module documentation. `limit` must
 /// come from a [`crate::base::limit::Limit`]. Refuses, before any work, a seed for
 /// other rules, and a checkpoint path that holds something other than a checkpoint for these
@@ -296,10 +310,7 @@ impl Filling {
             if stop_at.is_some_and(|k| self.done >= k) {
                 break Some(None);
             }
-            let budget = match rate {
-                None => FIRST_CHUNK_STEPS,
-                Some(r) => (r * opts.chunk_target.as_secs_f64()).max(1.0) as u128,
-            };
+            let budget = chunk_budget(rate, opts.chunk_target);
             let mut to = next_chunk_end(rules, self.done, end, budget, previous);
             if let Some(k) = stop_at {
                 to = to.min(k);
@@ -312,7 +323,7 @@ impl Filling {
                 }
             };
             let steps_to = rules.steps_before(to);
-            rate = Some((steps_to - steps_done) as f64 / secs);
+            rate = Some(rate_of(steps_done, steps_to, secs));
             steps_done = steps_to;
             previous = Some(to - self.done);
             self.done = to;
@@ -458,6 +469,16 @@ mod tests {
         // From 0 the price grows with the position: S(p - 1) <= budget, S(p) > budget.
         let to = next_chunk_end(&m, 0, end, 1 << 20, None);
         assert!(steps_before(&m, to) <= 1 << 20 && steps_before(&m, to + 1) > 1 << 20);
+    }
+
+    #[test]
+    fn a_chunk_is_budgeted_the_steps_the_last_rate_does_in_the_target_time() {
+        assert_eq!(chunk_budget(None, Duration::from_secs(9)), 1 << 20);
+        let half = Duration::from_millis(500);
+        assert_eq!(chunk_budget(Some(1e6), half), 500_000);
+        assert_eq!(chunk_budget(Some(0.1), half), 1);
+        // 3000 steps in half a second.
+        assert_eq!(rate_of(1000, 4000, 0.5), 6000.0);
     }
 
     /// The rules of `inner`, counting the calls of `steps_before`.
