@@ -692,3 +692,40 @@ fn a_checkpoint_may_replace_a_file_of_as_many_positions_as_it_writes_and_no_more
         "{msg}"
     );
 }
+
+#[test]
+fn the_file_with_more_positions_seeds_the_run_and_a_partial_checkpoint_is_completed() {
+    let dir = scratch("more-positions");
+    let moves = Moves::Squares;
+    let (table, g) = write_squares(&dir, "t.tbl", 1000);
+    let ck = dir.join("ck.tbl");
+    tablefile::write_atomic(&ck, &moves, 1000, &g[..500], max_of(&g[..500])).unwrap();
+    let seeded =
+        |load: Option<&Path>| match longrun::start_from_files(&moves, 1000, Some(&ck), load)
+            .unwrap()
+        {
+            Start::Seed(file) => file.values.len(),
+            Start::Fresh => 0,
+        };
+    // The complete table (1001 positions) wins over the checkpoint (500), and without it the
+    // checkpoint is taken.
+    assert_eq!(seeded(Some(&table)), 1001);
+    assert_eq!(seeded(None), 500);
+    // A complete table for N = 300 (301 positions) loses to the checkpoint's 500.
+    let (small, _) = write_squares(&dir, "t300.tbl", 300);
+    assert_eq!(seeded(Some(&small)), 500);
+    // Seeded in full, the run still replaces the checkpoint of 500 by the whole table.
+    let never = |_: &mut [u16], _: usize, _: u16| panic!("nothing is left to fill");
+    let opts = LongRun {
+        checkpoint: Some(ck.clone()),
+        ..quiet()
+    };
+    let start = longrun::start_from_files(&moves, 1000, Some(&ck), Some(&table)).unwrap();
+    assert_eq!(
+        finished(longrun::run_fill(&moves, 1000, start, &never, &opts).unwrap()),
+        g
+    );
+    let after = tablefile::read(&ck).unwrap();
+    assert!(after.is_complete());
+    assert_eq!(after.values, g);
+}
