@@ -40,6 +40,10 @@ fn every_table_back_ends_scratch_is_its_terms_worked_by_hand() {
         let got = (e.make)().scratch_bytes(&Moves::Squares, N, THREADS);
         assert_eq!(got, by_hand(e.name), "'{}'", e.name);
     }
+    // N + 1 = 6401 positions, one past a multiple of 64: 101 words a bitset; 80 moves.
+    let value_bounded = table::find("value-bounded").unwrap();
+    let got = (value_bounded.make)().scratch_bytes(&Moves::Squares, 6400, THREADS);
+    assert_eq!(got, 2 * 101 * 8 + 8 * 80);
 }
 
 #[test]
