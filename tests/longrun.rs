@@ -482,35 +482,34 @@ fn a_non_resumable_fill_refuses_a_partial_seed_and_finishes_a_complete_one_witho
     assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 0);
 }
 
+/// A run for N = 1000 with checkpoint `ck`, started from `ck` and `load` by
+/// `start_from_files`, whose fill must never be called (the seed holds the whole table).
+fn run_seeded_in_full(ck: &Path, load: Option<&Path>) -> Vec<u16> {
+    let moves = Moves::Squares;
+    let never = |_: &mut [u16], _: usize, _: u16| panic!("nothing is left to fill");
+    let opts = LongRun {
+        checkpoint: Some(ck.to_path_buf()),
+        ..quiet()
+    };
+    let start = longrun::start_from_files(&moves, 1000, Some(ck), load).unwrap();
+    finished(longrun::run_fill(&moves, 1000, start, &never, &opts).unwrap())
+}
+
 #[test]
 fn a_complete_seed_is_written_to_a_new_checkpoint_and_a_rerun_leaves_it_alone() {
     use std::os::unix::fs::MetadataExt;
     let dir = scratch("complete-seed");
-    let moves = Moves::Squares;
     let (table, g) = write_squares(&dir, "t.tbl", 1000);
     let ck = dir.join("ck.tbl");
-    let never = |_: &mut [u16], _: usize, _: u16| panic!("nothing is left to fill");
-    let opts = LongRun {
-        checkpoint: Some(ck.clone()),
-        ..quiet()
-    };
     // Seeded in full from --load-table: the checkpoint asked for is still written.
-    let start = longrun::start_from_files(&moves, 1000, Some(&ck), Some(&table)).unwrap();
-    assert_eq!(
-        finished(longrun::run_fill(&moves, 1000, start, &never, &opts).unwrap()),
-        g
-    );
+    assert_eq!(run_seeded_in_full(&ck, Some(&table)), g);
     let written = tablefile::read(&ck).unwrap();
     assert!(written.is_complete());
     assert_eq!(written.values, g);
     // Seeded in full from that checkpoint: it already holds the table, and is not rewritten
     // (an atomic write would put a new file, a new inode, in its place).
     let inode = std::fs::metadata(&ck).unwrap().ino();
-    let start = longrun::start_from_files(&moves, 1000, Some(&ck), None).unwrap();
-    assert_eq!(
-        finished(longrun::run_fill(&moves, 1000, start, &never, &opts).unwrap()),
-        g
-    );
+    assert_eq!(run_seeded_in_full(&ck, None), g);
     assert_eq!(std::fs::metadata(&ck).unwrap().ino(), inode);
 }
 
@@ -715,16 +714,7 @@ fn the_file_with_more_positions_seeds_the_run_and_a_partial_checkpoint_is_comple
     let (small, _) = write_squares(&dir, "t300.tbl", 300);
     assert_eq!(seeded(Some(&small)), 500);
     // Seeded in full, the run still replaces the checkpoint of 500 by the whole table.
-    let never = |_: &mut [u16], _: usize, _: u16| panic!("nothing is left to fill");
-    let opts = LongRun {
-        checkpoint: Some(ck.clone()),
-        ..quiet()
-    };
-    let start = longrun::start_from_files(&moves, 1000, Some(&ck), Some(&table)).unwrap();
-    assert_eq!(
-        finished(longrun::run_fill(&moves, 1000, start, &never, &opts).unwrap()),
-        g
-    );
+    assert_eq!(run_seeded_in_full(&ck, Some(&table)), g);
     let after = tablefile::read(&ck).unwrap();
     assert!(after.is_complete());
     assert_eq!(after.values, g);
