@@ -13,8 +13,9 @@
 //! - [`masks`]: multi-word bit masks of option values, the far-move OR and the
 //!   lowest-zero-bit mex (dispatch: [`masks::dispatch`] on a [`masks::WithMasks`] visitor);
 //! - [`lanes`]: byte-stamp lanes, 32 positions at a time, their mex scan and their packing
-//!   into bits (dispatch: [`lanes::dispatch`] on a [`lanes::WithLanes`] visitor), the span
-//!   prefetch and the const lane stride (`with_stride!` in [`lanes`]);
+//!   into bits (dispatch: [`lanes::dispatch`] on a [`lanes::WithLanes`] visitor), which span
+//!   to prefetch and the const lane stride (`with_stride!` in [`lanes`]);
+//! - [`prefetch`]: the software prefetch of a span of table values, and the lines it names;
 //! - [`pipeline`]: the pipelined super-blocks the parallel back-ends share, and their
 //!   [`pipeline::Schedule`];
 //! - [`xor_pairs`]: the octal games' search for the first split pair whose values xor to
@@ -40,6 +41,7 @@ pub mod huge_pages;
 pub mod lanes;
 pub mod masks;
 pub mod pipeline;
+pub mod prefetch;
 
 pub mod hadamard;
 pub mod sumset;

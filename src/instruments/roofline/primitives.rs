@@ -32,7 +32,8 @@
 
 use super::{Primitive, Rates};
 use crate::base::rng::SplitMix64;
-use crate::kernels::lanes::{prefetch_span, PREFETCH_AHEAD};
+use crate::kernels::lanes::prefetch_target;
+use crate::kernels::prefetch;
 use std::hint::black_box;
 use std::sync::Barrier;
 use std::time::{Duration, Instant};
@@ -333,7 +334,7 @@ fn far_moves(moves: &[usize], len: usize) -> Vec<usize> {
 
 /// Copy `t` of `threads`: per repetition one lane block at n0 (from the upper half of the
 /// table, each copy starting at its own offset, wrapping), one 64-byte span load at n0 - s
-/// for each far move s <= n0, with the span of the move [`PREFETCH_AHEAD`] later prefetched
+/// for each far move s <= n0, with the span of the move [`PREFETCH_AHEAD`](crate::kernels::lanes::PREFETCH_AHEAD) later prefetched
 /// as `SeenLanes::stamp_moves` does. Returns the spans loaded.
 fn span_loads(table: &[u16], far: &[usize], t: usize, threads: usize, reps: u64) -> u64 {
     let half = table.len() / 2;
@@ -345,10 +346,8 @@ fn span_loads(table: &[u16], far: &[usize], t: usize, threads: usize, reps: u64)
         for (i, &s) in far.iter().enumerate().take_while(|&(_, &s)| s <= n0) {
             // The lane kernels' own prefetch, so the loads reach the memory throughput they
             // get (without it one thread waits on each miss in turn).
-            if let Some(&ahead) = far.get(i + PREFETCH_AHEAD) {
-                if ahead <= n0 {
-                    prefetch_span(table, n0 - ahead);
-                }
+            if let Some(at) = prefetch_target(far, i, n0) {
+                prefetch::to_l1(table, at, LANES);
             }
             let span: &[u16; LANES] = table[n0 - s..n0 - s + LANES]
                 .try_into()

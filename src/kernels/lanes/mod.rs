@@ -23,14 +23,15 @@
 //! result; a [`SeenLanes`] takes the path's kernels as a type parameter. The path is chosen
 //! in one place, [`dispatch`], which runs a [`WithLanes`] visitor with the path's kernels,
 //! on the AVX paths inside a `#[target_feature]` function, so the back-end's block loop is
-//! compiled for the path and the per-position mex scan inlines into it. Besides the span
-//! prefetch ([`prefetch_span`], a hint that cannot fault), the AVX kernels are the only
-//! `unsafe` here; the byte stores of [`SeenLanes::stamp_moves`] have no vector path.
+//! compiled for the path and the per-position mex scan inlines into it. The AVX kernels are
+//! the only `unsafe` here (the span prefetch, at [`prefetch_target`], is
+//! [`super::prefetch`]'s); the byte stores of [`SeenLanes::stamp_moves`] have no vector path.
 //!
 //! Stride: `G` is a const generic, so the stamp index mask is a constant; `with_stride!`
 //! turns the runtime stride (a power of two from 64 to 131 072) into it, once per stride
 //! change, outside the block loop.
 
+use super::prefetch;
 use crate::base::isa::Isa;
 use std::marker::PhantomData;
 use wide::u8x16;
@@ -152,10 +153,8 @@ impl<const G: usize, K: LaneKernel> SeenLanes<G, K> {
         let stamp = self.stamp;
         let lanes = &mut *self.lanes;
         for (i, &s) in moves.iter().enumerate() {
-            if let Some(&ahead) = moves.get(i + PREFETCH_AHEAD) {
-                if ahead <= n0 {
-                    prefetch_span(g, n0 - ahead);
-                }
+            if let Some(at) = prefetch_target(moves, i, n0) {
+                prefetch::to_l1(g, at, LANES);
             }
             if s <= n0 {
                 let src: &[u16; LANES] =
@@ -209,24 +208,16 @@ impl<const G: usize, K: LaneKernel> SeenLanes<G, K> {
 /// that no hardware prefetcher follows.
 pub const PREFETCH_AHEAD: usize = 16;
 
-/// Asks the CPU to start loading the cache lines of `g[at .. at + LANES]` (32 values, 64
-/// bytes, at most two lines). A hint only: it has no effect on results, and on
-/// targets without a prefetch instruction it does nothing.
+/// The span move `i` of `moves` prefetches for a block starting at `n0`: that of the move
+/// [`PREFETCH_AHEAD`] places later, `g[n0 - s ..][..LANES]`, when it lies wholly below the
+/// block (s <= n0; a later move reaches the block's own start, just written and cached), so
+/// its lines arrive while the moves between are stamped.
 #[inline(always)]
-pub fn prefetch_span(g: &[u16], at: usize) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        let p = g.as_ptr().wrapping_add(at) as *const i8;
-        // SAFETY: a prefetch never faults and never changes memory, whatever the address;
-        // `wrapping_add` keeps the pointer arithmetic itself defined.
-        unsafe {
-            _mm_prefetch::<_MM_HINT_T0>(p);
-            _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(2 * LANES - 1));
-        }
+pub fn prefetch_target(moves: &[usize], i: usize, n0: usize) -> Option<usize> {
+    match moves.get(i + PREFETCH_AHEAD) {
+        Some(&ahead) if ahead <= n0 => Some(n0 - ahead),
+        _ => None,
     }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (g, at);
 }
 
 /// The mex scan on the path `path`, through [`dispatch`] (the tests' entry; the back-ends
@@ -500,6 +491,49 @@ mod tests {
         }
     }
 
+    #[test]
+    fn each_move_prefetches_the_span_of_the_move_sixteen_later_when_it_is_below_the_block() {
+        let moves: Vec<usize> = (1..=40).map(|k| k * k).collect();
+        // The block at 500: moves[3] = 16 prefetches for moves[19] = 400 <= 500, g[100..].
+        assert_eq!(prefetch_target(&moves, 3, 500), Some(500 - 400));
+        assert_eq!(prefetch_target(&moves, 0, 500), Some(500 - 17 * 17));
+        // moves[20] = 441 and moves[21] = 484 lie below the block, moves[22] = 529 does not.
+        assert_eq!(prefetch_target(&moves, 4, 500), Some(500 - 441));
+        assert_eq!(prefetch_target(&moves, 5, 484), Some(0));
+        assert_eq!(prefetch_target(&moves, 6, 500), None);
+        // No move 16 places on past the last.
+        assert_eq!(prefetch_target(&moves, 24, 1 << 20), None);
+        assert_eq!(prefetch_target(&moves, 23, 1 << 20), Some((1 << 20) - 1600));
+    }
+
+    /// A new block costs one stamp increment; the G · LANES bytes are cleared only when the
+    /// stamp would wrap, once every 255 blocks (clearing every block gives the same marks and
+    /// costs a memset of 32 · G bytes a block, so only this state can tell them apart).
+    #[test]
+    fn lanes_are_cleared_only_when_the_stamp_wraps() {
+        let mut s = SeenLanes::<64, Portable>::new();
+        let g = vec![7u16; 100];
+        s.next_block();
+        s.stamp_moves(&g, 50, &[1]);
+        assert_eq!(s.stamp, 1);
+        for block in 2..=255u32 {
+            s.next_block();
+            assert_eq!(u32::from(s.stamp), block);
+            assert_eq!(
+                s.lanes[0].0[7], 1,
+                "block {block}: the first block's mark was cleared before the stamp wrapped"
+            );
+        }
+        s.next_block();
+        assert_eq!(
+            s.stamp, 1,
+            "after stamp 255 the next block starts again at 1"
+        );
+        assert!(
+            s.lanes.iter().all(|l| l.0.iter().all(|&b| b == 0)),
+            "the lanes are cleared when the stamp wraps"
+        );
+    }
     #[test]
     fn lanes_record_exactly_each_positions_options_near_the_start_and_past_it() {
         // For every lane j the recorded set must be {g[n0 + j - s] : s in moves, s <= n0 + j},

@@ -171,6 +171,14 @@ pub fn far_or_on(
     )
 }
 
+/// Where the span a move reads from `g[at ..]` for a group of one block starts in the next
+/// block: the block [`LANES`] positions on reads the same move [`LANES`] values on (its
+/// option of n + LANES is g[n + LANES - s]). The far-move groups prefetch it.
+#[inline(always)]
+pub fn next_block_first(at: usize) -> usize {
+    at + LANES
+}
+
 /// Sets bit v of a multi-word mask.
 #[inline]
 pub fn set_bit(mask: &mut [u64], v: usize) {
@@ -182,6 +190,19 @@ mod tests {
     use super::*;
     use crate::base::rng::SplitMix64;
     use crate::kernels::for_each_path_against_scalar;
+
+    #[test]
+    fn the_next_block_reads_each_move_one_block_further_on() {
+        // A group at `base` reads g[base - s ..] for the move s; the group of the next block
+        // is at base + 64 and reads g[base + 64 - s ..].
+        for (base, s) in [(64, 64), (64, 1), (128, 100), (4096, 4096), (1 << 20, 999)] {
+            assert_eq!(
+                next_block_first(base - s),
+                base + 64 - s,
+                "base {base}, move {s}"
+            );
+        }
+    }
 
     #[test]
     fn lowest_zero_bit_crosses_words() {

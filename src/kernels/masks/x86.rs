@@ -22,7 +22,8 @@
 //! (s >= 64, jg + L <= 64); the few moves that reach into the group's lanes are done lane by
 //! lane.
 
-use super::{lowest_zero_bit, set_bit, MaskKernel, WithMasks};
+use super::{lowest_zero_bit, next_block_first, set_bit, MaskKernel, WithMasks};
+use crate::kernels::prefetch;
 use std::arch::x86_64::*;
 
 /// The AVX-512 kernels; only instantiated inside [`avx512_entry`].
@@ -243,18 +244,12 @@ fn group_avx512<const C: usize, const V: usize, const L: usize>(
     out
 }
 
-/// Asks for the lines the same move reads in the next block (g[at + 64 .. at + 64 + L])
-/// into L2: with thousands of moves no hardware stream prefetcher tracks them, and beyond
-/// 10^6 (g over 2 MB) each block otherwise waits on L3 or memory for every move.
-#[target_feature(enable = "sse")]
-#[inline]
+/// Asks for the lines the same move reads in the next block, g[[`next_block_first`]`(at)`
+/// ..][..lanes], into L2: with thousands of moves no hardware stream prefetcher tracks them,
+/// and beyond 10^6 (g over 2 MB) each block otherwise waits on L3 or memory for every move.
+#[inline(always)]
 fn prefetch_next_block(g: &[u16], at: usize, lanes: usize) {
-    // Prefetches never fault, so a pointer past the end is harmless (wrapping_add keeps the
-    // arithmetic defined); 2 bytes a lane, 64-byte lines.
-    let p = g.as_ptr().wrapping_add(at + 64) as *const i8;
-    for off in (0..2 * lanes).step_by(64).chain([2 * lanes - 1]) {
-        _mm_prefetch::<_MM_HINT_T1>(p.wrapping_add(off));
-    }
+    prefetch::to_l2(g, next_block_first(at), lanes);
 }
 
 /// As [`group_avx512`] with AVX2, L = 4·V lanes; the word is selected by the shift count

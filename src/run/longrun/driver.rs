@@ -158,6 +158,14 @@ fn rate_of(steps_from: u128, steps_to: u128, secs: f64) -> f64 {
     (steps_to - steps_from) as f64 / secs
 }
 
+/// Whether a chunk that ended at `done` of `end` positions writes a periodic checkpoint:
+/// when `every` has passed since the last write, and never after the last chunk, whose table
+/// the final write (after the loop) saves; a periodic write there would write the whole
+/// table twice.
+fn periodic_checkpoint_due(done: usize, end: usize, since_last: Duration, every: Duration) -> bool {
+    done < end && since_last >= every
+}
+
 /// Computes g(0..=limit) through `fill` in chunks; see the module documentation. `limit` must
 /// come from a [`crate::base::limit::Limit`]. Refuses, before any work, a seed for
 /// other rules, and a checkpoint path that holds something other than a checkpoint for these
@@ -332,7 +340,7 @@ impl Filling {
                 break Some(Some(sig));
             }
             if let Some(path) = &opts.checkpoint {
-                if self.done < end && last_write.elapsed() >= opts.every {
+                if periodic_checkpoint_due(self.done, end, last_write.elapsed(), opts.every) {
                     // A failed checkpoint costs only the progress since the last good one:
                     // the run goes on and tries again at the next interval.
                     if let Err(e) = self.write(path, rules, limit) {
@@ -479,6 +487,20 @@ mod tests {
         assert_eq!(chunk_budget(Some(0.1), half), 1);
         // 3000 steps in half a second.
         assert_eq!(rate_of(1000, 4000, 0.5), 6000.0);
+    }
+
+    #[test]
+    fn a_periodic_checkpoint_is_due_once_the_interval_passes_and_never_after_the_last_chunk() {
+        let min = Duration::from_secs(60);
+        assert!(periodic_checkpoint_due(99, 100, min, min));
+        assert!(!periodic_checkpoint_due(
+            99,
+            100,
+            min - Duration::from_nanos(1),
+            min
+        ));
+        assert!(!periodic_checkpoint_due(100, 100, 2 * min, min));
+        assert!(!periodic_checkpoint_due(100, 100, min, Duration::ZERO));
     }
 
     /// The rules of `inner`, counting the calls of `steps_before`.
