@@ -316,3 +316,45 @@ fn studies_forecast_to_take_long_say_so_before_they_start() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The names of the checks `verify --json` ran, in order.
+fn verify_checks(args: &[&str]) -> Vec<String> {
+    let mut all = vec!["verify", "--json"];
+    all.extend_from_slice(args);
+    let v: serde_json::Value = serde_json::from_str(&stdout_of(&all)).unwrap();
+    assert_eq!(v["passed"], true, "{v}");
+    v["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn verify_checks_the_published_value_only_for_three_heaps_of_squares_and_each_n_once() {
+    let agree = |n: u32| format!("every back-end agrees with 'naive-mex' and 'brute' at N = {n}");
+    // Project Euler 310's N = 29 is a fact about three heaps and the squares alone.
+    assert_eq!(
+        verify_checks(&["--limit", "25", "--heaps", "2"]),
+        [agree(25)]
+    );
+    let three_heaps_of_1_3_4 = verify_checks(&["--limit", "25", "--moves", "1,3,4"]);
+    assert_eq!(
+        three_heaps_of_1_3_4[0],
+        agree(25),
+        "{three_heaps_of_1_3_4:?}"
+    );
+    assert!(
+        !three_heaps_of_1_3_4.iter().any(|c| c.starts_with("N = 29")),
+        "{three_heaps_of_1_3_4:?}"
+    );
+    // At an N brute force affords, the case itself is the small agreement: run once.
+    let squares = verify_checks(&["--limit", "35"]);
+    assert_eq!(squares[..2], ["N = 29 gives 1160".to_string(), agree(35)]);
+    assert_eq!(
+        squares.iter().filter(|c| **c == agree(35)).count(),
+        1,
+        "{squares:?}"
+    );
+}

@@ -280,5 +280,14 @@ fn the_octal_gate_refuses_a_wrong_back_end() {
                 && e.contains("octal game 0.6"),
             "{e}"
         );
+        // The wrong value is the judge's with its lowest bit flipped, and nothing else.
+        let value_after = |key: &str| -> u16 {
+            let rest = &e[e.find(key).unwrap_or_else(|| panic!("{e}")) + key.len()..];
+            let digits: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
+            digits.parse().unwrap_or_else(|_| panic!("{e}"))
+        };
+        let right = value_after("gives g(500) = ");
+        let wrong = value_after("'octal-wrong-at-500' gives ");
+        assert_eq!(wrong, right ^ 1, "{e}");
     }
 }

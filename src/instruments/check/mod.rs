@@ -846,6 +846,9 @@ mod tests {
             (judge.as_str(), backend.as_str(), *judge_answer),
             ("naive-mex+brute", "stamped+wrong-drops-last", 2632)
         );
+        // Exactly the count without position 40: L(39), from the brute-force judge at 39.
+        let l39 = check(&case(39), &[stamped], &[], &[]).unwrap().count_judge;
+        assert_eq!(l39.map(|(_, c)| c), Some(*answer));
         assert!(*answer < 2632, "{answer}");
         let answer = *answer;
         let err = report.into_result().unwrap_err().to_string();

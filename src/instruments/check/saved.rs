@@ -35,16 +35,20 @@ pub const SAVED_REFERENCE_MAX: usize = 10_000_000;
 /// share a lane or mask kernel with the table's maker; those kernels are checked against
 /// their scalar twins, and the zero set against the sieve, which shares none.
 pub fn saved_table_judge(isa: Isa, limit: usize) -> &'static Entry<dyn TableBuilder> {
-    let alone = |e: &Entry<dyn TableBuilder>| {
-        !e.model.parallel && !e.kernels.contains(&Family::SuperBlocks)
-    };
     let pick = choose_table_on(isa, limit, 1);
-    if alone(pick) {
+    if judges_alone(pick) {
         return pick;
     }
     crate::registry::fast(table::BACKENDS)
-        .find(|e| alone(e))
+        .find(|e| judges_alone(e))
         .expect("a one-thread fast table back-end is registered")
+}
+
+/// Whether `e` may judge a saved table: it runs on one thread and uses no
+/// [`Family::SuperBlocks`] kernel; both are asked, since an entry may have one without
+/// the other (today's registry pairs them).
+fn judges_alone(e: &Entry<dyn TableBuilder>) -> bool {
+    !e.model.parallel && !e.kernels.contains(&Family::SuperBlocks)
 }
 
 /// Whether [`verify_saved`] checks a saved table's values or only its zero set.
@@ -101,6 +105,32 @@ pub fn verify_saved(path: &std::path::Path, moves: &Moves, values: Values) -> Re
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_judge_must_run_alone_and_without_the_super_block_pipeline() {
+        let stamped = table::find("stamped").unwrap();
+        assert!(judges_alone(stamped));
+        let model = |parallel| crate::cost::Model {
+            parallel,
+            ..crate::cost::Model::NOT_MODELLED
+        };
+        let threaded = Entry {
+            model: model(true),
+            ..*stamped
+        };
+        let pipelined = Entry {
+            kernels: &[Family::SuperBlocks],
+            ..*stamped
+        };
+        assert!(
+            !judges_alone(&threaded),
+            "a parallel entry without the pipeline"
+        );
+        assert!(
+            !judges_alone(&pipelined),
+            "a one-thread entry with the pipeline"
+        );
+    }
 
     #[test]
     fn the_saved_judge_is_not_what_auto_makes_big_tables_with_on_two_threads() {
