@@ -4,6 +4,7 @@ mod cli;
 
 fn main() {
     restore_sigpipe();
+    ignore_sigxfsz();
     std::process::exit(cli::main());
 }
 
@@ -16,5 +17,17 @@ fn restore_sigpipe() {
     // SIG_DFL installs no handler code, it only resets the disposition of one signal.
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
+/// A write past the file-size limit (`ulimit -f`) raises SIGXFSZ, whose default kills the
+/// process, answer and all, after a run that may have taken hours. Ignored, the write fails
+/// with EFBIG instead, which the table writers report like a full disk while the run still
+/// prints its answer (exit status 4).
+fn ignore_sigxfsz() {
+    #[cfg(unix)]
+    // SAFETY: as in `restore_sigpipe`; SIG_IGN installs no handler code either.
+    unsafe {
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
     }
 }

@@ -627,12 +627,12 @@ fn a_seeded_runs_json_separates_this_sitting_from_the_whole_table() {
     assert_eq!(v["option_steps_this_run"], option_steps(50_000));
 }
 
-/// Runs the binary under `sh -c` with `setup` first (a file-size limit, say), SIGXFSZ
-/// ignored so that an over-long write fails with EFBIG as on a full disk instead of killing
-/// the process.
+/// Runs the binary under `sh -c` with `setup` first (a file-size limit, say). SIGXFSZ keeps
+/// its default disposition (which kills a process): the binary ignores it itself, so that
+/// an over-long write fails with EFBIG as on a full disk.
 fn under_sh(setup: &str, args: &[&str]) -> std::process::Output {
     let line = format!(
-        "trap '' XFSZ; {setup}; exec {} {}",
+        "trap - XFSZ; {setup}; exec {} {}",
         env!("CARGO_BIN_EXE_nimsquare"),
         args.join(" ")
     );
