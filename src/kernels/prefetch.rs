@@ -24,15 +24,7 @@ pub fn span_bytes(values: usize) -> impl Iterator<Item = usize> {
 #[inline(always)]
 pub fn to_l1(g: &[u16], first: usize, values: usize) {
     #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        let p = g.as_ptr().wrapping_add(first) as *const i8;
-        for b in span_bytes(values) {
-            // SAFETY: a prefetch never faults and never changes memory, whatever the
-            // address; `wrapping_add` keeps the pointer arithmetic itself defined.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(b)) };
-        }
-    }
+    span_lines::<{ std::arch::x86_64::_MM_HINT_T0 }>(g, first, values);
     #[cfg(not(target_arch = "x86_64"))]
     let _ = (g, first, values);
 }
@@ -41,16 +33,21 @@ pub fn to_l1(g: &[u16], first: usize, values: usize) {
 #[inline(always)]
 pub fn to_l2(g: &[u16], first: usize, values: usize) {
     #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T1};
-        let p = g.as_ptr().wrapping_add(first) as *const i8;
-        for b in span_bytes(values) {
-            // SAFETY: as in `to_l1`.
-            unsafe { _mm_prefetch::<_MM_HINT_T1>(p.wrapping_add(b)) };
-        }
-    }
+    span_lines::<{ std::arch::x86_64::_MM_HINT_T1 }>(g, first, values);
     #[cfg(not(target_arch = "x86_64"))]
     let _ = (g, first, values);
+}
+
+/// One prefetch with hint `HINT` for each offset of [`span_bytes`] from `g[first]`.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn span_lines<const HINT: i32>(g: &[u16], first: usize, values: usize) {
+    let p = g.as_ptr().wrapping_add(first) as *const i8;
+    for b in span_bytes(values) {
+        // SAFETY: a prefetch never faults and never changes memory, whatever the address;
+        // `wrapping_add` keeps the pointer arithmetic itself defined.
+        unsafe { std::arch::x86_64::_mm_prefetch::<HINT>(p.wrapping_add(b)) };
+    }
 }
 
 #[cfg(test)]

@@ -534,6 +534,7 @@ mod tests {
             "the lanes are cleared when the stamp wraps"
         );
     }
+
     #[test]
     fn lanes_record_exactly_each_positions_options_near_the_start_and_past_it() {
         // For every lane j the recorded set must be {g[n0 + j - s] : s in moves, s <= n0 + j},
