@@ -142,7 +142,7 @@ proptest! {
 }
 
 /// `octal-sparse` and `octal-sparse-parallel` on two threads against `octal-vector` on its
-/// default path at `limit`.
+/// default path at `limit`, and `octal-block` on one and two threads against `octal-sparse`.
 fn reference_and_vector_agree(code: &str, limit: usize) {
     let rules = Rules::parse(code).unwrap();
     let sparse = octal::build("octal-sparse", &rules, limit as u64).unwrap();
@@ -164,6 +164,20 @@ fn reference_and_vector_agree(code: &str, limit: usize) {
         None,
         "octal-sparse-parallel: {code} at N = {limit}"
     );
+    // The block back-end, on one thread and on two (its far pass splits each block over
+    // the pool), against the reference, with which it shares no kernel.
+    for threads in [1, 2] {
+        let block = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(|| octal::build("octal-block", &rules, limit as u64).unwrap());
+        assert_eq!(
+            first_difference(&block, &sparse),
+            None,
+            "octal-block on {threads} threads: {code} at N = {limit}"
+        );
+    }
     // A real workload: values well past the first few.
     assert!(
         sparse.max_value() >= 8,

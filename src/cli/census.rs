@@ -42,7 +42,7 @@ pub struct Args {
     #[arg(long, short = 'n', value_name = "N", default_value = DEFAULT_CENSUS_LIMIT,
           value_parser = parse_limit, allow_hyphen_values = true)]
     limit: Limit,
-    /// The octal back-end (default: the stage's reference, or the control `octal-naive`).
+    /// The octal back-end (default: `octal-block`).
     #[arg(long, value_name = "NAME")]
     backend: Option<String>,
     /// Write CSV rows.

@@ -53,8 +53,8 @@ pub struct Args {
     #[arg(long, short = 'n', value_name = "N", default_value = DEFAULT_OCTAL_LIMIT,
           value_parser = parse_limit, allow_hyphen_values = true)]
     limit: Limit,
-    /// The octal back-end (see `nimsquare list`; default: the stage's reference back-end,
-    /// or the control `octal-naive` when there is none).
+    /// The octal back-end (see `nimsquare list`; default: `octal-block`, exact for every
+    /// code).
     #[arg(long, value_name = "NAME")]
     backend: Option<String>,
     #[command(flatten)]

@@ -25,7 +25,7 @@ const DEFAULT_SEQUENCE_LIMIT: u64 = 100_000;
     stops at the first value that does not occur up to N (said on stderr). The table is built \
     with `--table auto` for --moves and --limit, or read from --load-table (a file `solve \
     --save-table` wrote; --limit then takes a prefix of it). With --octal CODE the sequences \
-    are the octal game's (built with the octal stage's reference back-end, or read from a \
+    are the octal game's (built with the octal default back-end, `octal-block`, or read from a \
     table `octal CODE --save-table` wrote).\n\n\
     Example: nimsquare sequence first --limit 1e6 > b297963.txt"
 )]
@@ -162,7 +162,7 @@ fn octal_rules(args: &Args) -> Result<Option<Rules>> {
 }
 
 /// The table up to `limit`: a prefix of --load-table, or built by the planner's choice (by
-/// the octal stage's reference back-end for --octal).
+/// the octal default back-end for --octal).
 fn table_for(args: &Args, limit: Option<Limit>) -> Result<Table> {
     let moves = &args.moves.moves;
     let octal_rules = octal_rules(args)?;

@@ -2,8 +2,8 @@
 //! digit 3 at each move ([`crate::octal::Rules::subtraction`]), built by the octal stage,
 //! which shares no code with the table stage's back-ends.
 //!
-//! Algorithm: build the octal table of the code with the octal stage's default back-end
-//! ([`crate::octal::default_backend`]) and compare it, position by position, with the table
+//! Algorithm: build the octal table of the code with the octal stage's reference
+//! ([`crate::octal::reference`]) and compare it, position by position, with the table
 //! judge's table through a [`Checker`]: the first differing position is the disagreement.
 //!
 //! Cost: one octal table build (O(N |S|) for a subtraction code) and one pass over N + 1
@@ -25,7 +25,7 @@ pub fn octal_route(case: &Case, judge: &'static str, table: &Table) -> Option<Re
         return None;
     };
     let moves: Vec<usize> = list.iter().map(|&m| m as usize).collect();
-    let entry = octal::default_backend(case.limit);
+    let entry = octal::reference();
     let mut checker = Checker::new(case.clone(), judge, table.clone());
     match Rules::subtraction(&moves) {
         Ok(rules) => compare(&mut checker, entry, &rules),

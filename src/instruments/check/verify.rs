@@ -106,10 +106,7 @@ fn octal_agreement(route: &Report) -> Check {
         (None, None) => Check {
             name,
             passed: true,
-            detail: format!(
-                "built by '{}'",
-                crate::octal::default_backend(route.case.limit).name
-            ),
+            detail: format!("built by '{}'", crate::octal::reference().name),
         },
     }
 }

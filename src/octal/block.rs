@@ -1,0 +1,1039 @@
+//! `octal-block`: the rare/common method with the heaps decided a block at a time: the work
+//! of each heap that reads only finished values first, on every thread of the pool and 32
+//! heaps to a run of partners, then the rest heap by heap.
+//!
+//! Algorithm: under a mask M (v is rare when popcount(v & M) is even, as in
+//! [`super::rare_common`]), the common values a heap's splits attain come only from
+//! (rare r, common m - r) pairs, enumerated over the list of rare positions; the mex is the
+//! least common value c not attained unless some rare value below c is attained by no
+//! option. A rare value comes from a pair of two rare heaps (enumerated with the rest of
+//! the rare list) or of two common ones, so one early-stopping sweep over the pairs
+//! (a, m - a) with a common settles it. The heaps n0 <= n < n0 + B of a block are decided
+//! in two passes:
+//!
+//! 1. *far*, for every heap of the block at once (split over the pool's threads): the
+//!    options that read only g[..n0], which is final: the rare pairs (r, m - r) with
+//!    m - r < n0, then c_far, the least common value they miss, then the sweep over the
+//!    pairs with m - a < n0 until every rare value below c_far is attained (in chunks of
+//!    [`SWEEP_CHUNK`] pairs between checks). For a game with one splitting digit and equal
+//!    splits allowed (Officers, most codes) the heaps go [`LANES`] at a time: heap n0 + j
+//!    splits m_0 + j tokens, so for a rare r the partners g(m_0 + j - r) of the lanes are
+//!    one contiguous run ([`mark_lanes`]), and so are those of a swept pair while at least
+//!    [`LANE_SWEEP_MIN`] lanes still need it; what a lane shares with no other is left to
+//!    its near pass ([`Left`]).
+//! 2. *near*, heap after heap in order: the one-heap options, the rare pairs the far pass
+//!    left, the pairs with a rare position found inside the block, then c; the rare values
+//!    below c not yet attained continue the far sweep where it stopped, then the first
+//!    pairs, which read the block; the mex is the least value not attained.
+//!
+//! Each heap's attained values are one byte per value (a store per option, no read), kept
+//! from the far pass to the near one. The values of a heap's options are below W/2, W the
+//! byte width of the block (twice the power of two above the largest value so far), so its
+//! mex is at most W/2; a heap whose value reaches W/2 ends the block early, and the next
+//! block is wider. Before the mask is chosen (the first [`PREFIX`] values), whenever no
+//! mask leaves at most 1/[`SPARSE_FRACTION`] of the positions rare, and past values of
+//! [`MAX_WIDTH`]/2, the heaps are decided by the candidate search with the xor-pair kernel,
+//! as `octal-vector` does.
+//!
+//! Cost: per heap, one byte store per rare position below it and per splitting digit (the
+//! lanes compute 32 of their indices in four vector steps), plus the sweep (a coupon
+//! collection over the rare values below c, about two thousand pairs on Officers), all of it
+//! in the far pass, which the threads share, but for O(B + rare positions below B) per
+//! heap in the near pass and the sweep's rare remainder.
+//!
+//! Invariant: when heap n is decided in the near pass, g[..n] is final; its byte row holds
+//! 1 only at values some option attains; every pair with a rare member has been marked (the
+//! far pass's share and the near pass's together are the whole rare list below m); and
+//! every rare value below c is marked or every pair with a common small heap has been
+//! swept. So the least unmarked value is g(n).
+
+use super::candidate_search::{fill_by_candidates, mirror_bytes};
+use super::rare_common::{best_mask, rare, rare_count};
+pub use super::rare_common::{PREFIX, SPARSE_FRACTION};
+use super::{OctalBuilder, Rules};
+use crate::base::error::Result;
+use crate::base::isa;
+use crate::cost::{Demand, Model, Primitive, Workload};
+use crate::kernels::xor_pairs::{self, PairKernel, WithXorPairs};
+use crate::kernels::Family;
+use crate::registry::{Entry, Role};
+
+/// The registry entry of `octal-block`.
+pub const ENTRY: Entry<dyn OctalBuilder> = Entry {
+    name: "octal-block",
+    description: "rare/common split with the heaps decided a block at a time: the options that read finished values first, on every thread, then each heap's in-block options in order",
+    cost: "O(N * R + N * C) pair steps over the threads (R = rare positions, C = the sweep for the rare values), plus O(N * (R_B + moves)) in order",
+    role: Role::Fast,
+    model: Model {
+        summary: "on the pool's threads: per rare pair step and per swept pair 1 scattered byte store (a lower bound: the sweep is counted as long as the enumeration)",
+        parallel: true,
+        demand: rare_pair_stores,
+    },
+    kernels: &[Family::XorPairs],
+    make: || Box::new(OctalBlock::DEFAULT),
+};
+
+/// Heaps per block: the near pass costs O(B) per heap in in-block pairs at worst, the far
+/// pass's hand-over to the threads is one fork-join per block.
+pub const BLOCK: usize = 512;
+
+/// The lanes sweep together while at least this many of them still miss a rare value;
+/// then each open lane sweeps on alone (a lane sweep costs about a third of a lane's own
+/// per pair, but goes on for every lane until the slowest is done).
+pub const LANE_SWEEP_MIN: usize = 12;
+
+/// Pairs swept between two checks of the rare values still missing.
+pub const SWEEP_CHUNK: usize = 64;
+
+/// The widest byte row (values below `MAX_WIDTH / 2` are decided in blocks): a wider row
+/// no longer stays in the first-level cache.
+pub const MAX_WIDTH: usize = 1 << 13;
+
+/// The cost model: one scattered store per rare pair step ([`Workload::rare_steps`]), and as
+/// many again for the sweep.
+pub fn rare_pair_stores(w: &Workload) -> Demand {
+    Demand::default().with(Primitive::Scatter, 2.0 * w.rare_steps)
+}
+
+/// The block method (see the module doc), with its parameters (the tests shrink them).
+#[derive(Debug, Clone, Copy)]
+pub struct OctalBlock {
+    /// Heaps decided by the candidate search before the mask is first chosen.
+    pub prefix: usize,
+    /// Heaps per block.
+    pub block: usize,
+    /// Take the best mask even when it leaves more than 1/[`SPARSE_FRACTION`] rare (the
+    /// tests, so that small tables run the block passes).
+    pub always_mask: bool,
+}
+
+impl OctalBlock {
+    /// The registry's parameters.
+    pub const DEFAULT: OctalBlock = OctalBlock {
+        prefix: PREFIX,
+        block: BLOCK,
+        always_mask: false,
+    };
+}
+
+impl OctalBuilder for OctalBlock {
+    fn fill(&self, rules: &Rules, g: &mut [u16], from: usize) -> Result<()> {
+        xor_pairs::dispatch(
+            isa::active(),
+            Fill {
+                method: *self,
+                rules,
+                g,
+                from,
+            },
+        )
+    }
+
+    fn scratch_bytes(&self, rules: &Rules, limit: usize, _threads: usize) -> u64 {
+        let positions = limit as u64 + 1;
+        let digits = rules.split().len().max(1) as u64;
+        // the candidate search's mirror; the rare list (at most every position) and the
+        // sweep list, 8 bytes an entry; the histogram and the common flags; per heap of a
+        // block its byte row and what the far pass leaves to the near one
+        mirror_bytes(limit)
+            + 8 * positions
+            + 8 * positions.min(SWEEP_LIST as u64)
+            + 8 * (1 << 16)
+            + MAX_WIDTH as u64
+            + self.block as u64 * (MAX_WIDTH as u64 + digits * std::mem::size_of::<Left>() as u64)
+    }
+}
+
+/// The fill as a visitor of [`xor_pairs::dispatch`].
+struct Fill<'a> {
+    method: OctalBlock,
+    rules: &'a Rules,
+    g: &'a mut [u16],
+    from: usize,
+}
+
+impl WithXorPairs for Fill<'_> {
+    type Out = Result<()>;
+
+    #[inline(always)]
+    fn run<K: PairKernel>(self) -> Result<()> {
+        let Fill {
+            method,
+            rules,
+            g,
+            from,
+        } = self;
+        let candidates = |g: &mut [u16], from: usize| {
+            fill_by_candidates(rules, g, from, |lo, hi, x| {
+                K::first_match(lo, hi, x).is_some()
+            })
+        };
+        method.fill_with(rules, g, from, candidates)
+    }
+}
+
+/// A position and its value, as the hot loops read them (one 8-byte load).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pos {
+    /// The position.
+    pub at: u32,
+    /// g(at).
+    pub value: u32,
+}
+
+/// The positions below this bound whose value is common are kept in a list for the sweep
+/// (the pairs with a rare small heap are enumerated elsewhere, so the sweep skips them);
+/// a sweep past it reads g directly.
+pub const SWEEP_LIST: usize = 1 << 16;
+
+/// What the block passes know of the finished values: the mask, the rare positions and the
+/// common ones below [`SWEEP_LIST`] with their values, the histogram.
+struct Split {
+    mask: u16,
+    /// Positions from 0 recorded so far.
+    recorded: usize,
+    /// The positions 1 <= r < recorded whose value is rare under the mask, ascending.
+    rare: Vec<Pos>,
+    /// The positions 1 <= a < min(recorded, SWEEP_LIST) whose value is common, ascending.
+    sweepers: Vec<Pos>,
+    histogram: Vec<usize>,
+    /// `common[v]` is 1 when v is common under the mask, else 0 (one byte per value of the
+    /// widest row).
+    common: Vec<u8>,
+}
+
+impl Split {
+    fn new() -> Split {
+        Split {
+            mask: 0,
+            recorded: 0,
+            rare: Vec::new(),
+            sweepers: Vec::new(),
+            histogram: vec![0; 1 << 16],
+            common: vec![0; MAX_WIDTH],
+        }
+    }
+
+    /// Records g(n) = v, n being the next position.
+    fn record(&mut self, n: usize, v: u16) {
+        debug_assert_eq!(n, self.recorded);
+        self.recorded = n + 1;
+        if n == 0 {
+            return;
+        }
+        self.histogram[v as usize] += 1;
+        if self.mask != 0 {
+            let pos = Pos {
+                at: n as u32,
+                value: v as u32,
+            };
+            if rare(v as u32, self.mask) {
+                self.rare.push(pos);
+            } else if n < SWEEP_LIST {
+                self.sweepers.push(pos);
+            }
+        }
+    }
+
+    /// The end of the positions the sweep list stands for.
+    fn list_end(&self) -> usize {
+        self.recorded.min(SWEEP_LIST)
+    }
+
+    fn take_mask(&mut self, mask: u16, g: &[u16]) {
+        self.mask = mask;
+        self.rare.clear();
+        self.sweepers.clear();
+        for (r, &v) in g.iter().enumerate().skip(1) {
+            let pos = Pos {
+                at: r as u32,
+                value: v as u32,
+            };
+            if rare(v as u32, mask) {
+                self.rare.push(pos);
+            } else if r < SWEEP_LIST {
+                self.sweepers.push(pos);
+            }
+        }
+        for (v, c) in self.common.iter_mut().enumerate() {
+            *c = !rare(v as u32, mask) as u8;
+        }
+    }
+}
+
+/// Sets `row[(e.value ^ g[m - e.at]) & (row.len() - 1)] = 1` for every entry e: each pair
+/// (e.at, m - e.at) marks its value. Needs `row.len()` a power of two and `entries`
+/// ascending with every `e.at <= m` and `m - e.at < g.len()` (asserted once, on the first
+/// and last entries, which the ascending order makes the extremes). Its twin
+/// [`mark_partners_checked`] indexes with bounds checks.
+#[inline(always)]
+pub fn mark_partners(row: &mut [u8], g: &[u16], m: usize, entries: &[Pos]) {
+    let (Some(first), Some(last)) = (entries.first(), entries.last()) else {
+        return;
+    };
+    assert!(
+        row.len().is_power_of_two()
+            && first.at <= last.at
+            && last.at as usize <= m
+            && m - (first.at as usize) < g.len()
+    );
+    debug_assert!(entries.windows(2).all(|w| w[0].at <= w[1].at));
+    let wmask = row.len() - 1;
+    for e in entries {
+        // SAFETY: the entries ascend, so first.at <= e.at <= last.at <= m and
+        // m - e.at <= m - first.at < g.len(), asserted above; the row index is masked
+        // below row.len().
+        unsafe {
+            let v = e.value as usize ^ *g.get_unchecked(m - e.at as usize) as usize;
+            *row.get_unchecked_mut(v & wmask) = 1;
+        }
+    }
+}
+
+/// [`mark_partners`] with every index checked: the twin the tests compare it with.
+pub fn mark_partners_checked(row: &mut [u8], g: &[u16], m: usize, entries: &[Pos]) {
+    let wmask = row.len() - 1;
+    for e in entries {
+        row[(e.value as usize ^ g[m - e.at as usize] as usize) & wmask] = 1;
+    }
+}
+
+/// Marks the pairs (r, m - r) for the entries r of `entries` with r < m, leaving out the
+/// equal split r = m - r when `unequal` (Grundy's game).
+#[inline(always)]
+fn mark_rare_pairs(row: &mut [u8], g: &[u16], m: usize, entries: &[Pos], unequal: bool) {
+    let end = entries.partition_point(|e| (e.at as usize) < m);
+    let entries = &entries[..end];
+    if unequal && m.is_multiple_of(2) {
+        let half = entries.partition_point(|e| (e.at as usize) < m / 2);
+        mark_partners(row, g, m, &entries[..half]);
+        let skip = (entries.get(half).map(|e| e.at as usize) == Some(m / 2)) as usize;
+        mark_partners(row, g, m, &entries[half + skip..]);
+    } else {
+        mark_partners(row, g, m, entries);
+    }
+}
+
+impl OctalBlock {
+    /// Fills g[from..], `candidates(g, from)` filling a prefix slice by the candidate search.
+    #[inline(always)]
+    fn fill_with(
+        &self,
+        rules: &Rules,
+        g: &mut [u16],
+        from: usize,
+        candidates: impl Fn(&mut [u16], usize) -> Result<()>,
+    ) -> Result<()> {
+        let len = g.len();
+        let mut split = Split::new();
+        for (n, &v) in g[..from].iter().enumerate() {
+            split.record(n, v);
+        }
+        let mut max_known = g[..from].iter().copied().max().unwrap_or(0) as usize;
+        let mut n = from;
+        // The next n at which the mask is (re)chosen: the end of the prefix, then each
+        // doubling; a fill resumed past the prefix (each chunk of a long run) chooses at
+        // once, from the finished values.
+        let mut next_choice = self.prefix.max(1).max(n);
+        let mut rows: Vec<u8> = Vec::new();
+        let mut left: Vec<Left> = Vec::new();
+        while n < len {
+            if n >= next_choice {
+                self.choose_mask(&mut split, &g[..n]);
+                next_choice = 2 * n;
+            }
+            let width = row_width(max_known);
+            if split.mask == 0 || width > MAX_WIDTH {
+                // No sparse split (or values too large for a byte row): the candidate search
+                // up to the next choice.
+                let end = next_choice.min(len).max(n + 1);
+                candidates(&mut g[..end], n)?;
+                for (m, &v) in g.iter().enumerate().take(end).skip(n) {
+                    split.record(m, v);
+                    max_known = max_known.max(v as usize);
+                }
+                n = end;
+                continue;
+            }
+            let end = (n + self.block).min(len).min(next_choice.max(n + 1));
+            let done = decide_block(rules, &mut split, g, n, end, width, &mut rows, &mut left)?;
+            max_known = g[n..done].iter().fold(max_known, |t, &v| t.max(v as usize));
+            n = done;
+        }
+        Ok(())
+    }
+
+    fn choose_mask(&self, split: &mut Split, g: &[u16]) {
+        let top = g.iter().copied().max().unwrap_or(0) as usize;
+        let (best, count) = best_mask(&split.histogram[..=top.max(1)]);
+        let positions = g.len().saturating_sub(1);
+        let sparse = self.always_mask || count * SPARSE_FRACTION <= positions;
+        if sparse && (split.mask == 0 || count < rare_count(&split.histogram[..=top], split.mask)) {
+            split.take_mask(best, g);
+        }
+    }
+}
+
+/// The byte width of a block's rows when the largest value so far is `max_known`: twice the
+/// power of two above it, so every option (an xor of two values) and every mex fits.
+fn row_width(max_known: usize) -> usize {
+    (2 * (max_known + 1).next_power_of_two()).max(64)
+}
+
+/// What the far pass left to the near pass, per heap and splitting digit: the rare entries
+/// it marked, `rare[rare_lo..rare_hi]` of the block's start list, and the pairs: it swept
+/// the common a from `near_top + 1` up to (not including) `swept`, so the near pass sweeps
+/// `1..=near_top` and, if still needed, from `swept` on.
+#[derive(Debug, Clone, Copy, Default)]
+struct Left {
+    rare_lo: usize,
+    rare_hi: usize,
+    near_top: usize,
+    swept: usize,
+}
+
+/// Heaps decided together by the lane kernels of the far pass: each rare position, and each
+/// swept pair, reads one contiguous run of `LANES` partners.
+pub const LANES: usize = 32;
+
+/// Decides heaps n0.. of one block (at most up to `end`), returning the first heap not
+/// decided: `end`, or earlier when a value reached half the row width.
+#[allow(clippy::too_many_arguments)]
+fn decide_block(
+    rules: &Rules,
+    split: &mut Split,
+    g: &mut [u16],
+    n0: usize,
+    end: usize,
+    width: usize,
+    rows: &mut Vec<u8>,
+    left: &mut Vec<Left>,
+) -> Result<usize> {
+    let heaps = end - n0;
+    let digits = rules.split().len().max(1);
+    rows.clear();
+    rows.resize(heaps * width, 0);
+    left.clear();
+    left.resize(heaps * digits, Left::default());
+    let far = Far {
+        rules,
+        g: &g[..n0],
+        rare: &split.rare,
+        sweepers: &split.sweepers,
+        list_end: split.list_end(),
+        common: &split.common[..width],
+        width,
+        digits,
+    };
+    let threads = rayon::current_num_threads();
+    let groups = heaps.div_ceil(LANES);
+    if threads > 1 && groups >= 2 {
+        use rayon::prelude::*;
+        let per = groups.div_ceil(threads) * LANES;
+        rows.par_chunks_mut(per * width)
+            .zip(left.par_chunks_mut(per * digits))
+            .enumerate()
+            .for_each(|(t, (rows, left))| far.heaps(n0 + t * per, rows, left));
+    } else {
+        far.heaps(n0, rows, left);
+    }
+    // The near pass, in order.
+    let first_new_rare = split.rare.len();
+    for i in 0..heaps {
+        let n = n0 + i;
+        let row = &mut rows[i * width..(i + 1) * width];
+        let v = near(
+            rules,
+            g,
+            n,
+            row,
+            &mut left[i * digits..(i + 1) * digits],
+            split,
+            first_new_rare,
+        );
+        g[n] = v;
+        split.record(n, v);
+        if 2 * v as usize >= width {
+            return Ok(n + 1);
+        }
+    }
+    Ok(end)
+}
+
+/// The far pass's shared, read-only view: g[..n0] and the lists at the block's start.
+struct Far<'a> {
+    rules: &'a Rules,
+    g: &'a [u16],
+    rare: &'a [Pos],
+    sweepers: &'a [Pos],
+    list_end: usize,
+    common: &'a [u8],
+    width: usize,
+    digits: usize,
+}
+
+impl Far<'_> {
+    /// The far pass of the heaps first.. whose rows and leftovers these are: whole groups of
+    /// [`LANES`] heaps by the lane kernels (one splitting digit, equal splits allowed), the
+    /// others one at a time.
+    fn heaps(&self, first: usize, rows: &mut [u8], left: &mut [Left]) {
+        let (width, digits) = (self.width, self.digits);
+        let lanes_fit =
+            self.rules.split().len() == 1 && !self.rules.unequal() && LANES * width <= 1 << 16;
+        let mut i = 0;
+        let count = rows.len() / width;
+        while i < count {
+            if lanes_fit && i + LANES <= count {
+                self.lanes(
+                    first + i,
+                    &mut rows[i * width..(i + LANES) * width],
+                    &mut left[i..i + LANES],
+                );
+                i += LANES;
+            } else {
+                self.one(
+                    first + i,
+                    &mut rows[i * width..(i + 1) * width],
+                    &mut left[i * digits..(i + 1) * digits],
+                );
+                i += 1;
+            }
+        }
+    }
+
+    /// Marks in `row` the options of heap n that read only g[..n0] (see the module doc) and
+    /// records, per splitting digit, what it left to the near pass.
+    #[inline]
+    fn one(&self, n: usize, row: &mut [u8], left: &mut [Left]) {
+        let n0 = self.g.len();
+        let rules = self.rules;
+        for (d, &k) in rules.split().iter().enumerate() {
+            if n < k + 2 {
+                left[d] = Left {
+                    swept: 1,
+                    ..Left::default()
+                };
+                continue;
+            }
+            let m = n - k;
+            // the rare r < m with m - r < n0: r > m - n0
+            let lo = self.rare.partition_point(|e| (e.at as usize) + n0 <= m);
+            let hi = self.rare.partition_point(|e| (e.at as usize) < m).max(lo);
+            mark_rare_pairs(row, self.g, m, &self.rare[lo..hi], rules.unequal());
+            left[d] = Left {
+                rare_lo: lo,
+                rare_hi: hi,
+                near_top: m.saturating_sub(n0),
+                swept: 0,
+            };
+        }
+        // the sweep of the pairs with m - a < n0 (a > m - n0), for the rare values below c
+        let c = least_common_missing(row, self.common);
+        let mut met = 0;
+        for (d, &k) in rules.split().iter().enumerate() {
+            if n < k + 2 {
+                continue;
+            }
+            let m = n - k;
+            let a0 = left[d].near_top + 1;
+            let p = rules.split_pairs(m);
+            left[d].swept = sweep(
+                self.g,
+                m,
+                a0,
+                p,
+                (row, self.common, c, &mut met),
+                self.sweepers,
+                self.list_end,
+            );
+        }
+    }
+
+    /// The far pass of the [`LANES`] heaps first.. of a game with one splitting digit k and
+    /// equal splits allowed: heap first + j splits m_j = m_0 + j tokens, so for a rare r the
+    /// partners g(m_j - r) are one run, and so are those of a swept pair (a, m_j - a). The
+    /// lanes share the rare entries with m_last - r < n0 <= ... and r < m_0, and the pairs
+    /// a > m_last - n0; each lane's others are its near pass's.
+    fn lanes(&self, first: usize, rows: &mut [u8], left: &mut [Left]) {
+        let n0 = self.g.len();
+        let width = self.width;
+        let k = self.rules.split()[0];
+        if first < k + 2 {
+            for (j, (row, left)) in rows.chunks_mut(width).zip(left.iter_mut()).enumerate() {
+                self.one(first + j, row, std::slice::from_mut(left));
+            }
+            return;
+        }
+        let m0 = first - k;
+        let m_last = m0 + LANES - 1;
+        let lo = self
+            .rare
+            .partition_point(|e| (e.at as usize) + n0 <= m_last);
+        let hi = self.rare.partition_point(|e| (e.at as usize) < m0).max(lo);
+        mark_lanes(rows, width, self.g, m0, &self.rare[lo..hi]);
+        // The sweep of the common a > m_last - n0 (where every lane's partner is below n0):
+        // all lanes together while at least LANE_SWEEP_MIN of them still miss a rare value
+        // below their c, then each open lane on its own from where the lanes stopped.
+        let a0 = (m_last + 1).saturating_sub(n0).max(1);
+        let p0 = self.rules.split_pairs(m0);
+        let mut c = [0usize; LANES];
+        let mut met = [0usize; LANES];
+        let mut open = 0u64;
+        for (j, row) in rows.chunks(width).enumerate() {
+            c[j] = least_common_missing(row, self.common);
+            if !rare_below_met(row, self.common, c[j], &mut met[j]) {
+                open |= 1 << j;
+            }
+        }
+        let mut next = a0;
+        if open.count_ones() as usize >= LANE_SWEEP_MIN && a0 <= p0 {
+            let from = self.sweepers.partition_point(|e| (e.at as usize) < a0);
+            let to = self
+                .sweepers
+                .partition_point(|e| (e.at as usize) <= p0)
+                .max(from);
+            // every common a below the list's end up to p0 swept, unless stopped earlier
+            next = a0.max((p0 + 1).min(self.list_end));
+            for chunk in self.sweepers[from..to].chunks(SWEEP_CHUNK) {
+                mark_lanes(rows, width, self.g, m0, chunk);
+                let mut still = open;
+                while still != 0 {
+                    let j = still.trailing_zeros() as usize;
+                    still &= still - 1;
+                    let row = &rows[j * width..(j + 1) * width];
+                    if rare_below_met(row, self.common, c[j], &mut met[j]) {
+                        open &= !(1 << j);
+                    }
+                }
+                if (open.count_ones() as usize) < LANE_SWEEP_MIN {
+                    next = chunk[chunk.len() - 1].at as usize + 1;
+                    break;
+                }
+            }
+        }
+        for (j, (row, l)) in rows.chunks_mut(width).zip(left.iter_mut()).enumerate() {
+            let m = m0 + j;
+            let swept = if open & (1 << j) != 0 {
+                sweep(
+                    self.g,
+                    m,
+                    next,
+                    self.rules.split_pairs(m),
+                    (row, self.common, c[j], &mut met[j]),
+                    self.sweepers,
+                    self.list_end,
+                )
+            } else {
+                next
+            };
+            *l = Left {
+                rare_lo: lo,
+                rare_hi: hi,
+                near_top: a0 - 1,
+                swept,
+            };
+        }
+    }
+}
+
+/// For each entry e and lane j < [`LANES`]: `rows[j * width + ((e.value ^ g[m0 + j - e.at])
+/// & (width - 1))] = 1`, the pair (e.at, m_j - e.at) of lane j marked in its row. Needs
+/// `width` a power of two with `LANES * width <= 2^16` (the row indices are u16 lanes),
+/// `rows.len() == LANES * width` (asserted), and for every entry `e.at <= m0` and
+/// `m0 + LANES - 1 - e.at < g.len()` (the slicing checks it). The indices are computed eight
+/// lanes a step (`wide::u16x8`), the stores one by one. Its twin [`mark_lanes_checked`]
+/// does the same one lane at a time with every index checked.
+#[inline]
+pub fn mark_lanes(rows: &mut [u8], width: usize, g: &[u16], m0: usize, entries: &[Pos]) {
+    use wide::u16x8;
+    assert!(width.is_power_of_two() && LANES * width <= 1 << 16 && rows.len() == LANES * width);
+    let wmask = u16x8::splat((width - 1) as u16);
+    let offset: [u16x8; LANES / 8] =
+        std::array::from_fn(|q| u16x8::new(std::array::from_fn(|j| ((8 * q + j) * width) as u16)));
+    let mut index = [0u16; LANES];
+    for e in entries {
+        let partners = &g[m0 - e.at as usize..][..LANES];
+        let value = u16x8::splat(e.value as u16);
+        for q in 0..LANES / 8 {
+            let p = u16x8::new(partners[8 * q..8 * q + 8].try_into().expect("8 lanes"));
+            let i = ((p ^ value) & wmask) | offset[q];
+            index[8 * q..8 * q + 8].copy_from_slice(&i.to_array());
+        }
+        for &i in &index {
+            // SAFETY: i = j * width + (v & (width - 1)) < LANES * width = rows.len()
+            // (asserted above).
+            unsafe { *rows.get_unchecked_mut(i as usize) = 1 };
+        }
+    }
+}
+
+/// [`mark_lanes`] one lane at a time with every index checked: the twin the tests compare
+/// it with.
+pub fn mark_lanes_checked(rows: &mut [u8], width: usize, g: &[u16], m0: usize, entries: &[Pos]) {
+    for e in entries {
+        for j in 0..LANES {
+            let v = (e.value as usize ^ g[m0 + j - e.at as usize] as usize) & (width - 1);
+            rows[j * width + v] = 1;
+        }
+    }
+}
+
+/// The least value v with `common[v] == 1` and `row[v] == 0` (below the row's width; the
+/// mex of the options is at most half of it, so one is always found).
+#[inline]
+fn least_common_missing(row: &[u8], common: &[u8]) -> usize {
+    for (w, (r, c)) in row.chunks_exact(8).zip(common.chunks_exact(8)).enumerate() {
+        let r = u64::from_le_bytes(r.try_into().unwrap());
+        let c = u64::from_le_bytes(c.try_into().unwrap());
+        let miss = c & !r;
+        if miss != 0 {
+            return 8 * w + (miss.trailing_zeros() / 8) as usize;
+        }
+    }
+    row.len()
+}
+
+/// True when every rare value v < c has `row[v] == 1`; `met` is how many values from 0 are
+/// known to be settled (attained or common), and grows.
+#[inline]
+fn rare_below_met(row: &[u8], common: &[u8], c: usize, met: &mut usize) -> bool {
+    let mut w = *met / 8;
+    while 8 * w < c {
+        let r = u64::from_le_bytes(row[8 * w..8 * w + 8].try_into().unwrap());
+        let k = u64::from_le_bytes(common[8 * w..8 * w + 8].try_into().unwrap());
+        // bytes 0x01 where v is rare and unmarked
+        let open = !(r | k) & 0x0101_0101_0101_0101;
+        let below = c - 8 * w;
+        let open = if below < 8 {
+            open & ((1u64 << (8 * below)) - 1)
+        } else {
+            open
+        };
+        if open != 0 {
+            *met = 8 * w + (open.trailing_zeros() / 8) as usize;
+            return false;
+        }
+        w += 1;
+    }
+    *met = c;
+    true
+}
+
+/// A heap's row and what its sweep is after: the common flags, c, and the settled prefix.
+type Goal<'r> = (&'r mut [u8], &'r [u8], usize, &'r mut usize);
+
+/// Sweeps the pairs (a, m - a) with a common, a0 <= a <= p, marking their values in the row,
+/// until every rare value below c is marked; returns the first a not swept (p + 1 when all
+/// were). Below `list_end` the common small heaps come from `sweepers` (the pairs with a
+/// rare small heap are the rare enumeration's); from it on, every a is read from g.
+#[inline]
+fn sweep(
+    g: &[u16],
+    m: usize,
+    a0: usize,
+    p: usize,
+    (row, common, c, met): Goal,
+    sweepers: &[Pos],
+    list_end: usize,
+) -> usize {
+    if a0 > p || rare_below_met(row, common, c, met) {
+        return a0;
+    }
+    let lo = sweepers.partition_point(|e| (e.at as usize) < a0);
+    let hi = sweepers.partition_point(|e| (e.at as usize) <= p);
+    if lo < hi {
+        for chunk in sweepers[lo..hi].chunks(SWEEP_CHUNK) {
+            mark_partners(row, g, m, chunk);
+            if rare_below_met(row, common, c, met) {
+                return chunk[chunk.len() - 1].at as usize + 1;
+            }
+        }
+    }
+    let mut a = a0.max(list_end);
+    let wmask = row.len() - 1;
+    while a <= p {
+        let stop = (a + SWEEP_CHUNK - 1).min(p);
+        for (&x, &y) in g[a..=stop].iter().zip(g[m - stop..=m - a].iter().rev()) {
+            row[(x ^ y) as usize & wmask] = 1;
+        }
+        a = stop + 1;
+        if rare_below_met(row, common, c, met) {
+            break;
+        }
+    }
+    a
+}
+
+/// The near pass of heap n (g[..n] final): marks the options the far pass left out (see
+/// [`Left`]), then settles the mex (see the module doc).
+fn near(
+    rules: &Rules,
+    g: &[u16],
+    n: usize,
+    row: &mut [u8],
+    left: &mut [Left],
+    split: &Split,
+    first_new_rare: usize,
+) -> u16 {
+    let wmask = row.len() - 1;
+    let unequal = rules.unequal();
+    if rules.whole().contains(&n) {
+        row[0] = 1;
+    }
+    for &k in rules.one() {
+        if n > k {
+            row[g[n - k] as usize & wmask] = 1;
+        }
+    }
+    let (old, new) = split.rare.split_at(first_new_rare);
+    for (d, &k) in rules.split().iter().enumerate() {
+        if n < k + 2 {
+            continue;
+        }
+        let m = n - k;
+        // the block's start list but for what the far pass marked, then the rare positions
+        // found in this block
+        let l = left[d];
+        mark_rare_pairs(row, g, m, &old[..l.rare_lo], unequal);
+        mark_rare_pairs(row, g, m, &old[l.rare_hi..], unequal);
+        mark_rare_pairs(row, g, m, new, unequal);
+    }
+    let common = &split.common[..row.len()];
+    let c = least_common_missing(row, common);
+    let mut met = 0;
+    if !rare_below_met(row, common, c, &mut met) {
+        // the pairs the far pass did not sweep: from where it stopped, then the first ones
+        let list_end = split.list_end();
+        for (d, &k) in rules.split().iter().enumerate() {
+            if n < k + 2 {
+                continue;
+            }
+            let m = n - k;
+            let p = rules.split_pairs(m);
+            let l = left[d];
+            for (a0, top) in [(l.swept.max(1), p), (1, l.near_top.min(p))] {
+                sweep(
+                    g,
+                    m,
+                    a0,
+                    top,
+                    (row, common, c, &mut met),
+                    &split.sweepers,
+                    list_end,
+                );
+            }
+        }
+    }
+    // the least unmarked value (c when every rare value below it is marked)
+    row[..c].iter().position(|&b| b == 0).unwrap_or(c) as u16
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::octal::control_values as control;
+
+    fn build(method: OctalBlock, code: &str, limit: usize) -> Vec<u16> {
+        let mut g = vec![0u16; limit + 1];
+        method
+            .fill(&Rules::parse(code).unwrap(), &mut g, 0)
+            .unwrap();
+        g
+    }
+
+    /// Small prefixes and blocks, the mask always taken: the block passes on small tables.
+    fn small(prefix: usize, block: usize) -> OctalBlock {
+        OctalBlock {
+            prefix,
+            block,
+            always_mask: true,
+        }
+    }
+
+    #[test]
+    fn small_blocks_give_the_controls_table_on_every_code_of_two_digits() {
+        let mut codes: Vec<String> = vec!["grundy".into(), "0.6".into(), "4.07".into()];
+        for d0 in [0, 4] {
+            for d1 in 0..8 {
+                for d2 in 0..8 {
+                    codes.push(format!("{d0}.{d1}{d2}"));
+                }
+            }
+        }
+        for code in &codes {
+            let want = control(code, 500);
+            for (prefix, block) in [(8, 1), (16, 4), (16, 7), (32, 64)] {
+                assert_eq!(
+                    build(small(prefix, block), code, 500),
+                    want,
+                    "{code}, prefix {prefix}, block {block}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn officers_with_its_mask_gives_the_controls_table() {
+        let want = control("0.6", 12_000);
+        for block in [1, 3, 64, 512] {
+            let got = build(
+                OctalBlock {
+                    prefix: 64,
+                    block,
+                    always_mask: false,
+                },
+                "0.6",
+                12_000,
+            );
+            assert_eq!(got, want, "block {block}");
+        }
+    }
+
+    #[test]
+    fn a_fill_from_the_middle_finishes_the_same_table() {
+        let want = control("0.6", 6000);
+        let mut g = want.clone();
+        g[5000..].fill(0);
+        small(64, 100)
+            .fill(&Rules::parse("0.6").unwrap(), &mut g, 5000)
+            .unwrap();
+        assert_eq!(g, want);
+    }
+
+    /// Random codes: d0 0 or 4, then one to four octal digits.
+    fn code_strategy() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        (
+            prop_oneof![Just(0u8), Just(4u8)],
+            prop::collection::vec(0u8..8, 1..=4),
+        )
+            .prop_map(|(d0, digits)| {
+                let after: String = digits.iter().map(|d| char::from(b'0' + d)).collect();
+                format!("{d0}.{after}")
+            })
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(96))]
+        #[test]
+        fn random_codes_and_blocks_give_the_controls_table(
+            code in code_strategy(),
+            limit in 0usize..=700,
+            prefix in 1usize..=64,
+            block in 1usize..=80,
+        ) {
+            let want = control(&code, limit);
+            proptest::prop_assert_eq!(build(small(prefix, block), &code, limit), want);
+        }
+
+        #[test]
+        fn mark_partners_marks_what_its_checked_twin_marks(
+            g in proptest::collection::vec(0u16..300, 2..400),
+            picks in proptest::collection::vec(0usize..400, 0..60),
+            bits in 9u32..=11,
+        ) {
+            let m = g.len() - 1;
+            let mut at: Vec<usize> = picks.into_iter().map(|a| a % (m + 1)).collect();
+            at.sort_unstable();
+            let entries: Vec<Pos> = at
+                .iter()
+                .map(|&a| Pos { at: a as u32, value: g[a] as u32 })
+                .collect();
+            let (mut fast, mut slow) = (vec![0u8; 1 << bits], vec![0u8; 1 << bits]);
+            mark_partners(&mut fast, &g, m, &entries);
+            mark_partners_checked(&mut slow, &g, m, &entries);
+            proptest::prop_assert_eq!(fast, slow);
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+        #[test]
+        fn mark_lanes_marks_what_its_checked_twin_marks(
+            g in proptest::collection::vec(0u16..1000, 40..300),
+            picks in proptest::collection::vec(0usize..300, 0..40),
+            bits in 6u32..=11,
+        ) {
+            let m0 = g.len() - LANES;
+            let mut at: Vec<usize> = picks.into_iter().map(|a| a % (m0 + 1)).collect();
+            at.sort_unstable();
+            let entries: Vec<Pos> = at
+                .iter()
+                .map(|&a| Pos { at: a as u32, value: g[a] as u32 })
+                .collect();
+            let width = 1usize << bits;
+            let (mut fast, mut slow) = (vec![0u8; LANES * width], vec![0u8; LANES * width]);
+            mark_lanes(&mut fast, width, &g, m0, &entries);
+            mark_lanes_checked(&mut slow, width, &g, m0, &entries);
+            proptest::prop_assert_eq!(fast, slow);
+        }
+    }
+
+    #[test]
+    #[should_panic]
+    fn mark_lanes_refuses_rows_wider_than_u16_indices() {
+        let g = vec![0u16; 64];
+        let width = 1 << 12;
+        mark_lanes(&mut vec![0u8; LANES * width], width, &g, 0, &[]);
+    }
+
+    #[test]
+    #[should_panic]
+    fn mark_partners_refuses_a_partner_past_the_table() {
+        let g = [0u16, 1, 2, 3];
+        // m = 5 reads g[5 - 1] = g[4], past the end
+        mark_partners(&mut [0u8; 64], &g, 5, &[Pos { at: 1, value: 1 }]);
+    }
+
+    #[test]
+    fn grundys_game_leaves_out_the_equal_split() {
+        // m = 4 with rare entries 1, 2, 3: the pair (2, 2) is not a move of Grundy's game
+        let g = [0u16, 0, 0, 1, 0];
+        let entries: Vec<Pos> = (1..4)
+            .map(|a| Pos {
+                at: a,
+                value: g[a as usize] as u32,
+            })
+            .collect();
+        let mut row = [0u8; 64];
+        mark_rare_pairs(&mut row, &g, 4, &entries, true);
+        // (1, 3) and (3, 1): 0 ^ 1 = 1; (2, 2) would mark 0
+        assert_eq!((row[0], row[1]), (0, 1));
+        mark_rare_pairs(&mut row, &g, 4, &entries, false);
+        assert_eq!(row[0], 1);
+    }
+
+    #[test]
+    fn the_row_width_holds_every_option_and_mex() {
+        // values up to 5: xors up to 7, mex at most 8, width 16 (at least 64)
+        assert_eq!(row_width(5), 64);
+        assert_eq!(row_width(63), 128);
+        assert_eq!(row_width(64), 256);
+        assert_eq!(row_width(325), 1024);
+    }
+
+    #[test]
+    fn the_least_common_missing_value_and_the_rare_check_read_the_row() {
+        // mask 1: odd values common
+        let common: Vec<u8> = (0..64).map(|v| (v % 2) as u8).collect();
+        let mut row = vec![0u8; 64];
+        assert_eq!(least_common_missing(&row, &common), 1);
+        for v in [1, 3, 5, 7, 9, 0, 2, 4] {
+            row[v] = 1;
+        }
+        assert_eq!(least_common_missing(&row, &common), 11);
+        let mut met = 0;
+        // rare 6 and 8 below 11 unmarked
+        assert!(!rare_below_met(&row, &common, 11, &mut met));
+        assert_eq!(met, 6);
+        row[6] = 1;
+        row[8] = 1;
+        // 10 is rare and below 11
+        assert!(!rare_below_met(&row, &common, 11, &mut met));
+        assert_eq!(met, 10);
+        row[10] = 1;
+        assert!(rare_below_met(&row, &common, 11, &mut met));
+        // 10 unmarked, but not below 10
+        assert!(rare_below_met(&row, &common, 10, &mut 0));
+    }
+}
