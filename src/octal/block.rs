@@ -20,7 +20,7 @@
 //!    splits m_0 + j tokens, so for a rare r the partners g(m_0 + j - r) of the lanes are
 //!    one contiguous run ([`mark_lanes`]), and so are those of a swept pair while at least
 //!    [`LANE_SWEEP_MIN`] lanes still need it; what a lane shares with no other is left to
-//!    its near pass ([`Left`]).
+//!    its near pass (`Left`).
 //! 2. *near*, heap after heap in order: the one-heap options, the rare pairs the far pass
 //!    left, the pairs with a rare position found inside the block, then c; the rare values
 //!    below c not yet attained continue the far sweep where it stopped, then the first
