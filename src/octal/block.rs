@@ -8,13 +8,15 @@
 //! least common value c not attained unless some rare value below c is attained by no
 //! option. A rare value comes from a pair of two rare heaps (enumerated with the rest of
 //! the rare list) or of two common ones, so one early-stopping sweep over the pairs
-//! (a, m - a) with a common settles it. The heaps n0 <= n < n0 + B of a block are decided
-//! in two passes:
+//! (a, m - a) with a common settles it. The heaps of a block of B are decided in two
+//! passes, pipelined: the near pass of one block runs beside the far pass of the next
+//! (`rayon::join`, on a thread of the pool), so the far pass reads only g[..F], F the start
+//! of the block before, final when it begins:
 //!
-//! 1. *far*, for every heap of the block at once (split over the pool's threads): the
-//!    options that read only g[..n0], which is final: the rare pairs (r, m - r) with
-//!    m - r < n0, then c_far, the least common value they miss, then the sweep over the
-//!    pairs with m - a < n0 until every rare value below c_far is attained (in chunks of
+//! 1. *far*, for every heap of the block at once (the pool's threads take groups of heaps):
+//!    the options that read only g[..F]: the rare pairs (r, m - r) with m - r < F, then
+//!    c_far, the least common value they miss, then the sweep over the pairs with
+//!    m - a < F until every rare value below c_far is attained (in chunks of
 //!    [`SWEEP_CHUNK`] pairs between checks). For a game with one splitting digit and equal
 //!    splits allowed (Officers, most codes) the heaps go [`LANES`] at a time: heap n0 + j
 //!    splits m_0 + j tokens, so for a rare r the partners g(m_0 + j - r) of the lanes are
@@ -38,8 +40,9 @@
 //! Cost: per heap, one byte store per rare position below it and per splitting digit (the
 //! lanes compute 32 of their indices in four vector steps), plus the sweep (a coupon
 //! collection over the rare values below c, about two thousand pairs on Officers), all of it
-//! in the far pass, which the threads share, but for O(B + rare positions below B) per
-//! heap in the near pass and the sweep's rare remainder.
+//! in the far pass, which the threads share, but for O(2B + rare positions below 2B) per
+//! heap in the near pass and the sweep's rare remainder; the near pass overlaps the next
+//! far pass, so two threads stay busy but for one join per block.
 //!
 //! Invariant: when heap n is decided in the near pass, g[..n] is final; its byte row holds
 //! 1 only at values some option attains; every pair with a rare member has been marked (the
@@ -133,14 +136,16 @@ impl OctalBuilder for OctalBlock {
         let positions = limit as u64 + 1;
         let digits = rules.split().len().max(1) as u64;
         // the candidate search's mirror; the rare list (at most every position) and the
-        // sweep list, 8 bytes an entry; the histogram and the common flags; per heap of a
-        // block its byte row and what the far pass leaves to the near one
+        // sweep list, 8 bytes an entry (and the near pass's copy of the rare list's tail);
+        // the histogram and the common flags; per heap of two blocks (the pipeline's) its
+        // byte row and what the far pass leaves to the near one
         mirror_bytes(limit)
-            + 8 * positions
+            + 2 * 8 * positions
             + 8 * positions.min(SWEEP_LIST as u64)
             + 8 * (1 << 16)
             + MAX_WIDTH as u64
-            + self.block as u64 * (MAX_WIDTH as u64 + digits * std::mem::size_of::<Left>() as u64)
+            + 2 * self.block as u64
+                * (MAX_WIDTH as u64 + digits * std::mem::size_of::<Left>() as u64)
     }
 }
 
@@ -168,7 +173,11 @@ impl WithXorPairs for Fill<'_> {
                 K::first_match(lo, hi, x).is_some()
             })
         };
-        method.fill_with(rules, g, from, candidates)
+        // On a thread of the pool, so that each block's join hands its far pass to the other
+        // threads without a trip through the pool's queue from outside.
+        let mut out = Ok(());
+        rayon::scope(|_| out = method.fill_with(rules, g, from, candidates));
+        out
     }
 }
 
@@ -298,24 +307,101 @@ pub fn mark_partners_checked(row: &mut [u8], g: &[u16], m: usize, entries: &[Pos
     }
 }
 
+/// Read access to g for the passes: the finished prefix as a plain slice (the far pass),
+/// or a block's view, the prefix and the block's values decided so far (the near pass).
+trait Values {
+    /// g(i).
+    fn at(&self, i: usize) -> u16;
+    /// Marks the pairs (e.at, m - e.at) of `entries` (ascending, every e.at <= m).
+    fn mark(&self, row: &mut [u8], m: usize, entries: &[Pos]);
+}
+
+impl Values for [u16] {
+    #[inline(always)]
+    fn at(&self, i: usize) -> u16 {
+        self[i]
+    }
+
+    #[inline(always)]
+    fn mark(&self, row: &mut [u8], m: usize, entries: &[Pos]) {
+        mark_partners(row, self, m, entries);
+    }
+}
+
+/// The near pass's view of g while the next block's far pass reads `head` = g[..n0]: the
+/// block's values decided so far are `tail` = g[n0..n].
+struct View<'a> {
+    head: &'a [u16],
+    tail: &'a [u16],
+}
+
+impl Values for View<'_> {
+    #[inline(always)]
+    fn at(&self, i: usize) -> u16 {
+        match i.checked_sub(self.head.len()) {
+            None => self.head[i],
+            Some(j) => self.tail[j],
+        }
+    }
+
+    #[inline]
+    fn mark(&self, row: &mut [u8], m: usize, entries: &[Pos]) {
+        let wmask = row.len() - 1;
+        for e in entries {
+            row[(e.value as usize ^ self.at(m - e.at as usize) as usize) & wmask] = 1;
+        }
+    }
+}
+
 /// Marks the pairs (r, m - r) for the entries r of `entries` with r < m, leaving out the
 /// equal split r = m - r when `unequal` (Grundy's game).
 #[inline(always)]
-fn mark_rare_pairs(row: &mut [u8], g: &[u16], m: usize, entries: &[Pos], unequal: bool) {
+fn mark_rare_pairs<V: Values + ?Sized>(
+    row: &mut [u8],
+    g: &V,
+    m: usize,
+    entries: &[Pos],
+    unequal: bool,
+) {
     let end = entries.partition_point(|e| (e.at as usize) < m);
     let entries = &entries[..end];
     if unequal && m.is_multiple_of(2) {
         let half = entries.partition_point(|e| (e.at as usize) < m / 2);
-        mark_partners(row, g, m, &entries[..half]);
+        g.mark(row, m, &entries[..half]);
         let skip = (entries.get(half).map(|e| e.at as usize) == Some(m / 2)) as usize;
-        mark_partners(row, g, m, &entries[half + skip..]);
+        g.mark(row, m, &entries[half + skip..]);
     } else {
-        mark_partners(row, g, m, entries);
+        g.mark(row, m, entries);
     }
+}
+
+/// A block whose far pass is done and whose near pass is not: heaps n0..end, its far pass
+/// having read g[..known] and the rare list's first `first_new_rare` entries (those below
+/// `known`), its rows `width` bytes wide.
+#[derive(Debug, Clone, Copy)]
+struct Pending {
+    n0: usize,
+    end: usize,
+    known: usize,
+    first_new_rare: usize,
+    width: usize,
+}
+
+/// A block's byte rows and what its far pass left to the near pass.
+#[derive(Default)]
+struct Rows {
+    bytes: Vec<u8>,
+    left: Vec<Left>,
 }
 
 impl OctalBlock {
     /// Fills g[from..], `candidates(g, from)` filling a prefix slice by the candidate search.
+    ///
+    /// The blocks are pipelined: the near pass of a block runs beside the far pass of the
+    /// next (`rayon::join`), which reads only what was final when the first began, g[..n0]
+    /// of the first block, and the rare and sweep lists as they stood then. A change of
+    /// mask (at the end of the prefix and at each doubling) or of row width (a value that
+    /// reached half the width) first drains the pipeline.
     #[inline(always)]
     fn fill_with(
         &self,
@@ -330,35 +416,88 @@ impl OctalBlock {
             split.record(n, v);
         }
         let mut max_known = g[..from].iter().copied().max().unwrap_or(0) as usize;
+        // the first position not yet in a far pass
         let mut n = from;
         // The next n at which the mask is (re)chosen: the end of the prefix, then each
         // doubling; a fill resumed past the prefix (each chunk of a long run) chooses at
         // once, from the finished values.
         let mut next_choice = self.prefix.max(1).max(n);
-        let mut rows: Vec<u8> = Vec::new();
-        let mut left: Vec<Left> = Vec::new();
-        while n < len {
-            if n >= next_choice {
-                self.choose_mask(&mut split, &g[..n]);
-                next_choice = 2 * n;
-            }
-            let width = row_width(max_known);
-            if split.mask == 0 || width > MAX_WIDTH {
-                // No sparse split (or values too large for a byte row): the candidate search
-                // up to the next choice.
-                let end = next_choice.min(len).max(n + 1);
-                candidates(&mut g[..end], n)?;
-                for (m, &v) in g.iter().enumerate().take(end).skip(n) {
-                    split.record(m, v);
-                    max_known = max_known.max(v as usize);
+        let mut rows = [Rows::default(), Rows::default()];
+        let mut pending: Option<Pending> = None;
+        loop {
+            let Some(p) = pending.take() else {
+                if n >= len {
+                    break;
                 }
+                if n >= next_choice {
+                    self.choose_mask(&mut split, &g[..n]);
+                    next_choice = 2 * n;
+                }
+                let width = row_width(max_known);
+                if split.mask == 0 || width > MAX_WIDTH {
+                    // No sparse split (or values too large for a byte row): the candidate
+                    // search up to the next choice.
+                    let end = next_choice.min(len).max(n + 1);
+                    candidates(&mut g[..end], n)?;
+                    for (m, &v) in g.iter().enumerate().take(end).skip(n) {
+                        split.record(m, v);
+                        max_known = max_known.max(v as usize);
+                    }
+                    n = end;
+                    continue;
+                }
+                let end = (n + self.block).min(len).min(next_choice.max(n + 1));
+                far_pass(rules, &split, &g[..n], n, end, width, &mut rows[0]);
+                pending = Some(Pending {
+                    n0: n,
+                    end,
+                    known: n,
+                    first_new_rare: split.rare.len(),
+                    width,
+                });
                 n = end;
                 continue;
+            };
+            // The near pass of p, and beside it the far pass of the next block when one may
+            // start now (same mask, inside the table).
+            let next_end = (p.end + self.block)
+                .min(len)
+                .min(next_choice.max(p.end + 1));
+            let overlap = p.end < len && p.end < next_choice;
+            let [mine, theirs] = &mut rows;
+            let (head, rest) = g.split_at_mut(p.n0);
+            let block = &mut rest[..p.end - p.n0];
+            let first_new_rare = split.rare.len();
+            let (done, next) = if overlap {
+                let head: &[u16] = head;
+                let (done, ()) = rayon::join(
+                    || near_block(rules, &split, head, block, p, mine),
+                    || far_pass(rules, &split, head, p.end, next_end, p.width, theirs),
+                );
+                let next = Pending {
+                    n0: p.end,
+                    end: next_end,
+                    known: p.n0,
+                    first_new_rare,
+                    width: p.width,
+                };
+                (done, Some(next))
+            } else {
+                (near_block(rules, &split, head, block, p, mine), None)
+            };
+            for (m, &v) in g.iter().enumerate().take(done).skip(p.n0) {
+                split.record(m, v);
+                max_known = max_known.max(v as usize);
             }
-            let end = (n + self.block).min(len).min(next_choice.max(n + 1));
-            let done = decide_block(rules, &mut split, g, n, end, width, &mut rows, &mut left)?;
-            max_known = g[n..done].iter().fold(max_known, |t, &v| t.max(v as usize));
-            n = done;
+            if done < p.end {
+                // a value reached half the row width: the next block's far pass is void
+                pending = None;
+                n = done;
+            } else {
+                pending = next;
+                n = if next.is_some() { next_end } else { p.end };
+                rows.swap(0, 1);
+            }
         }
         Ok(())
     }
@@ -396,28 +535,27 @@ struct Left {
 /// swept pair, reads one contiguous run of `LANES` partners.
 pub const LANES: usize = 32;
 
-/// Decides heaps n0.. of one block (at most up to `end`), returning the first heap not
-/// decided: `end`, or earlier when a value reached half the row width.
-#[allow(clippy::too_many_arguments)]
-fn decide_block(
+/// The far pass of heaps first..end, reading g[..known] = `known` and the lists as they
+/// stand (every entry below `known`), into `rows`: the pool's threads take the groups of
+/// [`LANES`] heaps one at a time.
+fn far_pass(
     rules: &Rules,
-    split: &mut Split,
-    g: &mut [u16],
-    n0: usize,
+    split: &Split,
+    known: &[u16],
+    first: usize,
     end: usize,
     width: usize,
-    rows: &mut Vec<u8>,
-    left: &mut Vec<Left>,
-) -> Result<usize> {
-    let heaps = end - n0;
+    rows: &mut Rows,
+) {
+    let heaps = end - first;
     let digits = rules.split().len().max(1);
-    rows.clear();
-    rows.resize(heaps * width, 0);
-    left.clear();
-    left.resize(heaps * digits, Left::default());
+    rows.bytes.clear();
+    rows.bytes.resize(heaps * width, 0);
+    rows.left.clear();
+    rows.left.resize(heaps * digits, Left::default());
     let far = Far {
         rules,
-        g: &g[..n0],
+        g: known,
         rare: &split.rare,
         sweepers: &split.sweepers,
         list_end: split.list_end(),
@@ -425,39 +563,62 @@ fn decide_block(
         width,
         digits,
     };
-    let threads = rayon::current_num_threads();
-    let groups = heaps.div_ceil(LANES);
-    if threads > 1 && groups >= 2 {
+    if rayon::current_num_threads() > 1 && heaps > LANES {
         use rayon::prelude::*;
-        let per = groups.div_ceil(threads) * LANES;
-        rows.par_chunks_mut(per * width)
-            .zip(left.par_chunks_mut(per * digits))
+        rows.bytes
+            .par_chunks_mut(LANES * width)
+            .zip(rows.left.par_chunks_mut(LANES * digits))
             .enumerate()
-            .for_each(|(t, (rows, left))| far.heaps(n0 + t * per, rows, left));
+            .for_each(|(t, (bytes, left))| far.heaps(first + t * LANES, bytes, left));
     } else {
-        far.heaps(n0, rows, left);
+        far.heaps(first, &mut rows.bytes, &mut rows.left);
     }
-    // The near pass, in order.
-    let first_new_rare = split.rare.len();
-    for i in 0..heaps {
-        let n = n0 + i;
-        let row = &mut rows[i * width..(i + 1) * width];
+}
+
+/// The near pass of block `p` in order, writing its values into `block` = g[p.n0..p.end]
+/// (`head` = g[..p.n0] final). Returns the first heap not decided: `p.end`, or earlier when
+/// a value reached half the row width.
+fn near_block(
+    rules: &Rules,
+    split: &Split,
+    head: &[u16],
+    block: &mut [u16],
+    p: Pending,
+    rows: &mut Rows,
+) -> usize {
+    debug_assert!(p.known <= p.n0 && head.len() == p.n0);
+    let width = p.width;
+    let digits = rules.split().len().max(1);
+    // the rare positions from p.known on: those merged since the far pass, then this block's
+    let mut new_rare: Vec<Pos> = split.rare[p.first_new_rare..].to_vec();
+    let old = &split.rare[..p.first_new_rare];
+    for i in 0..p.end - p.n0 {
+        let n = p.n0 + i;
+        let view = View {
+            head,
+            tail: &block[..i],
+        };
         let v = near(
             rules,
-            g,
+            &view,
             n,
-            row,
-            &mut left[i * digits..(i + 1) * digits],
+            &mut rows.bytes[i * width..(i + 1) * width],
+            &rows.left[i * digits..(i + 1) * digits],
             split,
-            first_new_rare,
+            (old, &new_rare),
         );
-        g[n] = v;
-        split.record(n, v);
+        block[i] = v;
+        if rare(v as u32, split.mask) {
+            new_rare.push(Pos {
+                at: n as u32,
+                value: v as u32,
+            });
+        }
         if 2 * v as usize >= width {
-            return Ok(n + 1);
+            return n + 1;
         }
     }
-    Ok(end)
+    p.end
 }
 
 /// The far pass's shared, read-only view: g[..n0] and the lists at the block's start.
@@ -727,8 +888,8 @@ type Goal<'r> = (&'r mut [u8], &'r [u8], usize, &'r mut usize);
 /// were). Below `list_end` the common small heaps come from `sweepers` (the pairs with a
 /// rare small heap are the rare enumeration's); from it on, every a is read from g.
 #[inline]
-fn sweep(
-    g: &[u16],
+fn sweep<V: Values + ?Sized>(
+    g: &V,
     m: usize,
     a0: usize,
     p: usize,
@@ -740,10 +901,10 @@ fn sweep(
         return a0;
     }
     let lo = sweepers.partition_point(|e| (e.at as usize) < a0);
-    let hi = sweepers.partition_point(|e| (e.at as usize) <= p);
+    let hi = sweepers.partition_point(|e| (e.at as usize) <= p.min(list_end.saturating_sub(1)));
     if lo < hi {
         for chunk in sweepers[lo..hi].chunks(SWEEP_CHUNK) {
-            mark_partners(row, g, m, chunk);
+            g.mark(row, m, chunk);
             if rare_below_met(row, common, c, met) {
                 return chunk[chunk.len() - 1].at as usize + 1;
             }
@@ -753,8 +914,8 @@ fn sweep(
     let wmask = row.len() - 1;
     while a <= p {
         let stop = (a + SWEEP_CHUNK - 1).min(p);
-        for (&x, &y) in g[a..=stop].iter().zip(g[m - stop..=m - a].iter().rev()) {
-            row[(x ^ y) as usize & wmask] = 1;
+        for x in a..=stop {
+            row[(g.at(x) ^ g.at(m - x)) as usize & wmask] = 1;
         }
         a = stop + 1;
         if rare_below_met(row, common, c, met) {
@@ -764,16 +925,18 @@ fn sweep(
     a
 }
 
-/// The near pass of heap n (g[..n] final): marks the options the far pass left out (see
-/// [`Left`]), then settles the mex (see the module doc).
-fn near(
+/// The near pass of heap n (g[..n] final in `g`): marks the options the far pass left out
+/// (see [`Left`]): the rare entries `old` outside the far pass's share, every one of `new`
+/// (the rare positions from the far pass's `known` on), then settles the mex (see the
+/// module doc).
+fn near<V: Values + ?Sized>(
     rules: &Rules,
-    g: &[u16],
+    g: &V,
     n: usize,
     row: &mut [u8],
-    left: &mut [Left],
+    left: &[Left],
     split: &Split,
-    first_new_rare: usize,
+    (old, new): (&[Pos], &[Pos]),
 ) -> u16 {
     let wmask = row.len() - 1;
     let unequal = rules.unequal();
@@ -782,17 +945,14 @@ fn near(
     }
     for &k in rules.one() {
         if n > k {
-            row[g[n - k] as usize & wmask] = 1;
+            row[g.at(n - k) as usize & wmask] = 1;
         }
     }
-    let (old, new) = split.rare.split_at(first_new_rare);
     for (d, &k) in rules.split().iter().enumerate() {
         if n < k + 2 {
             continue;
         }
         let m = n - k;
-        // the block's start list but for what the far pass marked, then the rare positions
-        // found in this block
         let l = left[d];
         mark_rare_pairs(row, g, m, &old[..l.rare_lo], unequal);
         mark_rare_pairs(row, g, m, &old[l.rare_hi..], unequal);
@@ -803,6 +963,7 @@ fn near(
     let mut met = 0;
     if !rare_below_met(row, common, c, &mut met) {
         // the pairs the far pass did not sweep: from where it stopped, then the first ones
+        // (the list stands for the positions below the far pass's known prefix at least)
         let list_end = split.list_end();
         for (d, &k) in rules.split().iter().enumerate() {
             if n < k + 2 {
@@ -986,6 +1147,29 @@ mod tests {
     }
 
     #[test]
+    fn a_view_reads_and_marks_as_the_whole_table_does() {
+        let g: Vec<u16> = (0..100u16).map(|i| (i * 37 + 11) % 61).collect();
+        let entries: Vec<Pos> = [1u32, 4, 9, 30, 55]
+            .iter()
+            .map(|&a| Pos {
+                at: a,
+                value: g[a as usize] as u32,
+            })
+            .collect();
+        for cut in [0, 1, 50, 99, 100] {
+            let view = View {
+                head: &g[..cut],
+                tail: &g[cut..],
+            };
+            assert!((0..100).all(|i| view.at(i) == g[i]), "cut {cut}");
+            let (mut by_view, mut by_slice) = ([0u8; 128], [0u8; 128]);
+            view.mark(&mut by_view, 90, &entries);
+            g[..].mark(&mut by_slice, 90, &entries);
+            assert_eq!(by_view, by_slice, "cut {cut}");
+        }
+    }
+
+    #[test]
     fn grundys_game_leaves_out_the_equal_split() {
         // m = 4 with rare entries 1, 2, 3: the pair (2, 2) is not a move of Grundy's game
         let g = [0u16, 0, 0, 1, 0];
@@ -996,10 +1180,10 @@ mod tests {
             })
             .collect();
         let mut row = [0u8; 64];
-        mark_rare_pairs(&mut row, &g, 4, &entries, true);
+        mark_rare_pairs(&mut row, &g[..], 4, &entries, true);
         // (1, 3) and (3, 1): 0 ^ 1 = 1; (2, 2) would mark 0
         assert_eq!((row[0], row[1]), (0, 1));
-        mark_rare_pairs(&mut row, &g, 4, &entries, false);
+        mark_rare_pairs(&mut row, &g[..], 4, &entries, false);
         assert_eq!(row[0], 1);
     }
 
