@@ -346,10 +346,14 @@ impl Values for View<'_> {
 
     #[inline]
     fn mark(&self, row: &mut [u8], m: usize, entries: &[Pos]) {
-        let wmask = row.len() - 1;
-        for e in entries {
-            row[(e.value as usize ^ self.at(m - e.at as usize) as usize) & wmask] = 1;
+        // The entries whose partner m - e.at lies in the block (e.at <= m - n0) read the tail
+        // at (m - n0) - e.at; the others read the head.
+        let n0 = self.head.len();
+        let cut = entries.partition_point(|e| (e.at as usize) + n0 <= m);
+        if cut > 0 {
+            mark_partners(row, self.tail, m - n0, &entries[..cut]);
         }
+        mark_partners(row, self.head, m, &entries[cut..]);
     }
 }
 
