@@ -18,6 +18,47 @@ fn control_period(code: &str, limit: u64) -> Option<(usize, usize)> {
 }
 
 #[test]
+fn octal_reports_the_rare_split_the_largest_value_and_the_rate() {
+    // Officers: the published rare list has 1 584 rare positions counting 0 under the mask
+    // 0x1ee, the last at 20 627 with value 277; none is added past it.
+    let out = stdout_of(["octal", "0.6", "--limit", "30000", "--json", "--values"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["mask"], 0x1ee);
+    assert_eq!(v["rare_positions"], 1584);
+    assert_eq!(
+        (v["last_rare"].as_u64(), v["last_rare_value"].as_u64()),
+        (Some(20_627), Some(277))
+    );
+    // The largest value's first position, read from the values themselves.
+    let values: Vec<u64> = v["values"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_u64().unwrap())
+        .collect();
+    let max = *values.iter().max().unwrap();
+    assert_eq!(v["max_value"].as_u64(), Some(max));
+    assert_eq!(
+        v["max_value_first_at"].as_u64(),
+        values.iter().position(|&x| x == max).map(|i| i as u64)
+    );
+    assert!(v["values_per_second"].as_f64().unwrap() > 0.0);
+    assert!(v["threads"].as_u64().unwrap() >= 1);
+    // The text says the same; a game without a sparse split says so.
+    let text = stdout_of(["octal", "0.6", "--limit", "30000"]);
+    assert!(
+        text.contains("rare/common split: mask 0x1ee, 1584 rare positions counting 0, the last at n = 20627 (value 277)"),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("largest value: {max}, first at n = ")),
+        "{text}"
+    );
+    let text = stdout_of(["octal", "0.137", "--limit", "3000"]);
+    assert!(text.contains("rare/common split: none"), "{text}");
+}
+
+#[test]
 fn octal_json_is_one_object_a_script_can_read() {
     let out = stdout_of(["octal", "0.77", "--limit", "1000", "--json", "--values"]);
     assert_eq!(out.lines().count(), 1);

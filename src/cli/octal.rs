@@ -13,6 +13,7 @@ use super::tables;
 use nimsquare::base::error::{Error, Result};
 use nimsquare::base::limit::Limit;
 use nimsquare::octal::period::{self, Verdict};
+use nimsquare::octal::rare_common::SplitSummary;
 use nimsquare::octal::{self, OctalBuilder, Rules};
 use nimsquare::registry::Entry;
 use nimsquare::run::longrun::{self, LongRun, Start};
@@ -82,6 +83,25 @@ pub fn backend_for(name: Option<&str>, limit: usize) -> Result<&'static Entry<dy
         }
     }
     Ok(entry)
+}
+
+/// A rate in values a second with three significant figures and thousands apart
+/// (`68 000`, `1.25e6` past a million).
+pub fn fmt_rate(rate: f64) -> String {
+    if rate >= 1e6 {
+        format!("{:.3}e6", rate / 1e6)
+    } else {
+        let r = rate.round() as u64;
+        let digits = r.to_string();
+        let mut out = String::new();
+        for (i, c) in digits.chars().enumerate() {
+            if i > 0 && (digits.len() - i).is_multiple_of(3) {
+                out.push(' ');
+            }
+            out.push(c);
+        }
+        out
+    }
 }
 
 /// The verdict in words, for the text output.
@@ -162,6 +182,16 @@ pub fn run(args: Args) -> CliResult {
         &mut unsaved,
     );
     let verdict = period::find(&rules, table.values());
+    let split = SplitSummary::of(table.values());
+    let max_first_at = table
+        .values()
+        .iter()
+        .position(|&v| v == table.max_value())
+        .unwrap_or(0);
+    let threads = rayon::current_num_threads();
+    // values decided this run a second (none when the table was read whole)
+    let built = limit + 1 - seeded;
+    let rate = (built > 0 && seconds > 0.0).then(|| built as f64 / seconds);
     if args.json.json {
         let mut out = json!({
             "code": rules.label(),
@@ -172,6 +202,13 @@ pub fn run(args: Args) -> CliResult {
             "seeded_from": from_file.as_ref().map(|p| p.display().to_string()),
             "positions_this_run": limit + 1 - seeded,
             "max_value": table.max_value(),
+            "max_value_first_at": max_first_at,
+            "values_per_second": rate,
+            "threads": threads,
+            "mask": split.mask,
+            "rare_positions": split.rare,
+            "last_rare": split.last_rare.map(|(n, _)| n),
+            "last_rare_value": split.last_rare.map(|(_, v)| v),
             // Equal tables have equal digests: what `compare --octal` checks both sides by.
             "table_digest": table_digest(table.values()),
             "isa": nimsquare::base::isa::active().name(),
@@ -209,7 +246,27 @@ pub fn run(args: Args) -> CliResult {
                 fmt_seconds(seconds)
             )?,
         }
-        writeln!(out, "largest value: {}", table.max_value())?;
+        if let Some(rate) = rate {
+            writeln!(
+                out,
+                "rate: {} values a second on {threads} thread{}",
+                fmt_rate(rate),
+                if threads == 1 { "" } else { "s" }
+            )?;
+        }
+        writeln!(
+            out,
+            "largest value: {}, first at n = {max_first_at}",
+            table.max_value()
+        )?;
+        match (split.mask, split.last_rare) {
+            (Some(mask), Some((n, v))) => writeln!(
+                out,
+                "rare/common split: mask {mask:#x}, {} rare positions counting 0, the last at n = {n} (value {v})",
+                split.rare
+            )?,
+            _ => writeln!(out, "rare/common split: none (no mask leaves the positions sparse)")?,
+        }
         writeln!(out, "{}", verdict_text(&verdict, limit))?;
         if args.values {
             for (n, v) in table.values().iter().enumerate() {

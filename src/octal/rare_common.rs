@@ -86,6 +86,46 @@ pub fn best_mask(histogram: &[usize]) -> (u16, usize) {
         .expect("at least the mask 1")
 }
 
+/// The rare/common split of a finished table, as published octal runs report it: the mask
+/// with the fewest rare positions (as [`best_mask`] chooses it on g(1..=N)), taken only
+/// when at most 1/[`SPARSE_FRACTION`] of the positions are rare under it, the rare positions
+/// counting position 0 (value 0 is rare under every mask), and the last one with its
+/// value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SplitSummary {
+    /// The mask, or None when no mask leaves the positions sparse.
+    pub mask: Option<u16>,
+    /// Rare positions 0 <= n <= N under `mask` (0 when there is none).
+    pub rare: usize,
+    /// The last rare position and its value.
+    pub last_rare: Option<(usize, u16)>,
+}
+
+impl SplitSummary {
+    /// The summary of g(0..=N).
+    pub fn of(g: &[u16]) -> SplitSummary {
+        let top = g.iter().copied().max().unwrap_or(0) as usize;
+        let mut histogram = vec![0usize; top + 1];
+        for &v in g.iter().skip(1) {
+            histogram[v as usize] += 1;
+        }
+        let (mask, count) = best_mask(&histogram);
+        if g.len() < 2 || count * SPARSE_FRACTION > g.len() - 1 {
+            return SplitSummary {
+                mask: None,
+                rare: 0,
+                last_rare: None,
+            };
+        }
+        let last = (0..g.len()).rev().find(|&n| rare(g[n] as u32, mask));
+        SplitSummary {
+            mask: Some(mask),
+            rare: count + 1,
+            last_rare: last.map(|n| (n, g[n])),
+        }
+    }
+}
+
 /// What a settle of heap n has proved, carried to the next settle of the same n.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Search {
@@ -323,5 +363,24 @@ impl<'a> RareCommon<'a> {
     pub fn decide(&mut self, g: &[u16], n: usize) -> Result<u16> {
         self.mark_options(g, n, n);
         self.settle(g, n, n, &mut Search::default())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn officers_split_matches_the_published_rare_list() {
+        // Officers to 2^21: 1 584 rare positions counting 0 under the mask 0x1ee, the last
+        // at 20 627 with value 277 (the published rare list; two public solvers agree).
+        let g = crate::octal::build("octal-block", &Rules::parse("0.6").unwrap(), 1 << 21).unwrap();
+        let s = SplitSummary::of(g.values());
+        assert_eq!(s.mask, Some(0x1ee));
+        assert_eq!(s.rare, 1584);
+        assert_eq!(s.last_rare, Some((20_627, 277)));
+        // Dawson's chess has no sparse split.
+        let g = crate::octal::build("octal-block", &Rules::parse("0.137").unwrap(), 5000).unwrap();
+        assert_eq!(SplitSummary::of(g.values()).mask, None);
     }
 }
