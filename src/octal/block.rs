@@ -467,7 +467,8 @@ impl OctalBlock {
             let next_end = (p.end + self.block)
                 .min(len)
                 .min(next_choice.max(p.end + 1));
-            let overlap = p.end < len && p.end < next_choice;
+            // (on one thread the far pass waits for the near one and reads one block more)
+            let overlap = p.end < len && p.end < next_choice && rayon::current_num_threads() > 1;
             let [mine, theirs] = &mut rows;
             let (head, rest) = g.split_at_mut(p.n0);
             let block = &mut rest[..p.end - p.n0];
@@ -815,21 +816,34 @@ pub fn mark_lanes(rows: &mut [u8], width: usize, g: &[u16], m0: usize, entries: 
     let wmask = u16x8::splat((width - 1) as u16);
     let offset: [u16x8; LANES / 8] =
         std::array::from_fn(|q| u16x8::new(std::array::from_fn(|j| ((8 * q + j) * width) as u16)));
-    let mut index = [0u16; LANES];
     for e in entries {
         let partners = &g[m0 - e.at as usize..][..LANES];
         let value = u16x8::splat(e.value as u16);
         for q in 0..LANES / 8 {
             let p = u16x8::new(partners[8 * q..8 * q + 8].try_into().expect("8 lanes"));
-            let i = ((p ^ value) & wmask) | offset[q];
-            index[8 * q..8 * q + 8].copy_from_slice(&i.to_array());
-        }
-        for &i in &index {
-            // SAFETY: i = j * width + (v & (width - 1)) < LANES * width = rows.len()
-            // (asserted above).
-            unsafe { *rows.get_unchecked_mut(i as usize) = 1 };
+            let i: [u64; 2] = bytemuck_u64(((p ^ value) & wmask) | offset[q]);
+            // Four indices a 64-bit word, split by shifts (spread over the integer ports)
+            // rather than extracted one by one from the vector (one shuffle port).
+            for w in i {
+                for k in 0..4 {
+                    let i = (w >> (16 * k)) as u16 as usize;
+                    // SAFETY: i = j * width + (v & (width - 1)) < LANES * width = rows.len()
+                    // (asserted above).
+                    unsafe { *rows.get_unchecked_mut(i) = 1 };
+                }
+            }
         }
     }
+}
+
+/// The eight u16 lanes of `v` as two little-endian 64-bit words (lanes 0-3, then 4-7).
+#[inline(always)]
+fn bytemuck_u64(v: wide::u16x8) -> [u64; 2] {
+    let a = v.to_array();
+    let word = |h: usize| {
+        (a[h] as u64) | (a[h + 1] as u64) << 16 | (a[h + 2] as u64) << 32 | (a[h + 3] as u64) << 48
+    };
+    [word(0), word(4)]
 }
 
 /// [`mark_lanes`] one lane at a time with every index checked: the twin the tests compare
