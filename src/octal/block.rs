@@ -554,7 +554,7 @@ fn far_pass(
 ) {
     let heaps = end - first;
     let digits = rules.split().len().max(1);
-    rows.bytes.clear();
+    // the rows are cleared by the thread that fills them (Far::heaps), not here in one go
     rows.bytes.resize(heaps * width, 0);
     rows.left.clear();
     rows.left.resize(heaps * digits, Left::default());
@@ -643,6 +643,7 @@ impl Far<'_> {
     /// [`LANES`] heaps by the lane kernels (one splitting digit, equal splits allowed), the
     /// others one at a time.
     fn heaps(&self, first: usize, rows: &mut [u8], left: &mut [Left]) {
+        rows.fill(0);
         let (width, digits) = (self.width, self.digits);
         let lanes_fit =
             self.rules.split().len() == 1 && !self.rules.unequal() && LANES * width <= 1 << 16;
