@@ -1,7 +1,7 @@
 //! `nimsquare census`: every octal code of up to D digits, its period or "open", with the
 //! provenance of the run ([`nimsquare::octal::census`] does the work; this file prints).
 
-use super::args::parse_limit;
+use super::args::{count_usize, limit_parser};
 use super::common::{fmt_seconds, CliResult};
 use super::octal::backend_for;
 use nimsquare::base::error::Error;
@@ -35,12 +35,12 @@ pub const CSV_HEADER: &str = "code,limit,status,preperiod,period,max_value,backe
 #[command(group(clap::ArgGroup::new("format").args(["csv", "json"])))]
 pub struct Args {
     /// The most digits after the point, D (1 to 3).
-    #[arg(long, value_name = "D", default_value_t = 3, value_parser = parse_digits,
+    #[arg(long, value_name = "D", default_value_t = 3, value_parser = count_usize(1, MAX_DIGITS),
           allow_hyphen_values = true)]
     digits: usize,
     /// The largest heap size N of every table (default 1000).
     #[arg(long, short = 'n', value_name = "N", default_value = DEFAULT_CENSUS_LIMIT,
-          value_parser = parse_limit, allow_hyphen_values = true)]
+          value_parser = limit_parser(), allow_hyphen_values = true)]
     limit: Limit,
     /// The octal back-end (default: the stage's reference, or the control `octal-naive`).
     #[arg(long, value_name = "NAME")]
@@ -60,15 +60,6 @@ pub struct Args {
     /// No progress line on stderr.
     #[arg(long)]
     quiet: bool,
-}
-
-fn parse_digits(text: &str) -> std::result::Result<usize, String> {
-    match text.trim().parse::<usize>() {
-        Ok(d) if (1..=MAX_DIGITS).contains(&d) => Ok(d),
-        _ => Err(format!(
-            "--digits takes 1 to {MAX_DIGITS} (digits after the point), got '{text}'"
-        )),
-    }
 }
 
 /// Where a census was made: the same for every row.

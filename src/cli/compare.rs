@@ -4,7 +4,7 @@
 //! as the median ratio B/A with a confidence interval (see
 //! [`nimsquare::instruments::compare`]).
 
-use super::args::{HeapsArg, JsonArg, LimitArg, MovesArg};
+use super::args::{count_usize, HeapsArg, JsonArg, LimitArg, MovesArg};
 use super::common::{fmt_seconds, print_json, CliResult};
 use nimsquare::base::error::{Error, Result};
 use nimsquare::base::isa::Isa;
@@ -56,11 +56,11 @@ pub struct Args {
     octal: Option<String>,
     /// Timed pairs (1 to 1000). Fewer than 6 cannot give a 95% interval; the confidence
     /// reached is always printed.
-    #[arg(long, value_name = "P", default_value_t = 9, value_parser = parse_pairs,
+    #[arg(long, value_name = "P", default_value_t = 9, value_parser = count_usize(1, MAX_PAIRS),
           allow_hyphen_values = true)]
     pairs: usize,
     /// Untimed runs of each side before the pairs (page cache, clocks, the forecast).
-    #[arg(long, value_name = "W", default_value_t = 1, value_parser = parse_warmup,
+    #[arg(long, value_name = "W", default_value_t = 1, value_parser = count_usize(0, 100),
           allow_hyphen_values = true)]
     warmup: usize,
     /// Relative difference taken as noise: the verdict names a winner only when the whole
@@ -90,24 +90,6 @@ pub struct Args {
     /// when the pairs will take more than 10 seconds).
     #[arg(long)]
     quiet: bool,
-}
-
-fn parse_pairs(text: &str) -> std::result::Result<usize, String> {
-    match text.trim().parse::<usize>() {
-        Ok(p) if (1..=MAX_PAIRS).contains(&p) => Ok(p),
-        _ => Err(format!(
-            "--pairs takes an integer from 1 to {MAX_PAIRS}, got '{text}'"
-        )),
-    }
-}
-
-fn parse_warmup(text: &str) -> std::result::Result<usize, String> {
-    match text.trim().parse::<usize>() {
-        Ok(w) if w <= 100 => Ok(w),
-        _ => Err(format!(
-            "--warmup takes an integer from 0 to 100, got '{text}'"
-        )),
-    }
 }
 
 fn parse_noise(text: &str) -> std::result::Result<f64, String> {

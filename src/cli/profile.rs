@@ -10,7 +10,7 @@
 //! A run too short to be sampled still writes nothing: it prints one line on stderr saying so
 //! and exits with status 2, so a script never mistakes an empty graph for a profile.
 
-use super::args::{check_output_path, parse_limit, MovesArg, QuietArg};
+use super::args::{check_output_path, count, limit_parser, MovesArg, QuietArg};
 use super::common::CliResult;
 use nimsquare::base::error::{Error, Result};
 use nimsquare::base::limit::Limit;
@@ -50,7 +50,7 @@ const DEFAULT_COUNT: &str = nimsquare::run::planner::AUTO;
 )]
 pub struct Args {
     /// The largest heap size N (default 1000000; 100000 with --octal).
-    #[arg(long, short = 'n', value_name = "N", value_parser = parse_limit,
+    #[arg(long, short = 'n', value_name = "N", value_parser = limit_parser(),
           allow_hyphen_values = true)]
     limit: Option<Limit>,
     /// Table back-end (see `nimsquare list`; the same default as `solve`). With --octal, an
@@ -70,21 +70,13 @@ pub struct Args {
     #[arg(long, value_name = "FILE.svg", default_value = "flamegraph.svg")]
     out: PathBuf,
     /// Samples per second of CPU time (1 to 10000; a prime avoids beating with loops).
-    #[arg(
-        long,
-        value_name = "HZ",
-        default_value_t = 997,
-        allow_hyphen_values = true
-    )]
-    frequency: i64,
+    #[arg(long, value_name = "HZ", default_value_t = 997, value_parser = count(1, 10_000),
+          allow_hyphen_values = true)]
+    frequency: u64,
     /// Repeat the solve until this many samples are taken (0 = one solve; stops after 30 s).
-    #[arg(
-        long,
-        value_name = "COUNT",
-        default_value_t = 1000,
-        allow_hyphen_values = true
-    )]
-    samples: i64,
+    #[arg(long, value_name = "COUNT", default_value_t = 1000,
+          value_parser = count(0, 1_000_000), allow_hyphen_values = true)]
+    samples: u64,
     /// Also write the samples as folded stacks to FILE (`thread;outer;...;inner COUNT`, one
     /// line per distinct stack, sorted): the text `inferno-flamegraph` or `flamegraph.pl`
     /// draw, and that two profiles can be diffed by (`inferno-diff-folded`). Refused if FILE
@@ -194,18 +186,6 @@ fn parse(args: Args) -> Result<Job> {
         Some(code) => octal_work(code, &args)?,
         None => solve_work(&args)?,
     };
-    if !(1..=10_000).contains(&args.frequency) {
-        return Err(Error::Invalid(format!(
-            "--frequency must be between 1 and 10000 Hz, got {}",
-            args.frequency
-        )));
-    }
-    if !(0..=1_000_000).contains(&args.samples) {
-        return Err(Error::Invalid(format!(
-            "--samples must be between 0 and 1000000, got {}",
-            args.samples
-        )));
-    }
     for (path, flag) in
         std::iter::once((&args.out, "--out")).chain(args.folded.as_ref().map(|f| (f, "--folded")))
     {

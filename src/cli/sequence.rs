@@ -1,7 +1,7 @@
 //! `nimsquare sequence values|cold|first`: an OEIS-style b-file read off a table it builds or
 //! loads.
 
-use super::args::{parse_limit, MovesArg};
+use super::args::{count, limit_parser, MovesArg};
 use super::common::CliResult;
 use nimsquare::base::error::{Error, Result};
 use nimsquare::base::limit::Limit;
@@ -34,7 +34,7 @@ pub struct Args {
     #[arg(value_name = "SEQUENCE", value_parser = parse_kind)]
     kind: Kind,
     /// The largest position N (default 100000, or the loaded table's N).
-    #[arg(long, short = 'n', value_name = "N", value_parser = parse_limit,
+    #[arg(long, short = 'n', value_name = "N", value_parser = limit_parser(),
           allow_hyphen_values = true)]
     limit: Option<Limit>,
     #[command(flatten)]
@@ -55,21 +55,11 @@ pub struct Args {
     /// to hold them (K - 1 for values; for cold and first, doubled from 100000 until the
     /// table holds K terms, at most 4294967295); with either, a table holding fewer ends the
     /// file early and says so on stderr.
-    #[arg(long, value_name = "K", value_parser = parse_terms, allow_hyphen_values = true)]
+    #[arg(long, value_name = "K", value_parser = count(1, nimsquare::base::limit::MAX_LIMIT + 1), allow_hyphen_values = true)]
     terms: Option<u64>,
     /// Write the b-file to FILE instead of stdout (refused if FILE exists).
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
-}
-
-fn parse_terms(text: &str) -> std::result::Result<u64, String> {
-    match text.trim().parse::<u64>() {
-        Ok(k) if (1..=nimsquare::base::limit::MAX_LIMIT + 1).contains(&k) => Ok(k),
-        _ => Err(format!(
-            "--terms takes a positive integer (at most {}), got '{text}'",
-            nimsquare::base::limit::MAX_LIMIT + 1
-        )),
-    }
 }
 
 fn parse_kind(text: &str) -> std::result::Result<Kind, String> {
