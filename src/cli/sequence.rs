@@ -6,6 +6,7 @@ use super::common::CliResult;
 use nimsquare::base::error::{Error, Result};
 use nimsquare::base::limit::Limit;
 use nimsquare::base::moves::Moves;
+use nimsquare::base::paths::{decide_output, write_output, Output};
 use nimsquare::instruments::sequence::{self, Kind};
 use nimsquare::octal::{self, Rules};
 use nimsquare::run::longrun::{
@@ -13,7 +14,6 @@ use nimsquare::run::longrun::{
 };
 use nimsquare::run::planner::{Plan, Request, AUTO};
 use nimsquare::table::Table;
-use std::io::Write;
 use std::path::PathBuf;
 
 /// The limit when neither --limit nor --load-table gives one.
@@ -79,10 +79,12 @@ fn parse_kind(text: &str) -> std::result::Result<Kind, String> {
 
 pub fn run(args: Args) -> CliResult {
     let rules = octal_rules(&args)?;
-    if let Some(out) = &args.out {
-        tablefile::check_absent(out, "--out")?;
-        super::args::check_output_path(out, "--out")?;
-    }
+    // Where --out goes, decided now: a new file, `-`, or a FIFO or device written in place;
+    // an existing file (through a symlink too) is refused.
+    let out = match &args.out {
+        Some(path) => decide_output(path, "--out", None)?,
+        None => Output::Stdout,
+    };
     // From here on SIGINT and SIGTERM set a flag that the table builds and the search read:
     // the run stops between two chunks, prints the terms found so far and says so.
     let _guard = SignalGuard::install()?;
@@ -92,7 +94,7 @@ pub fn run(args: Args) -> CliResult {
             signal,
             building,
             before,
-        } => return interrupted(&args, signal, building, before),
+        } => return interrupted(&args, &out, signal, building, before),
     };
     let asked = args.terms.unwrap_or(u64::MAX);
     let note = if (seq.terms.len() as u64) < asked {
@@ -120,7 +122,7 @@ pub fn run(args: Args) -> CliResult {
         seq.missing = None;
         None
     };
-    write_terms(&args, &seq.terms)?;
+    write_terms(&out, &seq.terms)?;
     if let Some(note) = note {
         eprintln!("{note}");
     }
@@ -138,6 +140,7 @@ pub fn run(args: Args) -> CliResult {
 /// what was stopped, and the exit status is 128 plus the signal's number.
 fn interrupted(
     args: &Args,
+    out: &Output,
     signal: Signal,
     building: usize,
     before: Option<(Table, sequence::Terms)>,
@@ -148,7 +151,7 @@ fn interrupted(
         .map_or_else(String::new, |k| format!(" (asked for {k})"));
     match before {
         Some((table, seq)) => {
-            write_terms(args, &seq.terms)?;
+            write_terms(out, &seq.terms)?;
             eprintln!(
                 "{kind}: interrupted by {} while building g(0..={building}); the {} terms written are those up to N = {}{asked}",
                 signal.name(),
@@ -164,28 +167,10 @@ fn interrupted(
     Ok(super::common::exit_status_for(signal))
 }
 
-/// Writes the b-file of `terms` to --out or stdout.
-fn write_terms(args: &Args, terms: &[u64]) -> Result<()> {
-    match &args.out {
-        Some(path) => {
-            let mut file = std::io::BufWriter::new(
-                std::fs::File::create(path)
-                    .map_err(|e| Error::Invalid(format!("--out {}: {e}", path.display())))?,
-            );
-            sequence::write_bfile(&mut file, terms)
-                .and_then(|()| file.flush())
-                .map_err(|e| Error::Invalid(format!("--out {}: {e}", path.display())))
-        }
-        None => {
-            let stdout = std::io::stdout();
-            let mut lock = std::io::BufWriter::new(stdout.lock());
-            // A closed pipe ends the process by SIGPIPE (see main.rs); any other write error
-            // is reported.
-            sequence::write_bfile(&mut lock, terms)
-                .and_then(|()| lock.flush())
-                .map_err(|e| Error::Invalid(format!("writing to stdout: {e}")))
-        }
-    }
+/// Writes the b-file of `terms` where --out was decided to go (a closed pipe on stdout ends
+/// the process by SIGPIPE, see main.rs; any other write error is reported).
+fn write_terms(out: &Output, terms: &[u64]) -> Result<()> {
+    write_output(out, "--out", |mut w| sequence::write_bfile(&mut w, terms))
 }
 
 /// The largest N the search for --terms K goes to when neither --limit nor --load-table
