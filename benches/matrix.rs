@@ -337,6 +337,17 @@ fn summarize(selected: &[Bench], ratio_to: Option<&str>, since: SystemTime) {
 }
 
 fn main() {
+    // Cargo runs a bench in its package's folder, here benches/ (a workspace member of its
+    // own); the relative paths below (target/criterion, target/bench-results and a relative
+    // NIMSQUARE_MATRIX_OUT) are the workspace root's.
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    if let Err(e) = std::env::set_current_dir(&root) {
+        eprintln!(
+            "error: cannot enter the workspace folder {}: {e}",
+            root.display()
+        );
+        std::process::exit(2);
+    }
     let since = SystemTime::now();
     let args = BenchArgs::parse(std::env::args().skip(1));
     let grid = Grid::from_env();

@@ -206,8 +206,10 @@ fn unknown_back_ends_list_the_valid_names() {
 
 #[test]
 fn bad_threads_and_moves_are_refused() {
-    assert!(refused(&["--threads", "0", "solve"]).contains("at least 1"));
-    assert!(refused(&["solve", "--threads", "x"]).contains("positive integer"));
+    assert!(refused(&["--threads", "0", "solve"]).contains("--threads must be between 1 and"));
+    assert!(
+        refused(&["solve", "--threads", "x"]).contains("--threads takes a non-negative integer")
+    );
     assert!(refused(&["solve", "--moves", ""]).contains("empty"));
     assert!(refused(&["solve", "--moves", "1,0,4"]).contains("0 is not a move"));
     assert!(refused(&["solve", "--moves", "1,-4"]).contains("positive integer"));

@@ -274,3 +274,48 @@ fn octal_back_ends_are_compared_on_one_octal_game_by_their_tables() {
     let e = assert_refused(&["compare", "octal-sparse", "octal-vector", "--octal", "0.9"]);
     assert!(e.contains("--octal"), "{e}");
 }
+
+#[test]
+fn an_interval_inside_the_margin_says_no_difference_larger_than_it() {
+    let dir = scratch("margin");
+    let a = stand_in(&dir, "a", "7", 0.2);
+    let b = stand_in(&dir, "b", "7", 0.202);
+    let run = |extra: &[&str]| {
+        nimsquare()
+            .args(["compare", "stamped", "stamped", "--pairs", "9", "--quiet"])
+            .args(extra)
+            .args([
+                "--a-binary",
+                a.to_str().unwrap(),
+                "--b-binary",
+                b.to_str().unwrap(),
+            ])
+            .output()
+            .unwrap()
+    };
+    // B/A is 1.01 in every pair: inside a 2% margin, the narrower band than the 5% noise.
+    let out = run(&["--noise", "0.05", "--margin", "0.02", "--json"]);
+    assert!(out.status.success(), "{out:?}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["verdict"], "same_within_margin");
+    assert_eq!(v["margin"], 0.02);
+    let sentence = v["sentence"].as_str().unwrap();
+    assert!(
+        sentence.starts_with("no difference larger than 2% (96.1% confidence)"),
+        "{sentence}"
+    );
+    // Beyond the 0.5% noise threshold it is a difference, whatever the margin.
+    let out = run(&["--noise", "0.005", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["verdict"], "a_faster");
+    assert_eq!(v["margin"], 0.05);
+    // In text, the verdict line.
+    let out = run(&["--noise", "0.05", "--margin", "0.02"]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("verdict: no difference larger than 2% (96.1% confidence) between A (stamped) and B (stamped)"),
+        "{text}"
+    );
+    let e = assert_refused(&["compare", "stamped", "stamped", "--margin", "0"]);
+    assert!(e.contains("--margin"), "{e}");
+}

@@ -291,3 +291,57 @@ fn the_octal_gate_refuses_a_wrong_back_end() {
         assert_eq!(wrong, right ^ 1, "{e}");
     }
 }
+
+/// `cargo bench` builds a package's binaries for its benchmarks, into target/release (the
+/// bench profile's folder is the release profile's): a bench of the root package would
+/// replace the user's target/release/nimsquare. So the matrix is the bench of a workspace
+/// member of its own, the root package has no benchmark, and both are default members
+/// (`cargo bench --bench matrix` works from the root). Read from `cargo metadata`, which
+/// builds nothing.
+#[test]
+fn the_bench_matrix_is_a_package_of_its_own_so_cargo_bench_leaves_the_binary_alone() {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = std::process::Command::new(cargo)
+        .args([
+            "metadata",
+            "--no-deps",
+            "--offline",
+            "--format-version",
+            "1",
+        ])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let meta: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let packages = meta["packages"].as_array().unwrap();
+    let package = |name: &str| {
+        packages
+            .iter()
+            .find(|p| p["name"] == name)
+            .unwrap_or_else(|| panic!("no package {name}"))
+    };
+    let kinds = |p: &serde_json::Value| -> Vec<(String, String)> {
+        p["targets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| {
+                (
+                    t["kind"][0].as_str().unwrap().to_string(),
+                    t["name"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect()
+    };
+    let root = kinds(package("nimsquare"));
+    assert!(
+        root.contains(&("bin".into(), "nimsquare".into())),
+        "{root:?}"
+    );
+    assert!(!root.iter().any(|(k, _)| k == "bench"), "{root:?}");
+    let bench = kinds(package("nimsquare-bench"));
+    assert_eq!(bench, vec![("bench".to_string(), "matrix".to_string())]);
+    let defaults = meta["workspace_default_members"].as_array().unwrap();
+    assert_eq!(defaults.len(), 2, "{defaults:?}");
+}

@@ -227,7 +227,7 @@ fn bad_arguments_are_refused_with_one_line() {
         (vec!["--out", "no/such/folder/f.svg"], "does not exist"),
         (
             vec!["--samples", "-1"],
-            "--samples must be between 0 and 1000000",
+            "--samples takes a non-negative integer",
         ),
         (vec!["--table", "nosuch"], "unknown table back-end 'nosuch'"),
         (vec!["--count", "nosuch"], "unknown count back-end 'nosuch'"),

@@ -1,12 +1,16 @@
 //! README.md cannot go stale: every ```console block in it is run, and its back-end table is
 //! compared with the registries.
 //!
-//! - `readme_examples`: trycmd runs each `$ nimsquare ...` line of README's ```console blocks
-//!   with the built binary and compares stdout and stderr with the lines below it (`[..]`
-//!   matches the rest of a line, `...` any number of lines; `? 2` is an expected exit status).
-//!   The commands run in an empty folder under the target directory, so the examples that
-//!   write files (`scale`, `profile`, `--checkpoint`, `--save-table`) leave nothing in the
-//!   repository and find no file of an earlier run.
+//! - `readme_examples`: trycmd runs each `$ target/release/nimsquare ...` line of README's
+//!   ```console blocks as a user runs it after the set-up (`cargo run --release` builds that
+//!   path): the command's first word is that relative path, and the folder the commands run
+//!   in holds `target/release/nimsquare`, a link to the binary under test. Each command's
+//!   stdout and stderr are compared with the lines below it (`[..]` matches the rest of a
+//!   line, `...` any number of lines; `? 2` is an expected exit status). A command that calls
+//!   a bare `nimsquare`, which the set-up does not put on the PATH, fails. The folder is
+//!   empty otherwise and under the target directory, so the examples that write files
+//!   (`scale`, `profile`, `--checkpoint`, `--save-table`) leave nothing in the repository
+//!   and find no file of an earlier run.
 //!   Blocks fenced ```sh are shown but not run: the set-up commands (`cargo run`,
 //!   `cargo test`, which would recurse) and nothing else; the numpy one-liner is inline text
 //!   because numpy is not a dependency.
@@ -32,8 +36,19 @@ fn readme_examples() {
     // `README.in/` folder; this is the only test that depends on it (the other one uses
     // absolute paths).
     std::env::set_current_dir(&dir).unwrap();
+    // The path the README's set-up builds, relative to the folder the commands run in, as the
+    // README's examples call it; only this name is registered.
+    let release = std::path::Path::new("target/release/nimsquare");
+    std::fs::create_dir_all(release.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_nimsquare"), release).unwrap();
+    let text = std::fs::read_to_string(readme_path()).unwrap();
+    let commands: Vec<&str> = text.lines().filter(|l| l.starts_with("$ ")).collect();
+    assert!(commands.len() >= 4, "{commands:?}");
+    for c in &commands {
+        assert!(c.starts_with("$ target/release/nimsquare "), "{c}");
+    }
     trycmd::TestCases::new()
-        .register_bin("nimsquare", PathBuf::from(env!("CARGO_BIN_EXE_nimsquare")))
+        .register_bin("target/release/nimsquare", release)
         .env(nimsquare::run::wisdom::OFF_VARIABLE, "1")
         .case(readme_path());
 }

@@ -476,12 +476,15 @@ fn refused(args: &[&str], needle: &str) {
 #[test]
 fn bad_arguments_are_refused_with_one_line() {
     refused(&["--from", "1e5", "--to", "1e3"], "larger than --to");
-    refused(&["--points", "1"], "--points must be at least 2");
-    refused(&["--points", "-2"], "--points must be at least 2");
+    refused(
+        &["--points", "1"],
+        "--points must be between 2 and 1000, got '1'",
+    );
+    refused(&["--points", "-2"], "--points takes a non-negative integer");
     // Was accepted before: a grid of 10^9 points was allocated before any check.
     refused(
         &["--points", "1000000000"],
-        "--points 1000000000 is above the limit 1000",
+        "--points must be between 2 and 1000, got '1000000000' (the supported maximum 1000",
     );
     refused(&["--to", "5e9"], "supported maximum 4294967295");
     refused(&["--from", "0", "--to", "10"], "--from must be at least 1");

@@ -178,3 +178,137 @@ fn terms_gives_the_first_k_terms_of_each_sequence() {
     assert!(stderr.contains(&note), "{stderr}");
     assert_refused(&["sequence", "values", "--terms", "0"]);
 }
+
+/// Waits up to `seconds` for `child` to end; kills it and fails the test if it does not.
+fn ends_within(
+    child: &mut std::process::Child,
+    seconds: f64,
+    what: &str,
+) -> std::process::ExitStatus {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs_f64(seconds);
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{what} did not end within {seconds} s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// Dawson's Kayles (0.07) is periodic (period 34 from n = 53) and never takes the value 6,
+/// so `first --terms 20` can never hold 20 terms: it used to double N for ever. The proved
+/// period now ends the search at once, with the terms there are and the reason.
+#[test]
+fn first_of_a_periodic_game_ends_saying_which_value_never_occurs() {
+    for (args, terms, never) in [
+        (
+            vec!["--octal", "0.07", "--terms", "20"],
+            vec![0, 2, 4, 6, 14, 16],
+            "value 6 never occurs: octal game 0.07 is periodic with period 34 from n = 53",
+        ),
+        (
+            vec!["--octal", "4.0", "--terms", "3"],
+            vec![0, 2],
+            "value 2 never occurs: octal game 4.0 is periodic with period 2 from n = 1",
+        ),
+        // {1, 2, 3}: g(n) = n mod 4 (the seeds), so value 4 never occurs.
+        (
+            vec!["--moves", "1,2,3", "--terms", "10"],
+            vec![0, 1, 2, 3],
+            "value 4 never occurs: the subtraction game 1,2,3 is periodic with period 4 from n = 0",
+        ),
+    ] {
+        let mut child = common::nimsquare_process()
+            .args(["sequence", "first"])
+            .args(&args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        ends_within(&mut child, 10.0, &format!("{args:?}"));
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
+        let got: Vec<u64> = String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| l.split_once(' ').unwrap().1.parse().unwrap())
+            .collect();
+        assert_eq!(got, terms, "{args:?}");
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        assert!(
+            stderr.starts_with(&format!(
+                "first: only {} terms (asked for {}): ",
+                terms.len(),
+                args[3]
+            )) && stderr.contains(never),
+            "{args:?}: {stderr}"
+        );
+    }
+}
+
+/// A search with no end in reach (the squares' value 1999 lies far past N = 10^8) stops on
+/// SIGTERM or SIGINT within two seconds: the terms of the last table it finished on stdout,
+/// one line saying so, and status 143 or 130.
+#[test]
+fn a_signal_stops_a_long_first_search_with_the_terms_found_so_far() {
+    use std::io::BufRead;
+    for (sig, name, code) in [
+        (libc::SIGTERM, "SIGTERM", 143),
+        (libc::SIGINT, "SIGINT", 130),
+    ] {
+        let mut child = common::nimsquare_process()
+            .args(["sequence", "first", "--terms", "2000"])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // The first doubling's line comes after the handlers are installed.
+        let stderr = child.stderr.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let reader = std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stderr).lines() {
+                let line = line.unwrap();
+                let _ = tx.send(line.clone());
+            }
+        });
+        let first = rx
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .expect("a line on stderr");
+        assert!(
+            first.starts_with(
+                "first: 75 of 2000 terms up to N = 100000; searching up to N = 200000"
+            ),
+            "{first}"
+        );
+        // SAFETY: sending a signal to the child this test spawned.
+        assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, sig) }, 0);
+        let status = ends_within(&mut child, 2.0, name);
+        assert_eq!(status.code(), Some(code), "{name}");
+        reader.join().unwrap();
+        let lines: Vec<String> = rx.try_iter().collect();
+        let last = lines.last().expect("a closing line");
+        let mut stdout = String::new();
+        std::io::Read::read_to_string(&mut child.stdout.take().unwrap(), &mut stdout).unwrap();
+        let written = stdout.lines().count();
+        assert!(written >= 75, "{stdout}");
+        assert!(
+            last.starts_with(&format!(
+                "first: interrupted by {name} while building g(0..="
+            )) && last.contains(&format!(
+                "; the {written} terms written are those up to N = "
+            )),
+            "{lines:?}"
+        );
+        // The terms are A297963's as far as it is published.
+        let terms: Vec<u64> = stdout
+            .lines()
+            .map(|l| l.split_once(' ').unwrap().1.parse().unwrap())
+            .collect();
+        assert_eq!(terms[..46], A297963);
+    }
+}

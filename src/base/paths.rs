@@ -3,7 +3,7 @@
 use crate::base::error::{Error, Result};
 use std::fs::{self, OpenOptions};
 use std::io;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Checks, before any work, that `path` can be written as the output file of `flag`, so a long
 /// run never ends in a failed write: it must not be a folder, its folder must exist, and a
@@ -76,4 +76,146 @@ pub fn replace_atomically(path: &Path, write: impl FnOnce(&Path) -> Result<()>) 
             path.display()
         ))
     })
+}
+
+/// Where an output file named on the command line (`--out`, `--folded`) is written, decided
+/// before any work by [`decide_output`] and honoured by [`write_output`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Output {
+    /// `-`: standard output.
+    Stdout,
+    /// A FIFO or a character device (`/dev/null`): opened and written in place, never
+    /// replaced by a regular file.
+    Stream(PathBuf),
+    /// A regular file, new or replaced: written to a sibling `.tmp` and renamed over this path,
+    /// which is the named path with symlinks resolved, so a symlink is written through to its
+    /// target and stays a symlink.
+    File(PathBuf),
+}
+
+/// Decides, before any work, where the output of `flag` named `path` goes ([`Output`]), or
+/// refuses in one line naming `flag`: a folder, a block device or a socket; a symlink whose
+/// target is missing; a folder that does not exist or cannot be written; an existing regular
+/// file (or a symlink to one) unless `force` is `Some(true)` (`None`: the command has no
+/// `--force`, so an existing file is always refused).
+pub fn decide_output(path: &Path, flag: &str, force: Option<bool>) -> Result<Output> {
+    use std::os::unix::fs::FileTypeExt;
+    if path.as_os_str() == "-" {
+        return Ok(Output::Stdout);
+    }
+    let refuse = |why: String| Error::Invalid(format!("{flag} {}: {why}", path.display()));
+    let meta = match fs::symlink_metadata(path) {
+        Ok(meta) => meta,
+        // Nothing there (or a file where a folder of the path should be, which the folder
+        // check names): a new file.
+        Err(e)
+            if matches!(
+                e.kind(),
+                io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+            ) =>
+        {
+            check_output_path(path, flag)?;
+            return Ok(Output::File(path.to_path_buf()));
+        }
+        Err(e) => return Err(refuse(format!("cannot be examined ({e})"))),
+    };
+    // A symlink is decided by what it points at (followed to the end), and written there.
+    let (target, meta) = if meta.file_type().is_symlink() {
+        let target = fs::canonicalize(path).map_err(|e| {
+            refuse(format!(
+                "is a symlink whose target cannot be reached ({e}); name the target itself or another path"
+            ))
+        })?;
+        let meta = fs::metadata(&target)
+            .map_err(|e| refuse(format!("its target cannot be examined ({e})")))?;
+        (target, meta)
+    } else {
+        (path.to_path_buf(), meta)
+    };
+    let kind = meta.file_type();
+    if kind.is_fifo() || kind.is_char_device() {
+        if !writable(&target) {
+            return Err(refuse(format!(
+                "the {} cannot be written (permission denied)",
+                if kind.is_fifo() { "FIFO" } else { "device" }
+            )));
+        }
+        return Ok(Output::Stream(target));
+    }
+    if kind.is_dir() {
+        return Err(refuse("is a folder; give a file path inside it".into()));
+    }
+    if !kind.is_file() {
+        return Err(refuse(
+            "is neither a regular file, a FIFO nor a character device; choose another path".into(),
+        ));
+    }
+    match force {
+        Some(true) => {}
+        Some(false) => {
+            return Err(refuse(
+                "already exists; pass --force to replace it, or choose another name".into(),
+            ))
+        }
+        None => {
+            return Err(refuse(
+                "the file already exists; remove it or choose another name".into(),
+            ))
+        }
+    }
+    let mut probe = target.as_os_str().to_os_string();
+    probe.push(".tmp");
+    check_output_path_via(&target, Path::new(&probe), flag)?;
+    Ok(Output::File(target))
+}
+
+/// Whether this process may write `path` (access(2) with W_OK): a FIFO is not opened to find
+/// out, since opening it for writing waits for a reader.
+fn writable(path: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(c) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
+        return false;
+    };
+    // SAFETY: `c` is a valid NUL-terminated string that lives across the call; access(2)
+    // only reads it.
+    unsafe { libc::access(c.as_ptr(), libc::W_OK) == 0 }
+}
+
+/// Writes the output decided by [`decide_output`] through `write`: to stdout, in place into a
+/// FIFO or device, or atomically to a regular file ([`replace_atomically`]). An error is one
+/// line naming `flag` and the path.
+pub fn write_output(
+    output: &Output,
+    flag: &str,
+    write: impl FnOnce(&mut dyn io::Write) -> io::Result<()>,
+) -> Result<()> {
+    use std::io::Write;
+    let failed =
+        |path: &Path, e: io::Error| Error::Invalid(format!("{flag} {}: {e}", path.display()));
+    match output {
+        Output::Stdout => {
+            let stdout = io::stdout();
+            let mut w = io::BufWriter::new(stdout.lock());
+            write(&mut w)
+                .and_then(|()| w.flush())
+                .map_err(|e| Error::Invalid(format!("writing to stdout: {e}")))
+        }
+        Output::Stream(path) => {
+            let file = OpenOptions::new()
+                .write(true)
+                .open(path)
+                .map_err(|e| failed(path, e))?;
+            let mut w = io::BufWriter::new(file);
+            write(&mut w)
+                .and_then(|()| w.flush())
+                .map_err(|e| failed(path, e))
+        }
+        Output::File(path) => replace_atomically(path, |tmp| {
+            let file = fs::File::create(tmp).map_err(|e| failed(path, e))?;
+            let mut w = io::BufWriter::new(file);
+            write(&mut w)
+                .and_then(|()| w.flush())
+                .map_err(|e| failed(path, e))
+        }),
+    }
 }

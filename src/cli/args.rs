@@ -3,6 +3,7 @@
 //! Each struct is one concept (the limit, the subtraction set, the number of heaps, the output
 //! format), so its help text, parser and refusals are the same in every subcommand.
 
+use clap::builder::TypedValueParser;
 use nimsquare::base::limit::Limit;
 use nimsquare::base::moves::Moves;
 pub use nimsquare::base::paths::check_output_path;
@@ -12,7 +13,7 @@ pub use nimsquare::base::paths::check_output_path;
 pub struct LimitArg {
     /// The largest heap size N (e.g. 100000, 1_000_000 or 1e6; at most 4294967295).
     #[arg(long, short = 'n', value_name = "N", default_value = DEFAULT_LIMIT,
-          value_parser = parse_limit, allow_hyphen_values = true)]
+          value_parser = limit_parser(), allow_hyphen_values = true)]
     pub limit: Limit,
 }
 
@@ -24,18 +25,9 @@ pub const MAX_REPEAT: usize = 1000;
 #[derive(clap::Args, Debug, Clone, Copy)]
 pub struct RepeatArg {
     /// Timed runs per measurement (1 to 1000); the median is reported.
-    #[arg(long, value_name = "R", default_value_t = 3, value_parser = parse_repeat,
+    #[arg(long, value_name = "R", default_value_t = 3, value_parser = count_usize(1, MAX_REPEAT),
           allow_hyphen_values = true)]
     pub repeat: usize,
-}
-
-/// Parses `--repeat`: an integer from 1 to [`MAX_REPEAT`].
-fn parse_repeat(text: &str) -> std::result::Result<usize, String> {
-    let refuse = || format!("--repeat must be between 1 and {MAX_REPEAT}, got {text}");
-    match text.trim().parse::<i128>() {
-        Ok(r) if (1..=MAX_REPEAT as i128).contains(&r) => Ok(r as usize),
-        _ => Err(refuse()),
-    }
 }
 
 /// `--moves LIST`: the subtraction set.
@@ -52,7 +44,7 @@ pub struct MovesArg {
 #[derive(clap::Args, Debug, Clone)]
 pub struct HeapsArg {
     /// Number of heaps K (1 to 16): count sorted K-tuples whose values xor to zero.
-    #[arg(long, value_name = "K", default_value_t = 3, value_parser = parse_heaps,
+    #[arg(long, value_name = "K", default_value_t = 3, value_parser = count_usize(1, nimsquare::count::MAX_HEAPS),
           allow_hyphen_values = true)]
     pub heaps: usize,
 }
@@ -125,26 +117,23 @@ fn parse_seconds(text: &str) -> std::result::Result<std::time::Duration, String>
 #[derive(clap::Args, Debug, Clone)]
 pub struct GridArgs {
     /// The smallest N of the grid.
-    #[arg(long, value_name = "A", default_value = "1000", value_parser = parse_limit,
+    #[arg(long, value_name = "A", default_value = "1000", value_parser = limit_parser(),
           allow_hyphen_values = true)]
     pub from: Limit,
     /// The largest N of the grid (at most 4294967295).
-    #[arg(long, value_name = "B", default_value = "1000000", value_parser = parse_limit,
+    #[arg(long, value_name = "B", default_value = "1000000", value_parser = limit_parser(),
           allow_hyphen_values = true)]
     pub to: Limit,
     /// How many values of N, equally spaced in log N from A to B (2 to 1000).
-    #[arg(
-        long,
-        value_name = "K",
-        default_value_t = 7,
-        allow_hyphen_values = true
-    )]
-    pub points: i64,
+    #[arg(long, value_name = "K", default_value_t = 7,
+          value_parser = count(2, MAX_POINTS as u64).why_max("a finer grid only repeats N").usize(),
+          allow_hyphen_values = true)]
+    pub points: usize,
 }
 
 /// The most grid points accepted: more would only repeat values of N (the grid is rounded to
 /// integers) while allocating the whole grid first.
-pub const MAX_POINTS: i64 = 1000;
+pub const MAX_POINTS: usize = 1000;
 
 impl GridArgs {
     /// The grid, or the refusal naming the flag.
@@ -160,22 +149,10 @@ impl GridArgs {
                 self.from, self.to
             ));
         }
-        if self.points < 2 {
-            return refuse(format!(
-                "--points must be at least 2 (a grid needs both ends), got {}",
-                self.points
-            ));
-        }
-        if self.points > MAX_POINTS {
-            return refuse(format!(
-                "--points {} is above the limit {MAX_POINTS} (a finer grid only repeats N)",
-                self.points
-            ));
-        }
         Ok(nimsquare::instruments::scaling::geometric_grid(
             from,
             to,
-            self.points as usize,
+            self.points,
         ))
     }
 }
@@ -250,68 +227,159 @@ impl StudyFileArgs {
 /// The default limit N: Project Euler 310's bound.
 pub const DEFAULT_LIMIT: &str = "100000";
 
-/// Parses a limit N: a non-negative integer, with `_` separators or `AeB` (e.g. `1e6`)
-/// allowed, at most [`nimsquare::base::limit::MAX_LIMIT`]: the one place a limit from the
-/// command line is checked.
-pub fn parse_limit(text: &str) -> std::result::Result<Limit, String> {
-    let clean: String = text.trim().chars().filter(|&c| c != '_').collect();
-    if clean.starts_with('-') {
-        return Err(format!("N must be a non-negative integer, got '{text}'"));
+/// A count-like flag's value (`--limit`, `--terms`, `--pairs`, `--digits`, `--samples`, ...):
+/// the one parser every such flag uses, so each accepts the same forms and refuses in the
+/// same words, naming the flag. Accepted: a non-negative integer with optional `_`
+/// separators (`1_000_000`), or `MeE` with a decimal mantissa whose value is a whole number
+/// (`1e6`, `1.5e3`); then it must lie in `min..=max`. `why_max`, when given, says why the
+/// maximum is what it is.
+#[derive(Clone, Copy, Debug)]
+pub struct Count {
+    min: u64,
+    max: u64,
+    why_max: Option<&'static str>,
+}
+
+/// The largest `u32`, the widest range a count flag of a library check (its own range, its
+/// own words) is read in.
+pub const U32: u64 = u32::MAX as u64;
+
+/// A [`Count`] from `min` to `max`.
+pub const fn count(min: u64, max: u64) -> Count {
+    Count {
+        min,
+        max,
+        why_max: None,
     }
-    let value = if let Some((mantissa, exponent)) = clean.split_once(['e', 'E']) {
-        scientific(mantissa, exponent, text)?
-    } else {
-        clean.parse::<u64>().map_err(|e| match e.kind() {
-            std::num::IntErrorKind::PosOverflow => too_large(text),
-            _ => not_integer(text),
-        })?
-    };
-    Limit::new(value).map_err(|e| e.to_string())
+}
+
+/// A [`Count`] from `min` to `max`, read as `usize`.
+pub fn count_usize(min: usize, max: usize) -> impl TypedValueParser<Value = usize> {
+    count(min as u64, max as u64).usize()
+}
+
+/// The parser of every limit N (`--limit`, `--from`, `--to`, ...): a [`Count`] from 0 to
+/// [`nimsquare::base::limit::MAX_LIMIT`], the one place a limit from the command line is
+/// checked.
+pub fn limit_parser() -> impl TypedValueParser<Value = Limit> {
+    count(0, nimsquare::base::limit::MAX_LIMIT)
+        .why_max("values are stored as u16")
+        .try_map(Limit::new)
+}
+
+impl Count {
+    /// The same range, saying why the maximum is what it is.
+    pub const fn why_max(self, why: &'static str) -> Count {
+        Count {
+            why_max: Some(why),
+            ..self
+        }
+    }
+
+    /// This count as `usize` (its maximum fits: every one given is far below `u32::MAX`).
+    pub fn usize(self) -> impl TypedValueParser<Value = usize> {
+        self.map(|v| v as usize)
+    }
+
+    /// This count as `u32` (its maximum fits).
+    pub fn u32(self) -> impl TypedValueParser<Value = u32> {
+        self.map(|v| v as u32)
+    }
+
+    /// `text` as the value of `flag`, or the one-line refusal naming the flag.
+    pub fn check(&self, flag: &str, text: &str) -> std::result::Result<u64, String> {
+        let out_of_range = |above: bool| {
+            let mut msg = format!(
+                "{flag} must be between {} and {}, got '{text}'",
+                self.min, self.max
+            );
+            if let (true, Some(why)) = (above, self.why_max) {
+                msg.push_str(&format!(" (the supported maximum {}: {why})", self.max));
+            }
+            msg
+        };
+        match read_count(text) {
+            Ok(v) if (self.min..=self.max).contains(&v) => Ok(v),
+            Ok(v) => Err(out_of_range(v > self.max)),
+            Err(Unreadable::TooLarge) => Err(out_of_range(true)),
+            Err(Unreadable::NotWhole) => Err(format!(
+                "{flag} takes a non-negative integer (a whole number like 20, 1_000 or 1e6), got '{text}'"
+            )),
+        }
+    }
+}
+
+impl TypedValueParser for Count {
+    type Value = u64;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> std::result::Result<u64, clap::Error> {
+        let flag = arg
+            .and_then(|a| a.get_long())
+            .map_or_else(|| "the value".to_string(), |long| format!("--{long}"));
+        self.check(&flag, &value.to_string_lossy()).map_err(|msg| {
+            clap::Error::raw(clap::error::ErrorKind::ValueValidation, msg).with_cmd(cmd)
+        })
+    }
+}
+
+/// Why a text is not a count.
+#[derive(Debug, PartialEq)]
+enum Unreadable {
+    /// Not a non-negative whole number in any accepted form.
+    NotWhole,
+    /// A whole number past `u64`.
+    TooLarge,
+}
+
+/// Reads a count in the forms [`Count`] accepts, without its range.
+fn read_count(text: &str) -> std::result::Result<u64, Unreadable> {
+    let clean: String = text.trim().chars().filter(|&c| c != '_').collect();
+    if let Some((mantissa, exponent)) = clean.split_once(['e', 'E']) {
+        return scientific(mantissa, exponent);
+    }
+    if clean.is_empty() || !clean.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(Unreadable::NotWhole);
+    }
+    clean.parse::<u64>().map_err(|_| Unreadable::TooLarge)
 }
 
 /// `M` times 10^`E` for `MeE` with a decimal mantissa (`1.5e3` is 1500), refused unless the
 /// product is a whole number.
-fn scientific(mantissa: &str, exponent: &str, text: &str) -> std::result::Result<u64, String> {
-    let e: u32 = exponent.parse().map_err(|_| not_integer(text))?;
+fn scientific(mantissa: &str, exponent: &str) -> std::result::Result<u64, Unreadable> {
+    if exponent.is_empty() || !exponent.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(Unreadable::NotWhole);
+    }
+    // An exponent past u32 is 10^(huge): too large unless the mantissa is zero.
+    let e: u32 = exponent.parse().unwrap_or(u32::MAX);
     let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
     let digits = format!("{whole}{fraction}");
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(not_integer(text));
+        return Err(Unreadable::NotWhole);
     }
     // mantissa = digits / 10^places; the value is digits * 10^(e - places).
     let places = fraction.len() as u32;
     let digits = digits.trim_start_matches('0');
-    let digits: u128 = if digits.is_empty() {
-        0
-    } else {
-        digits.parse().map_err(|_| too_large(text))?
-    };
+    if digits.is_empty() {
+        return Ok(0);
+    }
+    let digits: u128 = digits.parse().map_err(|_| Unreadable::TooLarge)?;
     let value = if e >= places {
         10u128
             .checked_pow(e - places)
             .and_then(|p| p.checked_mul(digits))
-            .ok_or_else(|| too_large(text))?
+            .ok_or(Unreadable::TooLarge)?
     } else {
-        let divisor = 10u128
-            .checked_pow(places - e)
-            .ok_or_else(|| not_integer(text))?;
-        if !digits.is_multiple_of(divisor) {
-            return Err(format!("N must be a whole number, and {text} is not"));
+        match 10u128.checked_pow(places - e) {
+            Some(divisor) if digits.is_multiple_of(divisor) => digits / divisor,
+            _ => return Err(Unreadable::NotWhole),
         }
-        digits / divisor
     };
-    u64::try_from(value).map_err(|_| too_large(text))
-}
-
-fn not_integer(text: &str) -> String {
-    format!("N must be a non-negative integer like 100000 or 1e6, got '{text}'")
-}
-
-fn too_large(text: &str) -> String {
-    format!(
-        "{text} is above the supported maximum {} (values are stored as u16)",
-        nimsquare::base::limit::MAX_LIMIT
-    )
+    u64::try_from(value).map_err(|_| Unreadable::TooLarge)
 }
 
 /// How many threads per reported core `--threads` accepts: some oversubscription is a
@@ -325,19 +393,11 @@ pub fn max_threads() -> usize {
     MAX_THREADS_PER_CORE * cores
 }
 
-/// Parses a thread count: a positive integer, at most [`max_threads`].
-pub(super) fn parse_threads(text: &str) -> std::result::Result<usize, String> {
-    match text.trim().parse::<usize>() {
-        Ok(0) => Err("--threads must be at least 1 (omit it to use all cores)".into()),
-        Ok(t) if t > max_threads() => Err(format!(
-            "--threads {t} is above the limit {} ({MAX_THREADS_PER_CORE} per core, {} cores \
-             reported); more threads than that only add start-up and switching cost",
-            max_threads(),
-            max_threads() / MAX_THREADS_PER_CORE
-        )),
-        Ok(t) => Ok(t),
-        Err(_) => Err(format!("--threads takes a positive integer, got '{text}'")),
-    }
+/// The parser of `--threads`: a [`Count`] from 1 to [`max_threads`].
+pub(super) fn threads_parser() -> impl TypedValueParser<Value = usize> {
+    count(1, max_threads() as u64)
+        .why_max("more threads than a few per core only add start-up and switching cost")
+        .usize()
 }
 
 /// Parses `--isa` (whether the CPU has the path is checked after parsing, by
@@ -346,19 +406,69 @@ pub(super) fn parse_isa(text: &str) -> std::result::Result<nimsquare::base::isa:
     nimsquare::base::isa::Isa::parse(text).map_err(|e| e.to_string())
 }
 
-/// Parses a number of heaps for `--heaps`: an integer from 1 to [`nimsquare::count::MAX_HEAPS`].
-pub fn parse_heaps(text: &str) -> std::result::Result<usize, String> {
-    let heaps: usize = text.trim().parse().map_err(|_| {
-        format!(
-            "--heaps takes an integer from 1 to {}, got '{text}'",
-            nimsquare::count::MAX_HEAPS
-        )
-    })?;
-    nimsquare::count::check_heaps(heaps).map_err(|e| e.to_string())?;
-    Ok(heaps)
-}
-
 /// Parses a subtraction set for `--moves`.
 pub fn parse_moves(text: &str) -> std::result::Result<nimsquare::base::moves::Moves, String> {
     nimsquare::base::moves::Moves::parse(text).map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_accepted_form_reads_as_its_value() {
+        for (text, value) in [
+            ("0", 0),
+            ("20", 20),
+            (" 1000000 ", 1_000_000),
+            ("1_000_000", 1_000_000),
+            ("1e6", 1_000_000),
+            ("1E6", 1_000_000),
+            ("1.5e3", 1500),
+            ("0.25e2", 25),
+            ("0e99999999999", 0),
+            ("18446744073709551615", u64::MAX),
+        ] {
+            assert_eq!(read_count(text), Ok(value), "{text}");
+        }
+        for text in [
+            "", "ten", "-1", "+1", "1.5", "1.25e1", "1e-3", "e6", "1e", "0x10",
+        ] {
+            assert_eq!(read_count(text), Err(Unreadable::NotWhole), "{text}");
+        }
+        for text in ["18446744073709551616", "1e20", "1e99999999999"] {
+            assert_eq!(read_count(text), Err(Unreadable::TooLarge), "{text}");
+        }
+    }
+
+    #[test]
+    fn a_refusal_names_the_flag_and_the_range_and_why_only_above_it() {
+        let c = count(2, 1000).why_max("a reason");
+        assert_eq!(c.check("--points", "1e3"), Ok(1000));
+        assert_eq!(
+            c.check("--points", "1"),
+            Err("--points must be between 2 and 1000, got '1'".into())
+        );
+        assert_eq!(
+            c.check("--points", "1001"),
+            Err(
+                "--points must be between 2 and 1000, got '1001' (the supported maximum 1000: a reason)"
+                    .into()
+            )
+        );
+        assert_eq!(
+            c.check("--points", "1e30"),
+            Err(
+                "--points must be between 2 and 1000, got '1e30' (the supported maximum 1000: a reason)"
+                    .into()
+            )
+        );
+        assert_eq!(
+            count(0, 9).check("--terms", "x"),
+            Err(
+                "--terms takes a non-negative integer (a whole number like 20, 1_000 or 1e6), got 'x'"
+                    .into()
+            )
+        );
+    }
 }

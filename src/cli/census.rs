@@ -1,12 +1,11 @@
 //! `nimsquare census`: every octal code of up to D digits, its period or "open", with the
 //! provenance of the run ([`nimsquare::octal::census`] does the work; this file prints).
 
-use super::args::parse_limit;
+use super::args::{count_usize, limit_parser};
 use super::common::{fmt_seconds, CliResult};
 use super::octal::backend_for;
-use nimsquare::base::error::Error;
 use nimsquare::base::limit::Limit;
-use nimsquare::base::paths::{check_output_path, replace_atomically};
+use nimsquare::base::paths::{decide_output, write_output, Output};
 use nimsquare::base::provenance::{cpu_model, git_rev, utc_date_today};
 use nimsquare::octal::census::{self, Row, MAX_DIGITS};
 use nimsquare::octal::period::Verdict;
@@ -25,7 +24,8 @@ pub const LONG_ABOUT: &str = "Builds every octal game 0.d1..dk and 4.d1..dk for 
     the build, the CPU and the date.\n\n\
     Output: a text table (default), --csv (header code,limit,status,preperiod,period,max_value,\
     backend,build,cpu,date) or --json (one object with a `rows` array), on stdout or to --out \
-    (written to FILE.tmp, then renamed; refused if FILE exists unless --force).\n\n\
+    (written to FILE.tmp, then renamed; refused if FILE exists unless --force; a symlink is \
+    written through to its target; `-`, a FIFO or a character device is written in place).\n\n\
     Example: nimsquare census --digits 2 --limit 1000 --csv";
 
 /// The CSV header of `census --csv`.
@@ -35,12 +35,12 @@ pub const CSV_HEADER: &str = "code,limit,status,preperiod,period,max_value,backe
 #[command(group(clap::ArgGroup::new("format").args(["csv", "json"])))]
 pub struct Args {
     /// The most digits after the point, D (1 to 3).
-    #[arg(long, value_name = "D", default_value_t = 3, value_parser = parse_digits,
+    #[arg(long, value_name = "D", default_value_t = 3, value_parser = count_usize(1, MAX_DIGITS),
           allow_hyphen_values = true)]
     digits: usize,
     /// The largest heap size N of every table (default 1000).
     #[arg(long, short = 'n', value_name = "N", default_value = DEFAULT_CENSUS_LIMIT,
-          value_parser = parse_limit, allow_hyphen_values = true)]
+          value_parser = limit_parser(), allow_hyphen_values = true)]
     limit: Limit,
     /// The octal back-end (default: `octal-block`).
     #[arg(long, value_name = "NAME")]
@@ -62,15 +62,6 @@ pub struct Args {
     quiet: bool,
 }
 
-fn parse_digits(text: &str) -> std::result::Result<usize, String> {
-    match text.trim().parse::<usize>() {
-        Ok(d) if (1..=MAX_DIGITS).contains(&d) => Ok(d),
-        _ => Err(format!(
-            "--digits takes 1 to {MAX_DIGITS} (digits after the point), got '{text}'"
-        )),
-    }
-}
-
 /// Where a census was made: the same for every row.
 struct Made {
     backend: &'static str,
@@ -82,15 +73,12 @@ struct Made {
 pub fn run(args: Args) -> CliResult {
     let limit = args.limit.get();
     let entry = backend_for(args.backend.as_deref(), limit)?;
-    if let Some(out) = &args.out {
-        if out.exists() && !args.force {
-            return Err(Error::Invalid(format!(
-                "--out {} already exists; pass --force to replace it",
-                out.display()
-            )));
-        }
-        check_output_path(out, "--out")?;
-    }
+    // Where --out goes, decided now: `-`, a FIFO or a device written in place, a file
+    // (through a symlink) replaced only with --force.
+    let out = match &args.out {
+        Some(path) => decide_output(path, "--out", Some(args.force))?,
+        None => Output::Stdout,
+    };
     let made = Made {
         backend: entry.name,
         build: git_rev(),
@@ -129,23 +117,7 @@ pub fn run(args: Args) -> CliResult {
             write_text(w, &rows, &made, args.digits, limit)
         }
     };
-    match &args.out {
-        Some(path) => replace_atomically(path, |tmp| {
-            let file = std::fs::File::create(tmp)
-                .map_err(|e| Error::Invalid(format!("--out {}: {e}", path.display())))?;
-            let mut w = std::io::BufWriter::new(file);
-            render(&mut w)
-                .and_then(|()| w.flush())
-                .map_err(|e| Error::Invalid(format!("--out {}: {e}", path.display())))
-        })?,
-        None => {
-            let stdout = std::io::stdout();
-            let mut w = std::io::BufWriter::new(stdout.lock());
-            render(&mut w)
-                .and_then(|()| w.flush())
-                .map_err(|e| Error::Invalid(format!("writing to stdout: {e}")))?;
-        }
-    }
+    write_output(&out, "--out", render)?;
     Ok(0)
 }
 

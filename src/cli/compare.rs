@@ -4,7 +4,7 @@
 //! as the median ratio B/A with a confidence interval (see
 //! [`nimsquare::instruments::compare`]).
 
-use super::args::{HeapsArg, JsonArg, LimitArg, MovesArg};
+use super::args::{count_usize, HeapsArg, JsonArg, LimitArg, MovesArg};
 use super::common::{fmt_seconds, print_json, CliResult};
 use nimsquare::base::error::{Error, Result};
 use nimsquare::base::isa::Isa;
@@ -32,6 +32,10 @@ back-ends by the count seconds (`--measure wall` times whole processes instead).
 With --octal CODE (0.6, .137, grundy) A and B are octal back-ends, each side a whole \
 `octal CODE --json` run timed by the build seconds it reports, and the two tables must be \
 identical (their digests, FNV-1a of the values, are compared).\n\n\
+The verdict: a winner when the whole interval lies beyond 1 + --noise (or below \
+1/(1 + --noise)); \"no difference larger than X%\" when it lies wholly within [1/(1 + X), \
+1 + X] for X the noise threshold or the --margin (5% by default), whichever is narrower and \
+holds it; otherwise inconclusive (run more pairs).\n\n\
 Exit status: 0 when the comparison ran (whatever the verdict), 1 when the two sides' answers \
 differ, 2 for bad input, 3 when --fail-above RATIO is given and the whole interval of B/A lies \
 above RATIO (B is slower than RATIO times A beyond the noise of the pairs).";
@@ -56,11 +60,11 @@ pub struct Args {
     octal: Option<String>,
     /// Timed pairs (1 to 1000). Fewer than 6 cannot give a 95% interval; the confidence
     /// reached is always printed.
-    #[arg(long, value_name = "P", default_value_t = 9, value_parser = parse_pairs,
+    #[arg(long, value_name = "P", default_value_t = 9, value_parser = count_usize(1, MAX_PAIRS),
           allow_hyphen_values = true)]
     pairs: usize,
     /// Untimed runs of each side before the pairs (page cache, clocks, the forecast).
-    #[arg(long, value_name = "W", default_value_t = 1, value_parser = parse_warmup,
+    #[arg(long, value_name = "W", default_value_t = 1, value_parser = count_usize(0, 100),
           allow_hyphen_values = true)]
     warmup: usize,
     /// Relative difference taken as noise: the verdict names a winner only when the whole
@@ -68,6 +72,11 @@ pub struct Args {
     #[arg(long, value_name = "NOISE", default_value_t = 0.03, value_parser = parse_noise,
           allow_hyphen_values = true)]
     noise: f64,
+    /// Equivalence margin: the verdict says "no difference larger than MARGIN" when the whole
+    /// interval of B/A lies within [1/(1 + MARGIN), 1 + MARGIN] (0.05: within 5%).
+    #[arg(long, value_name = "MARGIN", default_value_t = 0.05, value_parser = parse_margin,
+          allow_hyphen_values = true)]
+    margin: f64,
     /// Exit with status 3 when the interval of B/A lies wholly above RATIO (e.g. 1.05: B is
     /// more than 5% slower than A, beyond the noise of the pairs). For a before/after gate,
     /// make A the before.
@@ -92,29 +101,20 @@ pub struct Args {
     quiet: bool,
 }
 
-fn parse_pairs(text: &str) -> std::result::Result<usize, String> {
-    match text.trim().parse::<usize>() {
-        Ok(p) if (1..=MAX_PAIRS).contains(&p) => Ok(p),
-        _ => Err(format!(
-            "--pairs takes an integer from 1 to {MAX_PAIRS}, got '{text}'"
-        )),
-    }
-}
-
-fn parse_warmup(text: &str) -> std::result::Result<usize, String> {
-    match text.trim().parse::<usize>() {
-        Ok(w) if w <= 100 => Ok(w),
-        _ => Err(format!(
-            "--warmup takes an integer from 0 to 100, got '{text}'"
-        )),
-    }
-}
-
 fn parse_noise(text: &str) -> std::result::Result<f64, String> {
     match text.trim().parse::<f64>() {
         Ok(x) if (0.0..1.0).contains(&x) => Ok(x),
         _ => Err(format!(
             "--noise takes a fraction from 0 to below 1 like 0.03 (3%), got '{text}'"
+        )),
+    }
+}
+
+fn parse_margin(text: &str) -> std::result::Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(x) if x > 0.0 && x < 1.0 => Ok(x),
+        _ => Err(format!(
+            "--margin takes a fraction above 0 and below 1 like 0.05 (5%), got '{text}'"
         )),
     }
 }
@@ -338,7 +338,7 @@ pub fn run(args: Args, threads: Option<usize>, isa: Option<Isa>) -> CliResult {
             "a run reported {zero} seconds, too short to compare; use a larger --limit or --measure wall"
         )));
     }
-    let summary = compare::summarize(&a_times, &b_times, args.noise);
+    let summary = compare::summarize(&a_times, &b_times, args.noise, args.margin);
     let gate_failed = args.fail_above.is_some_and(|r| summary.exceeds(r));
     let answer = pairs.a[0].answer.clone();
     let chose = |runs: &[compare::Run], key: &str| runs[0].report[key].clone();
@@ -382,6 +382,7 @@ pub fn run(args: Args, threads: Option<usize>, isa: Option<Isa>) -> CliResult {
                 "order_statistic": summary.k,
             },
             "noise": args.noise,
+            "margin": args.margin,
             "verdict": summary.verdict.name(),
             "sentence": summary.sentence(&format!("A ({})", a.text), &format!("B ({})", b.text)),
             "fail_above": args.fail_above,

@@ -4,7 +4,7 @@
 //! CSV log, fit and plot are the scaling study's ([`nimsquare::instruments::scaling`]); this file is parse
 //! (every refusal before any work), measure, render.
 
-use super::args::{parse_limit, GridArgs, MovesArg, StudyFileArgs};
+use super::args::{limit_parser, GridArgs, MovesArg, StudyFileArgs};
 use super::common::{forecast, wisdom, CliResult};
 use nimsquare::base::error::{Error, Result};
 use nimsquare::base::limit::Limit;
@@ -74,7 +74,7 @@ pub struct Args {
     files: StudyFileArgs,
     /// Fit only the rows with N >= this (default 10000: below it both quantities are small
     /// integers whose steps bend the line).
-    #[arg(long, value_name = "N", default_value = "10000", value_parser = parse_limit,
+    #[arg(long, value_name = "N", default_value = "10000", value_parser = limit_parser(),
           allow_hyphen_values = true)]
     fit_from: Limit,
     #[command(flatten)]

@@ -19,7 +19,7 @@ mod tables;
 mod tune;
 mod verify;
 
-use args::{parse_isa, parse_threads};
+use args::{parse_isa, threads_parser};
 use clap::{Parser, Subcommand};
 use common::{EXIT_CHECK_FAILED, EXIT_USAGE};
 use nimsquare::base::error::Error;
@@ -41,7 +41,8 @@ use std::path::PathBuf;
 )]
 struct Cli {
     /// Worker threads for the parallel back-ends (default: all cores; at most 8 per core).
-    #[arg(long, global = true, value_name = "T", value_parser = parse_threads)]
+    #[arg(long, global = true, value_name = "T", value_parser = threads_parser(),
+          allow_hyphen_values = true)]
     threads: Option<usize>,
 
     /// Instruction-set path of the vector kernels: scalar, portable (the `wide` crate on

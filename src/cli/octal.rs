@@ -7,7 +7,7 @@
 //! format is the Nim Square tables', labelled `octal CODE`). The file checks and the endings
 //! are `solve`'s ([`super::tables`]).
 
-use super::args::{parse_limit, JsonArg, LongRunArgs};
+use super::args::{limit_parser, JsonArg, LongRunArgs};
 use super::common::{fmt_seconds, CliResult};
 use super::tables;
 use nimsquare::base::error::{Error, Result};
@@ -52,7 +52,7 @@ pub struct Args {
     code: String,
     /// The largest heap size N (default 10000).
     #[arg(long, short = 'n', value_name = "N", default_value = DEFAULT_OCTAL_LIMIT,
-          value_parser = parse_limit, allow_hyphen_values = true)]
+          value_parser = limit_parser(), allow_hyphen_values = true)]
     limit: Limit,
     /// The octal back-end (see `nimsquare list`; default: `octal-block`, exact for every
     /// code).

@@ -10,10 +10,11 @@
 //! A run too short to be sampled still writes nothing: it prints one line on stderr saying so
 //! and exits with status 2, so a script never mistakes an empty graph for a profile.
 
-use super::args::{check_output_path, parse_limit, MovesArg, QuietArg};
+use super::args::{count, limit_parser, MovesArg, QuietArg};
 use super::common::CliResult;
 use nimsquare::base::error::{Error, Result};
 use nimsquare::base::limit::Limit;
+use nimsquare::base::paths::{decide_output, write_output, Output};
 use nimsquare::octal::{self, OctalBuilder, Rules};
 use nimsquare::run::planner;
 use nimsquare::table;
@@ -50,7 +51,7 @@ const DEFAULT_COUNT: &str = nimsquare::run::planner::AUTO;
 )]
 pub struct Args {
     /// The largest heap size N (default 1000000; 100000 with --octal).
-    #[arg(long, short = 'n', value_name = "N", value_parser = parse_limit,
+    #[arg(long, short = 'n', value_name = "N", value_parser = limit_parser(),
           allow_hyphen_values = true)]
     limit: Option<Limit>,
     /// Table back-end (see `nimsquare list`; the same default as `solve`). With --octal, an
@@ -70,21 +71,13 @@ pub struct Args {
     #[arg(long, value_name = "FILE.svg", default_value = "flamegraph.svg")]
     out: PathBuf,
     /// Samples per second of CPU time (1 to 10000; a prime avoids beating with loops).
-    #[arg(
-        long,
-        value_name = "HZ",
-        default_value_t = 997,
-        allow_hyphen_values = true
-    )]
-    frequency: i64,
+    #[arg(long, value_name = "HZ", default_value_t = 997, value_parser = count(1, 10_000),
+          allow_hyphen_values = true)]
+    frequency: u64,
     /// Repeat the solve until this many samples are taken (0 = one solve; stops after 30 s).
-    #[arg(
-        long,
-        value_name = "COUNT",
-        default_value_t = 1000,
-        allow_hyphen_values = true
-    )]
-    samples: i64,
+    #[arg(long, value_name = "COUNT", default_value_t = 1000,
+          value_parser = count(0, 1_000_000), allow_hyphen_values = true)]
+    samples: u64,
     /// Also write the samples as folded stacks to FILE (`thread;outer;...;inner COUNT`, one
     /// line per distinct stack, sorted): the text `inferno-flamegraph` or `flamegraph.pl`
     /// draw, and that two profiles can be diffed by (`inferno-diff-folded`). Refused if FILE
@@ -104,6 +97,9 @@ struct Job {
     limit: usize,
     work: Work,
     args: Args,
+    /// Where --out and --folded go, decided before any work.
+    out: Output,
+    folded: Option<Output>,
 }
 
 /// What one repeat does.
@@ -194,30 +190,21 @@ fn parse(args: Args) -> Result<Job> {
         Some(code) => octal_work(code, &args)?,
         None => solve_work(&args)?,
     };
-    if !(1..=10_000).contains(&args.frequency) {
-        return Err(Error::Invalid(format!(
-            "--frequency must be between 1 and 10000 Hz, got {}",
-            args.frequency
-        )));
-    }
-    if !(0..=1_000_000).contains(&args.samples) {
-        return Err(Error::Invalid(format!(
-            "--samples must be between 0 and 1000000, got {}",
-            args.samples
-        )));
-    }
-    for (path, flag) in
-        std::iter::once((&args.out, "--out")).chain(args.folded.as_ref().map(|f| (f, "--folded")))
-    {
-        if path.is_file() && !args.force {
-            return Err(Error::Invalid(format!(
-                "{flag} {} already exists; pass --force to replace it, or choose another name",
-                path.display()
-            )));
-        }
-        check_output_path(path, flag)?;
-    }
-    Ok(Job { limit, work, args })
+    // Where each file goes, decided now: `-`, a FIFO or a device written in place, a file
+    // (through a symlink) replaced only with --force.
+    let out = decide_output(&args.out, "--out", Some(args.force))?;
+    let folded = args
+        .folded
+        .as_ref()
+        .map(|f| decide_output(f, "--folded", Some(args.force)))
+        .transpose()?;
+    Ok(Job {
+        limit,
+        work,
+        args,
+        out,
+        folded,
+    })
 }
 
 /// The solve of `--table` and `--count` for `--moves`, planned as `solve` plans it.
@@ -412,19 +399,14 @@ fn write(plan: &Job, s: &Sampled) -> CliResult {
         "{} samples over {:.1} CPU seconds: {:.0} per CPU second ({} Hz asked), {} solves",
         s.samples, s.cpu_seconds, per_cpu_second, plan.args.frequency, s.repeats
     ));
-    nimsquare::base::paths::replace_atomically(out, |tmp| {
-        let file = std::fs::File::create(tmp)
-            .map_err(|e| Error::Invalid(format!("--out {}: {e}", out.display())))?;
+    write_output(&plan.out, "--out", |w| {
         s.report
-            .flamegraph_with_options(file, &mut options)
-            .map_err(|e| Error::Invalid(format!("cannot write {}: {e}", out.display())))
+            .flamegraph_with_options(w, &mut options)
+            .map_err(std::io::Error::other)
     })?;
-    if let Some(path) = &plan.args.folded {
+    if let Some(folded) = &plan.folded {
         let text: String = folded_lines(&s.report).concat();
-        nimsquare::base::paths::replace_atomically(path, |tmp| {
-            std::fs::write(tmp, text)
-                .map_err(|e| Error::Invalid(format!("--folded {}: {e}", path.display())))
-        })?;
+        write_output(folded, "--folded", |w| w.write_all(text.as_bytes()))?;
     }
     if s.stopped_by_time {
         eprintln!(

@@ -2,7 +2,7 @@
 //! the crossovers to a wisdom file ([`nimsquare::instruments::tune`] does the timing). This
 //! file is parse (every refusal before any work), progress, the printed lines and the write.
 
-use super::args::{parse_limit, JsonArg, MovesArg, RepeatArg};
+use super::args::{limit_parser, JsonArg, MovesArg, RepeatArg};
 use super::common::{print_json, CliResult};
 use nimsquare::base::error::{Error, Result};
 use nimsquare::base::limit::Limit;
@@ -50,11 +50,11 @@ pub const LONG_ABOUT: &str = "Times the table back-ends `auto` can pick, on this
 #[derive(clap::Args)]
 pub struct Args {
     /// The largest N timed (two points a decade from 100 up to it).
-    #[arg(long, value_name = "N", default_value = "1e7", value_parser = parse_limit,
+    #[arg(long, value_name = "N", default_value = "1e7", value_parser = limit_parser(),
           allow_hyphen_values = true)]
     to: Limit,
     /// The largest N modelled past --to (no modelled points when not above --to).
-    #[arg(long, value_name = "N", default_value = "1e9", value_parser = parse_limit,
+    #[arg(long, value_name = "N", default_value = "1e9", value_parser = limit_parser(),
           allow_hyphen_values = true)]
     model_to: Limit,
     /// Seconds of timing allowed in all (shared by the thread counts): the grid stops

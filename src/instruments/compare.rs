@@ -227,15 +227,20 @@ pub fn median_interval(xs: &[f64], level: f64) -> (f64, f64, f64, usize) {
     (v[k - 1], v[n - k], confidence(k).max(0.0), k)
 }
 
-/// What the pairs say, against a noise threshold.
+/// What the pairs say, against a noise threshold (for a difference) and an equivalence
+/// margin (for its absence).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Verdict {
     /// The whole interval of B/A lies above `1 + noise`: A is faster.
     AFaster,
     /// The whole interval lies below `1 / (1 + noise)`: B is faster.
     BFaster,
-    /// The whole interval lies inside the noise band: no difference worth the name.
+    /// The whole interval lies inside the noise band `[1/(1 + noise), 1 + noise]`: no
+    /// difference larger than the noise threshold.
     Same,
+    /// Not [`Verdict::Same`], but the whole interval lies inside the margin's band
+    /// `[1/(1 + margin), 1 + margin]`: no difference larger than the margin.
+    WithinMargin,
     /// The interval reaches across a band edge: more pairs are needed to decide.
     Inconclusive,
 }
@@ -247,8 +252,28 @@ impl Verdict {
             Verdict::AFaster => "a_faster",
             Verdict::BFaster => "b_faster",
             Verdict::Same => "same_within_noise",
+            Verdict::WithinMargin => "same_within_margin",
             Verdict::Inconclusive => "inconclusive",
         }
+    }
+}
+
+/// The verdict on an interval `lo..=hi` of B/A: a difference when the whole interval lies
+/// beyond the noise band `1 ± noise` (a ratio band, `[1/(1 + x), 1 + x]`); else equivalence
+/// when it lies wholly inside the band of the noise or of the margin (the narrower band that
+/// holds it, so the sentence states the tighter bound); else inconclusive.
+pub fn verdict(lo: f64, hi: f64, noise: f64, margin: f64) -> Verdict {
+    let inside = |x: f64| lo >= 1.0 / (1.0 + x) && hi <= 1.0 + x;
+    if lo > 1.0 + noise {
+        Verdict::AFaster
+    } else if hi < 1.0 / (1.0 + noise) {
+        Verdict::BFaster
+    } else if inside(noise) && (noise <= margin || !inside(margin)) {
+        Verdict::Same
+    } else if inside(margin) {
+        Verdict::WithinMargin
+    } else {
+        Verdict::Inconclusive
     }
 }
 
@@ -272,13 +297,16 @@ pub struct Summary {
     pub confidence: f64,
     pub k: usize,
     pub noise: f64,
+    /// The equivalence margin: no difference larger than this when the whole interval lies
+    /// within `[1/(1 + margin), 1 + margin]`.
+    pub margin: f64,
     pub verdict: Verdict,
 }
 
 /// Summarizes paired times (`a[i]` and `b[i]` from one pair) against the relative noise
-/// threshold `noise` (0.03 means differences under 3% are noise). `a` and `b` must be
-/// non-empty, of one length, and positive.
-pub fn summarize(a: &[f64], b: &[f64], noise: f64) -> Summary {
+/// threshold `noise` (0.03 means differences under 3% are noise) and the equivalence margin
+/// `margin` (see [`verdict`]). `a` and `b` must be non-empty, of one length, and positive.
+pub fn summarize(a: &[f64], b: &[f64], noise: f64, margin: f64) -> Summary {
     assert!(!a.is_empty() && a.len() == b.len());
     let spread = |xs: &[f64]| {
         let lo = xs.iter().copied().fold(f64::INFINITY, f64::min);
@@ -287,16 +315,7 @@ pub fn summarize(a: &[f64], b: &[f64], noise: f64) -> Summary {
     };
     let ratios: Vec<f64> = a.iter().zip(b).map(|(x, y)| y / x).collect();
     let (lo, hi, confidence, k) = median_interval(&ratios, LEVEL);
-    let (upper, lower) = (1.0 + noise, 1.0 / (1.0 + noise));
-    let verdict = if lo > upper {
-        Verdict::AFaster
-    } else if hi < lower {
-        Verdict::BFaster
-    } else if lo >= lower && hi <= upper {
-        Verdict::Same
-    } else {
-        Verdict::Inconclusive
-    };
+    let verdict = verdict(lo, hi, noise, margin);
     Summary {
         pairs: a.len(),
         a: spread(a),
@@ -308,6 +327,7 @@ pub fn summarize(a: &[f64], b: &[f64], noise: f64) -> Summary {
         confidence,
         k,
         noise,
+        margin,
         verdict,
     }
 }
@@ -322,7 +342,16 @@ impl Summary {
 
     /// One sentence for a person: the verdict with the factor and the interval behind it.
     pub fn sentence(&self, a: &str, b: &str) -> String {
-        let band = format!("the noise threshold is {:.0}%", self.noise * 100.0);
+        let band = format!("the noise threshold is {}%", percent(self.noise));
+        let none_above = |x: f64| {
+            format!(
+                "no difference larger than {}% ({:.1}% confidence) between {a} and {b}: the whole interval {:.3}-{:.3} lies within {0}% of 1",
+                percent(x),
+                self.confidence * 100.0,
+                self.ratio_lo,
+                self.ratio_hi
+            )
+        };
         match self.verdict {
             Verdict::AFaster => format!(
                 "{a} is {:.3}x faster than {b} (B/A interval {:.3}-{:.3}, beyond noise; {band})",
@@ -334,16 +363,22 @@ impl Summary {
                 1.0 / self.ratio_hi,
                 1.0 / self.ratio_lo
             ),
-            Verdict::Same => format!(
-                "no difference beyond noise between {a} and {b} (the whole interval lies within {:.0}% of 1)",
-                self.noise * 100.0
-            ),
+            Verdict::Same => format!("{} (the noise threshold)", none_above(self.noise)),
+            Verdict::WithinMargin => format!("{} (the margin; {band})", none_above(self.margin)),
             Verdict::Inconclusive => format!(
-                "inconclusive: the interval {:.3}-{:.3} reaches across the noise band ({band}); run more pairs",
-                self.ratio_lo, self.ratio_hi
+                "inconclusive: the interval {:.3}-{:.3} reaches across the noise band ({band}) and past the {}% margin; run more pairs",
+                self.ratio_lo,
+                self.ratio_hi,
+                percent(self.margin)
             ),
         }
     }
+}
+
+/// `x` (a fraction) in percent, without trailing zeros: 0.05 is `5`, 0.025 is `2.5`.
+fn percent(x: f64) -> String {
+    let text = format!("{:.2}", x * 100.0);
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
 #[cfg(test)]
@@ -376,25 +411,88 @@ mod tests {
     fn verdicts_follow_the_interval_and_the_band() {
         let a = [1.0; 9];
         let b = [1.30, 1.25, 1.31, 1.40, 1.28, 1.33, 1.29, 1.35, 1.27];
-        let s = summarize(&a, &b, 0.03);
+        let s = summarize(&a, &b, 0.03, 0.05);
         assert_eq!(s.verdict, Verdict::AFaster);
         assert_eq!(s.ratio_median, 1.30);
         assert_eq!((s.ratio_lo, s.ratio_hi), (1.27, 1.35));
         assert!(s.exceeds(1.2) && !s.exceeds(1.3));
-        let s = summarize(&b, &a, 0.03);
+        let s = summarize(&b, &a, 0.03, 0.05);
         assert_eq!(s.verdict, Verdict::BFaster);
         let same = [1.0, 1.01, 0.99, 1.0, 1.02, 0.995, 1.005, 1.0, 0.99];
-        assert_eq!(summarize(&a, &same, 0.03).verdict, Verdict::Same);
+        assert_eq!(summarize(&a, &same, 0.03, 0.05).verdict, Verdict::Same);
         // Drift that scales both sides of a pair alike cancels in the ratio.
         let drift: Vec<f64> = (0..9).map(|i| 1.0 + 0.2 * i as f64).collect();
         let b: Vec<f64> = drift.iter().map(|d| d * 1.1).collect();
-        let s = summarize(&drift, &b, 0.03);
+        let s = summarize(&drift, &b, 0.03, 0.05);
         assert!((s.ratio_lo - 1.1).abs() < 1e-12 && (s.ratio_hi - 1.1).abs() < 1e-12);
         assert_eq!(s.verdict, Verdict::AFaster);
         // Wide noise across 1: inconclusive, and no gate fires.
         let wide = [0.8, 1.2, 0.9, 1.3, 1.0, 0.85, 1.25, 1.1, 0.95];
-        let s = summarize(&a, &wide, 0.03);
+        let s = summarize(&a, &wide, 0.03, 0.05);
         assert_eq!(s.verdict, Verdict::Inconclusive);
         assert!(!s.exceeds(1.0));
+    }
+
+    #[test]
+    fn an_interval_inside_the_margin_is_equivalence_and_one_across_it_stays_inconclusive() {
+        let a = [1.0; 9];
+        // Sorted: 0.965 0.97 0.98 0.99 1.0 1.01 1.02 1.035 1.04; nine pairs take the 2nd and
+        // 8th, 0.97-1.035: past the 3% noise band, inside the 5% margin (0.952-1.05).
+        let near = [0.97, 1.04, 0.99, 1.035, 1.0, 0.965, 1.01, 1.02, 0.98];
+        let s = summarize(&a, &near, 0.03, 0.05);
+        assert_eq!((s.ratio_lo, s.ratio_hi), (0.97, 1.035));
+        assert_eq!(s.verdict, Verdict::WithinMargin);
+        assert_eq!(s.verdict.name(), "same_within_margin");
+        let text = s.sentence("A (x)", "B (y)");
+        assert!(
+            text.starts_with(
+                "no difference larger than 5% (96.1% confidence) between A (x) and B (y)"
+            ),
+            "{text}"
+        );
+        // A 4% margin does not hold 1.035 and 0.97 (1/1.04 = 0.9615 holds 0.97, 1.04 holds
+        // 1.035): still inside. A 3.4% margin does not: 1.035 > 1.034.
+        assert_eq!(
+            summarize(&a, &near, 0.03, 0.04).verdict,
+            Verdict::WithinMargin
+        );
+        let s = summarize(&a, &near, 0.03, 0.034);
+        assert_eq!(s.verdict, Verdict::Inconclusive);
+        assert!(
+            s.sentence("A", "B").contains("past the 3.4% margin"),
+            "{}",
+            s.sentence("A", "B")
+        );
+        // Sorted: 0.92 0.93 0.98 0.99 1.0 1.01 1.02 1.06 1.07: the interval 0.93-1.06 straddles
+        // both ends of the 5% margin, and is no difference beyond noise either.
+        let wide = [0.93, 1.06, 0.99, 1.07, 1.0, 0.92, 1.01, 1.02, 0.98];
+        let s = summarize(&a, &wide, 0.03, 0.05);
+        assert_eq!((s.ratio_lo, s.ratio_hi), (0.93, 1.06));
+        assert_eq!(s.verdict, Verdict::Inconclusive);
+        assert!(s.sentence("A", "B").starts_with("inconclusive"));
+        // A clear difference stays a difference, even under a margin wide enough to hold it.
+        let slow = [1.30, 1.25, 1.31, 1.40, 1.28, 1.33, 1.29, 1.35, 1.27];
+        assert_eq!(summarize(&a, &slow, 0.03, 0.5).verdict, Verdict::AFaster);
+        assert_eq!(summarize(&slow, &a, 0.03, 0.5).verdict, Verdict::BFaster);
+    }
+
+    #[test]
+    fn equivalence_states_the_narrower_band_that_holds_the_interval() {
+        // Inside 3% noise and 5% margin: the noise's 3% is the tighter statement.
+        assert_eq!(verdict(0.98, 1.02, 0.03, 0.05), Verdict::Same);
+        // A margin under the noise threshold that holds the interval is the tighter one.
+        assert_eq!(verdict(0.995, 1.008, 0.03, 0.01), Verdict::WithinMargin);
+        assert_eq!(verdict(0.98, 1.02, 0.03, 0.01), Verdict::Same);
+        // The band's ends belong to it: 1.05 and 1/1.05 are inside a 5% margin.
+        assert_eq!(verdict(1.0 / 1.05, 1.05, 0.03, 0.05), Verdict::WithinMargin);
+        assert_eq!(
+            verdict(1.0 / 1.05 - 1e-9, 1.0, 0.03, 0.05),
+            Verdict::Inconclusive
+        );
+        let s = summarize(&[1.0; 9], &[1.0; 9], 0.03, 0.05);
+        assert_eq!(s.verdict, Verdict::Same);
+        assert!(s
+            .sentence("A", "B")
+            .starts_with("no difference larger than 3% (96.1% confidence) between A and B"));
     }
 }

@@ -4,6 +4,7 @@
 //! [`nimsquare::games::amalgamation`], whose [`check`](amalgamation::check) also decides the exit
 //! status.
 
+use crate::cli::args::{count, U32};
 use crate::cli::common::{fmt_seconds, print_json, CliResult, EXIT_CHECK_FAILED};
 use nimsquare::games::amalgamation::{self, Check, Mismatch};
 use serde_json::json;
@@ -27,7 +28,8 @@ pub struct Args {
     /// The box bound B (at most 256): the search covers the positions with every heap <= B and
     /// all they reach, i.e. every position with total <= 3B (merges can exceed B); all of them
     /// are checked.
-    #[arg(long = "max", value_name = "B", allow_hyphen_values = true)]
+    #[arg(long = "max", value_name = "B", value_parser = count(0, U32).u32(),
+          allow_hyphen_values = true)]
     max_heap: u32,
     /// Print one JSON object instead of text.
     #[arg(long)]

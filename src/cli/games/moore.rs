@@ -2,6 +2,7 @@
 //! takes one counter from each of 1..K heaps) and its parity tests; the library is
 //! [`nimsquare::games::moore`]. Parse, solve, then render as text or JSON.
 
+use crate::cli::args::{count, U32};
 use crate::cli::common::{fmt_seconds, print_json, CliResult};
 use nimsquare::games::moore::{self, Census, MooreParams, MAX_POSITIONS};
 use serde_json::json;
@@ -20,13 +21,14 @@ use std::time::Instant;
 )]
 pub struct Args {
     /// H, the number of heaps (1 to 16).
-    #[arg(long, value_name = "H", allow_hyphen_values = true)]
+    #[arg(long, value_name = "H", value_parser = count(0, U32).usize(), allow_hyphen_values = true)]
     heaps: usize,
     /// M, the largest heap size (any, while C(M + H, H) <= 10^7 positions).
-    #[arg(long = "max", value_name = "M", allow_hyphen_values = true)]
+    #[arg(long = "max", value_name = "M", value_parser = count(0, U32).u32(),
+          allow_hyphen_values = true)]
     max_heap: u32,
     /// K, the most heaps a move takes one counter from (1 to H).
-    #[arg(long, value_name = "K", allow_hyphen_values = true)]
+    #[arg(long, value_name = "K", value_parser = count(0, U32).usize(), allow_hyphen_values = true)]
     width: usize,
     /// Print one JSON object instead of text.
     #[arg(long)]

@@ -2,7 +2,7 @@
 //! positions, and its preperiod and period with the evidence (library:
 //! [`nimsquare::games::subtraction`]).
 
-use crate::cli::args::{parse_limit, parse_moves};
+use crate::cli::args::{limit_parser, parse_moves};
 use crate::cli::common::{print_json, CliResult};
 use nimsquare::base::error::Error;
 use nimsquare::base::limit::Limit;
@@ -39,11 +39,11 @@ pub struct Args {
     moves: Moves,
     /// List the cold positions up to N.
     #[arg(long, short = 'n', value_name = "N", default_value = "100",
-          value_parser = parse_limit, allow_hyphen_values = true)]
+          value_parser = limit_parser(), allow_hyphen_values = true)]
     limit: Limit,
     /// Compute g at most this far (at most 10^7) while looking for a repeated window.
     #[arg(long, value_name = "N", default_value = DEFAULT_PERIOD_SEARCH_TEXT,
-          value_parser = parse_limit, allow_hyphen_values = true)]
+          value_parser = limit_parser(), allow_hyphen_values = true)]
     period_search: Limit,
     /// Print one JSON object instead of text.
     #[arg(long)]
