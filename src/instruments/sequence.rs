@@ -2,10 +2,12 @@
 //! values g(0..=N) (OEIS A014586 for the squares), the cold positions in increasing order
 //! (A030193; n is the rank, from 0), and the smallest position of each value (A297963).
 //!
-//! Cost: one pass over the table, O(N). Invariant of `first`: every value below the table's
-//! largest value m occurs before m does (a position's mex is larger than the values of all
-//! its options, and those are earlier positions), so the smallest positions of 0..=m all exist
-//! and the sequence stops exactly at m + 1, the first value that does not occur up to N.
+//! Cost: one pass over the table, O(N). Invariant of `first`: the sequence stops at the first
+//! value that does not occur up to N. For a subtraction game that is m + 1, m the table's
+//! largest value: every value below m occurs before m does (a position's options are earlier
+//! positions and their values are all the values below its mex). For an octal game a split's
+//! value is an xor of two positions' values, so a value below m need not occur at all
+//! (Dawson's Kayles, 0.07, never takes 6).
 
 use crate::table::Table;
 use std::io::{self, Write};
