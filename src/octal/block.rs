@@ -76,13 +76,16 @@ pub const ENTRY: Entry<dyn OctalBuilder> = Entry {
     make: || Box::new(OctalBlock::DEFAULT),
 };
 
-/// Heaps per block: the near pass costs O(B) per heap in in-block pairs at worst, the far
-/// pass's hand-over to the threads is one fork-join per block.
+/// Heaps per block: the near pass reads the rare positions below two blocks per heap, and
+/// the threads meet once a block (a `rayon::join`), so smaller blocks meet more often.
+/// Chosen on Xeon-167 only, in a first look beside a build (results/octal.md, stop 37); not
+/// checked on the EPYCs.
 pub const BLOCK: usize = 512;
 
 /// The lanes sweep together while at least this many of them still miss a rare value;
 /// then each open lane sweeps on alone (a lane sweep costs about a third of a lane's own
-/// per pair, but goes on for every lane until the slowest is done).
+/// per pair, but goes on for every lane until the slowest is done). Chosen on Xeon-167 only,
+/// in a first look beside a build (results/octal.md, stop 37).
 pub const LANE_SWEEP_MIN: usize = 12;
 
 /// Pairs swept between two checks of the rare values still missing.
