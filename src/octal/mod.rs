@@ -42,10 +42,12 @@ pub static BACKENDS: &[Entry<dyn OctalBuilder>] = &[
 
 crate::registry::stage!("octal", dyn OctalBuilder, BACKENDS);
 
-/// The back-end used where none is named: `octal-block`, exact for every code and the
-/// fastest measured on every game of results/octal.md but those without a sparse space
-/// (where it runs `octal-vector`'s candidate search itself, at the same speed). `limit` is
-/// the N it is for (every N: it affords any).
+/// The back-end used where none is named: `octal-block`, exact for every code, and on
+/// Officers far ahead of the others (results/octal.md, stop 37). Without a sparse split it
+/// runs `octal-vector`'s candidate search itself; where the value mask leaves many positions
+/// rare (0.127, whose sparse space needs the position's parity) `octal-vector` can be
+/// faster, which an `auto` choice by code and N would take into account. `limit` is the N it
+/// is for (every N: it affords any).
 pub fn default_backend(limit: usize) -> &'static Entry<dyn OctalBuilder> {
     let _ = limit;
     &block::ENTRY
