@@ -21,3 +21,16 @@ results_dir() {
   if [[ -n "$1" ]]; then echo "${NIMSQUARE_RESULTS:-target/quick-results}"
   else echo "${NIMSQUARE_RESULTS:-results}"; fi
 }
+
+# Wall seconds of one run of a command, its output thrown away (the speed scripts' pairs).
+time_one() {
+  local t0 t1
+  t0=$(date +%s.%N)
+  "$@" >/dev/null 2>&1
+  t1=$(date +%s.%N)
+  echo "$t1 - $t0" | bc -l
+}
+
+# The median and the range (lo-hi, three decimals) of the numbers given.
+median() { printf '%s\n' "$@" | sort -g | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
+range() { printf '%s\n' "$@" | sort -g | awk 'NR==1{lo=$1} {hi=$1} END {printf "%.3f-%.3f", lo, hi}'; }

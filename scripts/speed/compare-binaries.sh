@@ -8,13 +8,6 @@ source "$(dirname "$0")/../lib.sh"
 before=$1 after=$2 pairs=$3
 shift 3
 [[ "${1:-}" == "--" ]] && shift
-time_one() {
-  local t0 t1
-  t0=$(date +%s.%N)
-  "$@" >/dev/null 2>&1
-  t1=$(date +%s.%N)
-  echo "$t1 - $t0" | bc -l
-}
 "$before" "$@" >/dev/null 2>&1
 "$after" "$@" >/dev/null 2>&1
 bs=() as=() rs=()
@@ -23,7 +16,5 @@ for ((i = 0; i < pairs; i++)); do
   a=$(time_one "$after" "$@")
   bs+=("$b") as+=("$a") rs+=("$(echo "$a / $b" | bc -l)")
 done
-median() { printf '%s\n' "$@" | sort -g | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
-range() { printf '%s\n' "$@" | sort -g | awk 'NR==1{lo=$1} {hi=$1} END {printf "%.3f-%.3f", lo, hi}'; }
 printf 'args="%s" pairs=%d before_s=%.4f after_s=%.4f ratio_median=%.3f ratio_range=%s\n' \
   "$*" "$pairs" "$(median "${bs[@]}")" "$(median "${as[@]}")" "$(median "${rs[@]}")" "$(range "${rs[@]}")"

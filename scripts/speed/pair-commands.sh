@@ -6,16 +6,10 @@
 # arguments differ (this project's binary against another program); compare-binaries.sh
 # does the same for two builds with the same arguments.
 set -euo pipefail
+source "$(dirname "$0")/../lib.sh"
 pairs=$1
 read -r -a a <<<"$2"
 read -r -a b <<<"$3"
-time_one() {
-  local t0 t1
-  t0=$(date +%s.%N)
-  "$@" >/dev/null 2>&1
-  t1=$(date +%s.%N)
-  echo "$t1 - $t0" | bc -l
-}
 "${a[@]}" >/dev/null 2>&1
 "${b[@]}" >/dev/null 2>&1
 as=() bs=() rs=()
@@ -30,7 +24,5 @@ for ((i = 0; i < pairs; i++)); do
   as+=("$ta") bs+=("$tb") rs+=("$(echo "$tb / $ta" | bc -l)")
   printf 'pair %d: A %.3f s, B %.3f s, B/A %.3f\n' "$((i + 1))" "$ta" "$tb" "${rs[-1]}"
 done
-median() { printf '%s\n' "$@" | sort -g | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
-range() { printf '%s\n' "$@" | sort -g | awk 'NR==1{lo=$1} {hi=$1} END {printf "%.3f-%.3f", lo, hi}'; }
 printf 'pairs=%d A_median_s=%.3f B_median_s=%.3f ratio_B_over_A_median=%.3f ratio_range=%s\nA: %s\nB: %s\n' \
   "$pairs" "$(median "${as[@]}")" "$(median "${bs[@]}")" "$(median "${rs[@]}")" "$(range "${rs[@]}")" "$2" "$3"
