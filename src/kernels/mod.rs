@@ -22,6 +22,8 @@
 //!   a given value (dispatch: [`xor_pairs::dispatch`] on a [`xor_pairs::WithXorPairs`]
 //!   visitor);
 //! - [`huge_pages`]: big tables on 2 MiB pages;
+//! - [`spin_pool`]: a join whose workers spin rather than sleep, for pipelines that meet
+//!   thousands of times a second (`octal-block`);
 //! - [`sumset`]: the word-parallel sumset tests of `value-bounded` (dispatch:
 //!   [`sumset::dispatch`] on a [`sumset::WithSumset`] visitor);
 //! - [`xor_dot`]: the count sweep's xor dot product (dispatch: [`xor_dot::dispatch`] on a
@@ -42,6 +44,7 @@ pub mod lanes;
 pub mod masks;
 pub mod pipeline;
 pub mod prefetch;
+pub mod spin_pool;
 
 pub mod hadamard;
 pub mod sumset;

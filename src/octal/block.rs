@@ -10,10 +10,12 @@
 //! the rare list) or of two common ones, so one early-stopping sweep over the pairs
 //! (a, m - a) with a common settles it. The heaps of a block of B are decided in two
 //! passes, pipelined: the near pass of one block runs beside the far pass of the next
-//! (`rayon::join`, on a thread of the pool), so the far pass reads only g[..F], F the start
-//! of the block before, final when it begins:
+//! (a join of [`crate::kernels::spin_pool`], whose workers spin between blocks rather than
+//! sleep), so the far pass reads only g[..F], F the start of the block before, final when
+//! it begins:
 //!
-//! 1. *far*, for every heap of the block at once (the pool's threads take groups of heaps):
+//! 1. *far*, for every heap of the block at once (the threads claim its groups of heaps one
+//!    at a time from a counter, the near pass's thread too once its near pass is done):
 //!    the options that read only g[..F]: the rare pairs (r, m - r) with m - r < F, then
 //!    c_far, the least common value they miss, then the sweep over the pairs with
 //!    m - a < F until every rare value below c_far is attained (in chunks of
@@ -42,7 +44,7 @@
 //! collection over the rare values below c, about two thousand pairs on Officers), all of it
 //! in the far pass, which the threads share, but for O(2B + rare positions below 2B) per
 //! heap in the near pass and the sweep's rare remainder; the near pass overlaps the next
-//! far pass, so two threads stay busy but for one join per block.
+//! far pass, so two threads stay busy but for one join per block and the last group.
 //!
 //! Invariant: when heap n is decided in the near pass, g[..n] is final; its byte row holds
 //! 1 only at values some option attains; every pair with a rare member has been marked (the
@@ -57,9 +59,12 @@ use super::{OctalBuilder, Rules};
 use crate::base::error::Result;
 use crate::base::isa;
 use crate::cost::{Demand, Model, Primitive, Workload};
+use crate::kernels::spin_pool::{with_spin_pool, SpinPool};
 use crate::kernels::xor_pairs::{self, PairKernel, WithXorPairs};
 use crate::kernels::Family;
 use crate::registry::{Entry, Role};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 
 /// The registry entry of `octal-block`.
 pub const ENTRY: Entry<dyn OctalBuilder> = Entry {
@@ -77,7 +82,7 @@ pub const ENTRY: Entry<dyn OctalBuilder> = Entry {
 };
 
 /// Heaps per block: the near pass reads the rare positions below two blocks per heap, and
-/// the threads meet once a block (a `rayon::join`), so smaller blocks meet more often.
+/// the threads meet once a block (a join), so smaller blocks meet more often.
 /// Chosen on Xeon-167 only, in a first look beside a build (results/octal.md, stop 37); not
 /// checked on the EPYCs.
 pub const BLOCK: usize = 512;
@@ -176,11 +181,12 @@ impl WithXorPairs for Fill<'_> {
                 K::first_match(lo, hi, x).is_some()
             })
         };
-        // On a thread of the pool, so that each block's join hands its far pass to the other
-        // threads without a trip through the pool's queue from outside.
-        let mut out = Ok(());
-        rayon::scope(|_| out = method.fill_with(rules, g, from, candidates));
-        out
+        // The far passes are shared with spinning workers, one fewer than the pool's
+        // threads (the caller is the other).
+        let workers = rayon::current_num_threads().max(1) - 1;
+        with_spin_pool(workers, |pool| {
+            method.fill_with(rules, g, from, candidates, pool)
+        })
     }
 }
 
@@ -405,7 +411,7 @@ impl OctalBlock {
     /// Fills g[from..], `candidates(g, from)` filling a prefix slice by the candidate search.
     ///
     /// The blocks are pipelined: the near pass of a block runs beside the far pass of the
-    /// next (`rayon::join`), which reads only what was final when the first began, g[..n0]
+    /// next (`pool.join`), which reads only what was final when the first began, g[..n0]
     /// of the first block, and the rare and sweep lists as they stood then. A change of
     /// mask (at the end of the prefix and at each doubling) or of row width (a value that
     /// reached half the width) first drains the pipeline.
@@ -416,6 +422,7 @@ impl OctalBlock {
         g: &mut [u16],
         from: usize,
         candidates: impl Fn(&mut [u16], usize) -> Result<()>,
+        pool: &SpinPool,
     ) -> Result<()> {
         let len = g.len();
         let mut split = Split::new();
@@ -454,7 +461,9 @@ impl OctalBlock {
                     continue;
                 }
                 let end = (n + self.block).min(len).min(next_choice.max(n + 1));
-                far_pass(rules, &split, &g[..n], n, end, width, &mut rows[0]);
+                let groups = FarGroups::new(rules, &split, &g[..n], n, end, width, &mut rows[0]);
+                pool.join(|| groups.work(), || groups.work());
+                drop(groups);
                 pending = Some(Pending {
                     n0: n,
                     end,
@@ -471,17 +480,23 @@ impl OctalBlock {
                 .min(len)
                 .min(next_choice.max(p.end + 1));
             // (on one thread the far pass waits for the near one and reads one block more)
-            let overlap = p.end < len && p.end < next_choice && rayon::current_num_threads() > 1;
+            let overlap = p.end < len && p.end < next_choice && pool.workers() > 0;
             let [mine, theirs] = &mut rows;
             let (head, rest) = g.split_at_mut(p.n0);
             let block = &mut rest[..p.end - p.n0];
             let first_new_rare = split.rare.len();
             let (done, next) = if overlap {
                 let head: &[u16] = head;
-                let (done, ()) = rayon::join(
-                    || near_block(rules, &split, head, block, p, mine),
-                    || far_pass(rules, &split, head, p.end, next_end, p.width, theirs),
+                let groups = FarGroups::new(rules, &split, head, p.end, next_end, p.width, theirs);
+                let done = pool.join(
+                    || {
+                        let done = near_block(rules, &split, head, block, p, mine);
+                        groups.work();
+                        done
+                    },
+                    || groups.work(),
                 );
+                drop(groups);
                 let next = Pending {
                     n0: p.end,
                     end: next_end,
@@ -543,43 +558,73 @@ struct Left {
 /// swept pair, reads one contiguous run of `LANES` partners.
 pub const LANES: usize = 32;
 
-/// The far pass of heaps first..end, reading g[..known] = `known` and the lists as they
-/// stand (every entry below `known`), into `rows`: the pool's threads take the groups of
-/// [`LANES`] heaps one at a time.
-fn far_pass(
-    rules: &Rules,
-    split: &Split,
-    known: &[u16],
+/// A far pass's groups of [`LANES`] heaps, each claimed by whichever thread is free next
+/// (one atomic counter), so a thread that finishes its near pass takes the groups left
+/// rather than waiting for a split of them: the threads end within one group of each other.
+struct FarGroups<'a> {
+    far: Far<'a>,
     first: usize,
-    end: usize,
-    width: usize,
-    rows: &mut Rows,
-) {
-    let heaps = end - first;
-    let digits = rules.split().len().max(1);
-    // the rows are cleared by the thread that fills them (Far::heaps), not here in one go
-    rows.bytes.resize(heaps * width, 0);
-    rows.left.clear();
-    rows.left.resize(heaps * digits, Left::default());
-    let far = Far {
-        rules,
-        g: known,
-        rare: &split.rare,
-        sweepers: &split.sweepers,
-        list_end: split.list_end(),
-        common: &split.common[..width],
-        width,
-        digits,
-    };
-    if rayon::current_num_threads() > 1 && heaps > LANES {
-        use rayon::prelude::*;
-        rows.bytes
-            .par_chunks_mut(LANES * width)
-            .zip(rows.left.par_chunks_mut(LANES * digits))
-            .enumerate()
-            .for_each(|(t, (bytes, left))| far.heaps(first + t * LANES, bytes, left));
-    } else {
-        far.heaps(first, &mut rows.bytes, &mut rows.left);
+    /// Each group's rows and leftovers, locked only by the thread that claimed it.
+    groups: Vec<Mutex<(&'a mut [u8], &'a mut [Left])>>,
+    next: AtomicUsize,
+}
+
+impl<'a> FarGroups<'a> {
+    /// The far pass of heaps first..end, reading g[..known] = `known` and the lists as they
+    /// stand (every entry below `known`), into `rows`: sized and split into groups, none
+    /// done yet.
+    fn new(
+        rules: &'a Rules,
+        split: &'a Split,
+        known: &'a [u16],
+        first: usize,
+        end: usize,
+        width: usize,
+        rows: &'a mut Rows,
+    ) -> FarGroups<'a> {
+        let heaps = end - first;
+        let digits = rules.split().len().max(1);
+        // the rows are cleared by the thread that fills them (Far::heaps), not here in one go
+        rows.bytes.resize(heaps * width, 0);
+        rows.left.clear();
+        rows.left.resize(heaps * digits, Left::default());
+        let groups = rows
+            .bytes
+            .chunks_mut(LANES * width)
+            .zip(rows.left.chunks_mut(LANES * digits))
+            .map(Mutex::new)
+            .collect();
+        let far = Far {
+            rules,
+            g: known,
+            rare: &split.rare,
+            sweepers: &split.sweepers,
+            list_end: split.list_end(),
+            common: &split.common[..width],
+            width,
+            digits,
+        };
+        FarGroups {
+            far,
+            first,
+            groups,
+            next: AtomicUsize::new(0),
+        }
+    }
+
+    /// Claims and does groups until none is left.
+    fn work(&self) {
+        loop {
+            let t = self.next.fetch_add(1, Ordering::Relaxed);
+            let Some(group) = self.groups.get(t) else {
+                return;
+            };
+            let mut group = group
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            let (bytes, left) = &mut *group;
+            self.far.heaps(self.first + t * LANES, bytes, left);
+        }
     }
 }
 
