@@ -79,8 +79,11 @@ impl QuietArg {
 pub struct LongRunArgs {
     /// Keep the table's progress in FILE: written every --checkpoint-every seconds and on
     /// Ctrl-C/SIGTERM, resumed from when the same command runs again, and holding the complete
-    /// table at the end. Refused if FILE is not a table file for the same moves, and with a
-    /// back-end that does not build in position order (`value-bounded`).
+    /// table at the end. Each write is a new FILE.tmp renamed over FILE, so FILE must be a
+    /// regular file (or not exist yet) in an existing, writable folder; a symlink is written
+    /// through to its target and stays a symlink. Refused, before any work, if FILE is a
+    /// folder, a FIFO, a device, a symlink to nothing or not a table file for the same moves,
+    /// and with a back-end that does not build in position order (`value-bounded`).
     #[arg(long, value_name = "FILE")]
     pub checkpoint: Option<std::path::PathBuf>,
     /// Seconds between two checkpoint writes (0: after every chunk of about half a second).
@@ -89,7 +92,10 @@ pub struct LongRunArgs {
     pub checkpoint_every: std::time::Duration,
     /// Write the finished table g(0..=N) to FILE: a header whose length H is the u32 at byte 12
     /// (4096 unless the moves list is very long), then g as little-endian u16 (the format of
-    /// `nimsquare::run::longrun::tablefile`). Refused if FILE exists.
+    /// `nimsquare::run::longrun::tablefile`), as FILE.tmp renamed to FILE at the end. Refused,
+    /// before any work, if FILE exists (an existing file is never replaced, also through a
+    /// symlink), is a FIFO, a device or a symlink to nothing, or its folder is missing or not
+    /// writable.
     #[arg(long, value_name = "FILE")]
     pub save_table: Option<std::path::PathBuf>,
     /// Start from the table or checkpoint in FILE (same moves, any N: a table for a smaller N
