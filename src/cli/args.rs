@@ -6,7 +6,7 @@
 use clap::builder::TypedValueParser;
 use nimsquare::base::limit::Limit;
 use nimsquare::base::moves::Moves;
-pub use nimsquare::base::paths::check_output_path;
+use nimsquare::base::paths::{decide_output, Output};
 
 /// `--limit N` with the default of `solve` and `verify` (Project Euler 310's bound).
 #[derive(clap::Args, Debug, Clone)]
@@ -166,7 +166,9 @@ impl GridArgs {
 /// `--plot`, `--resume`, `--force`: what a study does with its files.
 #[derive(clap::Args, Debug, Clone)]
 pub struct StudyFileArgs {
-    /// Also draw the study (every row of the CSV) as a log-log SVG here.
+    /// Also draw the study (every row of the CSV) as a log-log SVG here, at the end: a regular
+    /// file is replaced as a whole (through a symlink, its target), a FIFO or a device is
+    /// written in place.
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<std::path::PathBuf>,
     /// Keep the rows already in --out and skip those points; refused when the file was made
@@ -174,7 +176,8 @@ pub struct StudyFileArgs {
     #[arg(long)]
     pub resume: bool,
     /// Replace an existing --out and --plot (without it, an earlier study or drawing is
-    /// never overwritten; with --resume the plot is redrawn from the whole CSV).
+    /// never overwritten; with --resume the plot is redrawn from the whole CSV). --out is
+    /// emptied when the run starts, so an interrupted run keeps its own rows only.
     #[arg(long)]
     pub force: bool,
 }
@@ -199,34 +202,76 @@ fn holds_rows(path: &std::path::Path) -> bool {
     }
 }
 
+/// Where a study's files go, decided before any work by [`StudyFileArgs::check`].
+pub struct StudyOutputs {
+    /// `--out`: a regular file (new, replaced or resumed), or a FIFO or device written in place.
+    pub out: Output,
+    /// `--plot`, if asked.
+    pub plot: Option<Output>,
+    /// Whether `--out` already holds rows (what `--resume` keeps).
+    pub occupied: bool,
+}
+
 impl StudyFileArgs {
-    /// Checks, before any work, that `out` and `--plot` can be written and that an earlier
-    /// study in `out` is neither replaced without --force nor mixed without --resume.
-    /// Returns whether `out` already holds rows.
-    pub fn check(&self, out: &std::path::Path) -> nimsquare::base::error::Result<bool> {
+    /// Decides, before any work, where `out` and `--plot` go ([`decide_output`]): a FIFO or a
+    /// device is written in place (nothing is replaced, so no --force is needed), a symlink is
+    /// written through to its target, a missing or unwritable folder is refused; an earlier
+    /// study in `out` is neither replaced without --force nor mixed without --resume, which
+    /// needs a regular file to read the rows from. `-` is refused for `--out`: stdout carries
+    /// the study's own lines.
+    pub fn check(&self, out: &std::path::Path) -> nimsquare::base::error::Result<StudyOutputs> {
+        use nimsquare::base::error::Error;
         if self.resume && self.force {
-            return Err(nimsquare::base::error::Error::Invalid(
+            return Err(Error::Invalid(
                 "--resume and --force contradict each other (keep the rows, or replace them); pass one".into(),
+            ));
+        }
+        if out.as_os_str() == "-" {
+            return Err(Error::Invalid(
+                "--out -: stdout carries the study's row and fit lines; name a file for the CSV"
+                    .into(),
             ));
         }
         let occupied = holds_rows(out);
         if occupied && !self.resume && !self.force {
-            return Err(nimsquare::base::error::Error::Invalid(format!(
+            return Err(Error::Invalid(format!(
                 "--out {} already exists; pass --force to replace it, or --resume to continue the study in it",
                 out.display()
             )));
         }
-        check_output_path(out, "--out")?;
-        if let Some(p) = &self.plot {
-            if p.is_file() && !self.force && !self.resume {
-                return Err(nimsquare::base::error::Error::Invalid(format!(
-                    "--plot {} already exists; pass --force to replace it (or --resume, which redraws it)",
-                    p.display()
-                )));
-            }
-            check_output_path(p, "--plot")?;
+        // A file without rows (empty, or a header alone: a study killed before its first
+        // row) is started afresh without --force.
+        let decided = decide_output(out, "--out", Some(self.force || self.resume || !occupied))?;
+        if self.resume && !matches!(decided, Output::File(_)) {
+            return Err(Error::Invalid(format!(
+                "--resume: --out {} is not a regular file, so it holds no rows to resume; drop --resume",
+                out.display()
+            )));
         }
-        Ok(occupied)
+        let plot = match &self.plot {
+            Some(p) => {
+                if std::fs::metadata(p).is_ok_and(|m| m.is_file()) && !self.force && !self.resume {
+                    return Err(Error::Invalid(format!(
+                        "--plot {} already exists; pass --force to replace it (or --resume, which redraws it)",
+                        p.display()
+                    )));
+                }
+                let plot = decide_output(p, "--plot", Some(true))?;
+                if matches!((&plot, &decided), (Output::File(a), Output::File(b)) if a == b) {
+                    return Err(Error::Invalid(format!(
+                        "--plot {} is the --out file too; give the plot a name of its own",
+                        p.display()
+                    )));
+                }
+                Some(plot)
+            }
+            None => None,
+        };
+        Ok(StudyOutputs {
+            out: decided,
+            plot,
+            occupied,
+        })
     }
 }
 
