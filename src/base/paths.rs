@@ -61,9 +61,7 @@ pub fn check_output_path_via(path: &Path, probe: &Path, flag: &str) -> Result<()
 /// so neither a reader nor a crash mid-write ever sees a half-written file under the name. A
 /// failed write removes the temporary file and leaves `path` as it was.
 pub fn replace_atomically(path: &Path, write: impl FnOnce(&Path) -> Result<()>) -> Result<()> {
-    let mut name = path.as_os_str().to_os_string();
-    name.push(".tmp");
-    let tmp = std::path::PathBuf::from(name);
+    let tmp = tmp_sibling(path);
     if let Err(e) = write(&tmp) {
         let _ = fs::remove_file(&tmp);
         return Err(e);
@@ -163,10 +161,75 @@ pub fn decide_output(path: &Path, flag: &str, force: Option<bool>) -> Result<Out
             ))
         }
     }
-    let mut probe = target.as_os_str().to_os_string();
-    probe.push(".tmp");
-    check_output_path_via(&target, Path::new(&probe), flag)?;
+    check_output_path_via(&target, &tmp_sibling(&target), flag)?;
     Ok(Output::File(target))
+}
+
+/// Decides, before any work, the regular file `flag` names when that file is written whole as
+/// a new file renamed over the old one, `PATH.tmp` then a rename (a checkpoint, a table file):
+/// returns the path to write, with symlinks resolved, so a symlink is written through to its
+/// target and stays a symlink; or refuses in one line naming `flag`: an empty path, a folder,
+/// a FIFO, a device or a socket (`what` cannot be renamed over one, and a FIFO could never be
+/// read back), a symlink whose target is missing, and a folder that does not exist or where
+/// the temporary file cannot be made. An existing regular file is returned, not refused:
+/// whether it may be replaced is the caller's rule (a checkpoint is resumed, a table refused).
+pub fn decide_replaced_file(path: &Path, flag: &str, what: &str) -> Result<PathBuf> {
+    use std::os::unix::fs::FileTypeExt;
+    let refuse = |why: String| Error::Invalid(format!("{flag} {}: {why}", path.display()));
+    if path.as_os_str().is_empty() {
+        return Err(refuse("an empty path; give a file name".into()));
+    }
+    let meta = match fs::symlink_metadata(path) {
+        Ok(meta) => meta,
+        Err(e)
+            if matches!(
+                e.kind(),
+                io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+            ) =>
+        {
+            check_output_path_via(path, &tmp_sibling(path), flag)?;
+            return Ok(path.to_path_buf());
+        }
+        Err(e) => return Err(refuse(format!("cannot be examined ({e})"))),
+    };
+    let (target, meta) = if meta.file_type().is_symlink() {
+        let target = fs::canonicalize(path).map_err(|e| {
+            refuse(format!(
+                "is a symlink whose target cannot be reached ({e}); name the target itself or another path"
+            ))
+        })?;
+        let meta = fs::metadata(&target)
+            .map_err(|e| refuse(format!("its target cannot be examined ({e})")))?;
+        (target, meta)
+    } else {
+        (path.to_path_buf(), meta)
+    };
+    let kind = meta.file_type();
+    if kind.is_dir() {
+        return Err(refuse("is a folder; give a file path inside it".into()));
+    }
+    if !kind.is_file() {
+        let is = if kind.is_fifo() {
+            "a FIFO"
+        } else if kind.is_char_device() || kind.is_block_device() {
+            "a device"
+        } else {
+            "not a regular file"
+        };
+        return Err(refuse(format!(
+            "is {is}, which cannot hold {what} (it is written as a new file renamed over the old one); give the path of a regular file"
+        )));
+    }
+    check_output_path_via(&target, &tmp_sibling(&target), flag)?;
+    Ok(target)
+}
+
+/// `PATH.tmp`, the sibling a file replaced whole is first written to (by
+/// [`replace_atomically`] and the table files), so a probe is made where the write will be.
+pub fn tmp_sibling(path: &Path) -> PathBuf {
+    let mut name = path.as_os_str().to_os_string();
+    name.push(".tmp");
+    PathBuf::from(name)
 }
 
 /// Whether this process may write `path` (access(2) with W_OK): a FIFO is not opened to find

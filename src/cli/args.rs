@@ -6,7 +6,7 @@
 use clap::builder::TypedValueParser;
 use nimsquare::base::limit::Limit;
 use nimsquare::base::moves::Moves;
-pub use nimsquare::base::paths::check_output_path;
+use nimsquare::base::paths::{decide_output, Output};
 
 /// `--limit N` with the default of `solve` and `verify` (Project Euler 310's bound).
 #[derive(clap::Args, Debug, Clone)]
@@ -79,8 +79,11 @@ impl QuietArg {
 pub struct LongRunArgs {
     /// Keep the table's progress in FILE: written every --checkpoint-every seconds and on
     /// Ctrl-C/SIGTERM, resumed from when the same command runs again, and holding the complete
-    /// table at the end. Refused if FILE is not a table file for the same moves, and with a
-    /// back-end that does not build in position order (`value-bounded`).
+    /// table at the end. Each write is a new FILE.tmp renamed over FILE, so FILE must be a
+    /// regular file (or not exist yet) in an existing, writable folder; a symlink is written
+    /// through to its target and stays a symlink. Refused, before any work, if FILE is a
+    /// folder, a FIFO, a device, a symlink to nothing or not a table file for the same moves,
+    /// and with a back-end that does not build in position order (`value-bounded`).
     #[arg(long, value_name = "FILE")]
     pub checkpoint: Option<std::path::PathBuf>,
     /// Seconds between two checkpoint writes (0: after every chunk of about half a second).
@@ -89,7 +92,10 @@ pub struct LongRunArgs {
     pub checkpoint_every: std::time::Duration,
     /// Write the finished table g(0..=N) to FILE: a header whose length H is the u32 at byte 12
     /// (4096 unless the moves list is very long), then g as little-endian u16 (the format of
-    /// `nimsquare::run::longrun::tablefile`). Refused if FILE exists.
+    /// `nimsquare::run::longrun::tablefile`), as FILE.tmp renamed to FILE at the end. Refused,
+    /// before any work, if FILE exists (an existing file is never replaced, also through a
+    /// symlink), is a FIFO, a device or a symlink to nothing, or its folder is missing or not
+    /// writable.
     #[arg(long, value_name = "FILE")]
     pub save_table: Option<std::path::PathBuf>,
     /// Start from the table or checkpoint in FILE (same moves, any N: a table for a smaller N
@@ -160,7 +166,9 @@ impl GridArgs {
 /// `--plot`, `--resume`, `--force`: what a study does with its files.
 #[derive(clap::Args, Debug, Clone)]
 pub struct StudyFileArgs {
-    /// Also draw the study (every row of the CSV) as a log-log SVG here.
+    /// Also draw the study (every row of the CSV) as a log-log SVG here, at the end: a regular
+    /// file is replaced as a whole (through a symlink, its target), a FIFO or a device is
+    /// written in place.
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<std::path::PathBuf>,
     /// Keep the rows already in --out and skip those points; refused when the file was made
@@ -168,7 +176,8 @@ pub struct StudyFileArgs {
     #[arg(long)]
     pub resume: bool,
     /// Replace an existing --out and --plot (without it, an earlier study or drawing is
-    /// never overwritten; with --resume the plot is redrawn from the whole CSV).
+    /// never overwritten; with --resume the plot is redrawn from the whole CSV). --out is
+    /// emptied when the run starts, so an interrupted run keeps its own rows only.
     #[arg(long)]
     pub force: bool,
 }
@@ -193,34 +202,76 @@ fn holds_rows(path: &std::path::Path) -> bool {
     }
 }
 
+/// Where a study's files go, decided before any work by [`StudyFileArgs::check`].
+pub struct StudyOutputs {
+    /// `--out`: a regular file (new, replaced or resumed), or a FIFO or device written in place.
+    pub out: Output,
+    /// `--plot`, if asked.
+    pub plot: Option<Output>,
+    /// Whether `--out` already holds rows (what `--resume` keeps).
+    pub occupied: bool,
+}
+
 impl StudyFileArgs {
-    /// Checks, before any work, that `out` and `--plot` can be written and that an earlier
-    /// study in `out` is neither replaced without --force nor mixed without --resume.
-    /// Returns whether `out` already holds rows.
-    pub fn check(&self, out: &std::path::Path) -> nimsquare::base::error::Result<bool> {
+    /// Decides, before any work, where `out` and `--plot` go ([`decide_output`]): a FIFO or a
+    /// device is written in place (nothing is replaced, so no --force is needed), a symlink is
+    /// written through to its target, a missing or unwritable folder is refused; an earlier
+    /// study in `out` is neither replaced without --force nor mixed without --resume, which
+    /// needs a regular file to read the rows from. `-` is refused for `--out`: stdout carries
+    /// the study's own lines.
+    pub fn check(&self, out: &std::path::Path) -> nimsquare::base::error::Result<StudyOutputs> {
+        use nimsquare::base::error::Error;
         if self.resume && self.force {
-            return Err(nimsquare::base::error::Error::Invalid(
+            return Err(Error::Invalid(
                 "--resume and --force contradict each other (keep the rows, or replace them); pass one".into(),
+            ));
+        }
+        if out.as_os_str() == "-" {
+            return Err(Error::Invalid(
+                "--out -: stdout carries the study's row and fit lines; name a file for the CSV"
+                    .into(),
             ));
         }
         let occupied = holds_rows(out);
         if occupied && !self.resume && !self.force {
-            return Err(nimsquare::base::error::Error::Invalid(format!(
+            return Err(Error::Invalid(format!(
                 "--out {} already exists; pass --force to replace it, or --resume to continue the study in it",
                 out.display()
             )));
         }
-        check_output_path(out, "--out")?;
-        if let Some(p) = &self.plot {
-            if p.is_file() && !self.force && !self.resume {
-                return Err(nimsquare::base::error::Error::Invalid(format!(
-                    "--plot {} already exists; pass --force to replace it (or --resume, which redraws it)",
-                    p.display()
-                )));
-            }
-            check_output_path(p, "--plot")?;
+        // A file without rows (empty, or a header alone: a study killed before its first
+        // row) is started afresh without --force.
+        let decided = decide_output(out, "--out", Some(self.force || self.resume || !occupied))?;
+        if self.resume && !matches!(decided, Output::File(_)) {
+            return Err(Error::Invalid(format!(
+                "--resume: --out {} is not a regular file, so it holds no rows to resume; drop --resume",
+                out.display()
+            )));
         }
-        Ok(occupied)
+        let plot = match &self.plot {
+            Some(p) => {
+                if std::fs::metadata(p).is_ok_and(|m| m.is_file()) && !self.force && !self.resume {
+                    return Err(Error::Invalid(format!(
+                        "--plot {} already exists; pass --force to replace it (or --resume, which redraws it)",
+                        p.display()
+                    )));
+                }
+                let plot = decide_output(p, "--plot", Some(true))?;
+                if matches!((&plot, &decided), (Output::File(a), Output::File(b)) if a == b) {
+                    return Err(Error::Invalid(format!(
+                        "--plot {} is the --out file too; give the plot a name of its own",
+                        p.display()
+                    )));
+                }
+                Some(plot)
+            }
+            None => None,
+        };
+        Ok(StudyOutputs {
+            out: decided,
+            plot,
+            occupied,
+        })
     }
 }
 

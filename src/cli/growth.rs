@@ -4,11 +4,12 @@
 //! CSV log, fit and plot are the scaling study's ([`nimsquare::instruments::scaling`]); this file is parse
 //! (every refusal before any work), measure, render.
 
-use super::args::{limit_parser, GridArgs, MovesArg, StudyFileArgs};
+use super::args::{limit_parser, GridArgs, MovesArg, StudyFileArgs, StudyOutputs};
 use super::common::{forecast, wisdom, CliResult};
 use nimsquare::base::error::{Error, Result};
 use nimsquare::base::limit::Limit;
 use nimsquare::base::moves::Moves;
+use nimsquare::base::paths::Output;
 use nimsquare::base::provenance::Provenance;
 use nimsquare::cold;
 use nimsquare::instruments::scaling::growth::{
@@ -67,7 +68,8 @@ pub struct Args {
     quantity: Quantity,
     #[command(flatten)]
     grid: GridArgs,
-    /// The CSV file to write (an existing one needs --force or --resume).
+    /// The CSV file to write, row by row (an existing one needs --force or --resume; a FIFO
+    /// or a device is written in place, a symlink through to its target).
     #[arg(long, value_name = "FILE.csv", default_value = "growth.csv")]
     out: PathBuf,
     #[command(flatten)]
@@ -88,8 +90,12 @@ struct Study {
     moves: Moves,
     settings: GrowthSettings,
     fit_from: u64,
+    /// `--out` as named, for the printed lines.
     out: PathBuf,
+    /// `--plot` as named, for the printed lines.
     plot: Option<PathBuf>,
+    /// Where the files go, decided before any work.
+    files: StudyOutputs,
     resume: bool,
 }
 
@@ -125,7 +131,7 @@ pub fn run(args: Args) -> CliResult {
 /// Checks every argument, output path and the memory of the one build, before any work.
 fn parse(args: Args) -> Result<Study> {
     let grid = args.grid.grid()?;
-    check_outputs(&args)?;
+    let files = check_outputs(&args)?;
     let study = Study {
         quantity: args.quantity,
         grid,
@@ -136,6 +142,7 @@ fn parse(args: Args) -> Result<Study> {
         fit_from: args.fit_from.as_u64(),
         out: args.out,
         plot: args.files.plot,
+        files,
         resume: args.files.resume,
     };
     check_memory(&study, args.grid.to.as_u64())?;
@@ -144,9 +151,9 @@ fn parse(args: Args) -> Result<Study> {
 
 /// An earlier study is never replaced without --force; both files must be writable; a
 /// resumed file must hold the same quantity.
-fn check_outputs(args: &Args) -> Result<()> {
-    let occupied = args.files.check(&args.out)?;
-    if occupied && args.files.resume {
+fn check_outputs(args: &Args) -> Result<StudyOutputs> {
+    let files = args.files.check(&args.out)?;
+    if files.occupied && args.files.resume {
         let first = std::fs::read_to_string(&args.out)
             .map_err(|e| Error::Invalid(format!("--out {}: {e}", args.out.display())))?;
         let first = first.lines().next().unwrap_or("");
@@ -163,7 +170,7 @@ fn check_outputs(args: &Args) -> Result<()> {
             )));
         }
     }
-    Ok(())
+    Ok(files)
 }
 
 /// Refuses, before any work, a build at the grid's largest N that would not fit in memory.
@@ -198,10 +205,9 @@ fn check_memory(plan: &Study, to: u64) -> Result<()> {
 }
 
 fn open_log<R: StudyRow<Settings = GrowthSettings>>(plan: &Study) -> Result<CsvLog<R>> {
-    if plan.resume {
-        CsvLog::resume(&plan.out, &plan.settings)
-    } else {
-        CsvLog::create(&plan.out)
+    match &plan.files.out {
+        Output::File(path) if plan.resume => CsvLog::resume(path, &plan.settings),
+        out => CsvLog::start(out),
     }
 }
 
@@ -378,11 +384,13 @@ fn render<R: StudyRow>(plan: &Study, rows: &[R], point: impl Fn(&R) -> (u64, f64
     let (line, fit) = fit_line(q, &points, plan.fit_from);
     println!("{line}");
     println!("wrote {} ({} rows)", plan.out.display(), rows.len());
-    if let Some(p) = plan
-        .plot
-        .as_ref()
-        .filter(|_| points.iter().any(|pt| pt.1 > 0.0))
-    {
+    if let (Some(p), Some(plot)) = (
+        plan.plot.as_ref(),
+        plan.files
+            .plot
+            .as_ref()
+            .filter(|_| points.iter().any(|pt| pt.1 > 0.0)),
+    ) {
         let (title, y_label) = match plan.quantity {
             Quantity::Cold => (
                 "Cold positions c(N) in 0..=N (log-log)",
@@ -418,7 +426,7 @@ fn render<R: StudyRow>(plan: &Study, rows: &[R], point: impl Fn(&R) -> (u64, f64
             y_label: y_label.into(),
             series,
         };
-        scaling::plot_loglog(p, &chart)?;
+        scaling::plot_loglog_to(plot, "--plot", &chart)?;
         println!("wrote {}", p.display());
     } else if let Some(p) = &plan.plot {
         // A quantity that is 0 at every N (m(N) below the smallest move) has no point on

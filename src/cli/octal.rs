@@ -140,15 +140,15 @@ pub fn verdict_json(verdict: &Verdict) -> serde_json::Value {
     }
 }
 
-pub fn run(args: Args) -> CliResult {
+pub fn run(mut args: Args) -> CliResult {
     let rules = Rules::parse(&args.code)?;
     let limit = args.limit.get();
     let entry = backend_for(args.backend.as_deref(), limit)?;
-    let lr = &args.longrun;
     // Every refusal before any work: the memory of the table and the back-end's scratch,
     // then the files (room on their disks, a foreign, damaged or wrong table refused).
     let (builder, limit) = octal::prepare(entry.name, &rules, limit as u64)?;
-    let start = tables::check_files(&rules, limit, lr)?;
+    let start = tables::check_files(&rules, limit, &mut args.longrun)?;
+    let lr = &args.longrun;
     let seeded = tables::seeded(&start, limit);
     tables::announce_seed(&start, limit, lr);
     let from_file = match &start {

@@ -6,9 +6,10 @@
 //! [`nimsquare::instruments::scaling::study`]; this file is parse (every refusal before any
 //! work), the progress bar and the printed lines, render.
 
-use super::args::{GridArgs, MovesArg, RepeatArg, StudyFileArgs};
+use super::args::{GridArgs, MovesArg, RepeatArg, StudyFileArgs, StudyOutputs};
 use super::common::CliResult;
 use nimsquare::base::error::{Error, Result};
+use nimsquare::base::paths::Output;
 use nimsquare::instruments::scaling::study::{Event, Skip, Study, WARM_UP_BELOW_STEPS};
 use nimsquare::instruments::scaling::{self, CsvLog, Row, Settings, FIT_MIN_N};
 use nimsquare::run::planner;
@@ -55,7 +56,8 @@ pub struct Args {
     grid: GridArgs,
     #[command(flatten)]
     repeat: RepeatArg,
-    /// The CSV file to write (an existing one needs --force or --resume).
+    /// The CSV file to write, row by row (an existing one needs --force or --resume; a FIFO
+    /// or a device is written in place, a symlink through to its target).
     #[arg(long, value_name = "FILE.csv", default_value = "scaling.csv")]
     out: PathBuf,
     #[command(flatten)]
@@ -76,17 +78,20 @@ pub struct Args {
 /// turned away.
 struct Plan {
     study: Study,
+    /// `--out` as named, for the printed lines.
     out: PathBuf,
+    /// `--plot` as named, for the printed lines.
     plot: Option<PathBuf>,
+    /// Where the files go, decided before any work.
+    files: StudyOutputs,
     resume: bool,
 }
 
 pub fn run(args: Args) -> CliResult {
     let plan = parse(args)?;
-    let mut log = if plan.resume {
-        CsvLog::resume(&plan.out, &plan.study.settings)?
-    } else {
-        CsvLog::create(&plan.out)?
+    let mut log = match &plan.files.out {
+        Output::File(path) if plan.resume => CsvLog::resume(path, &plan.study.settings)?,
+        out => CsvLog::start(out)?,
     };
     let builds: Vec<_> = plan
         .study
@@ -129,7 +134,7 @@ fn parse(args: Args) -> Result<Plan> {
             "leave it out of --table, or lower --to",
         )?;
     }
-    args.files.check(&args.out)?;
+    let files = args.files.check(&args.out)?;
     let repeats = args.repeat.repeat;
     Ok(Plan {
         study: Study {
@@ -146,6 +151,7 @@ fn parse(args: Args) -> Result<Plan> {
         },
         out: args.out,
         plot: args.files.plot,
+        files,
         resume: args.files.resume,
     })
 }
@@ -300,14 +306,14 @@ fn render(plan: &Plan, log: &CsvLog) -> CliResult {
         println!("{}", fit_line(log.rows(), name));
     }
     println!("wrote {} ({} rows)", plan.out.display(), log.rows().len());
-    if let Some(p) = &plan.plot {
+    if let (Some(p), Some(plot)) = (&plan.plot, &plan.files.plot) {
         let mut in_csv: Vec<String> = Vec::new();
         for r in log.rows() {
             if !in_csv.contains(&r.backend) {
                 in_csv.push(r.backend.clone());
             }
         }
-        scaling::plot_svg(p, log.rows(), &in_csv)?;
+        scaling::plot_svg_to(plot, "--plot", log.rows(), &in_csv)?;
         println!("wrote {} ({} back-ends)", p.display(), in_csv.len());
     }
     Ok(0)

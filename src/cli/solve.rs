@@ -37,7 +37,7 @@ pub struct Args {
     longrun: LongRunArgs,
 }
 
-pub fn run(args: Args) -> CliResult {
+pub fn run(mut args: Args) -> CliResult {
     let load_start = load_average();
     let plan = Plan::new(&Request {
         moves: args.moves.moves.clone(),
@@ -50,7 +50,7 @@ pub fn run(args: Args) -> CliResult {
     if let Some(cold) = plan.cold {
         return solve_cold(&plan, cold, &args, load_start);
     }
-    let start = check_files(&plan, &args.longrun)?;
+    let start = check_files(&plan, &mut args.longrun)?;
     let seeded = tables::seeded(&start, plan.limit);
     tables::announce_seed(&start, plan.limit, &args.longrun);
     // A run seeded from a file forecasts nothing: its progress bar has the ETA of what is left.
@@ -165,7 +165,7 @@ fn print_json(plan: &Plan, facts: serde_json::Value, load_start: Option<f64>) {
 
 /// Checks every file before any work ([`tables::check_files`]) and that the back-end can
 /// resume when it must, and returns where the table starts.
-fn check_files(plan: &Plan, lr: &LongRunArgs) -> Result<Start> {
+fn check_files(plan: &Plan, lr: &mut LongRunArgs) -> Result<Start> {
     let start = tables::check_files(&plan.moves, plan.limit, lr)?;
     let partial = matches!(&start, Start::Seed(f) if f.provides(plan.limit) <= plan.limit);
     if (lr.checkpoint.is_some() || partial) && !(plan.table.make)().resumable() {

@@ -5,6 +5,7 @@
 
 use super::args::LongRunArgs;
 use nimsquare::base::error::{Error, Result};
+use nimsquare::base::paths::decide_replaced_file;
 use nimsquare::run::longrun::{self, tablefile, Outcome, Ruleset, Start};
 use std::path::PathBuf;
 
@@ -62,18 +63,25 @@ pub fn report_unsaved(unsaved: &[Unsaved]) -> i32 {
     }
 }
 
-/// Checks every file before any work (a table is never written over an existing file; both
-/// files must fit on their disks; a damaged or foreign table or checkpoint is refused up
-/// front) and returns where the table starts: from scratch or from the longest prefix a file
-/// provides.
-pub fn check_files(rules: &dyn Ruleset, limit: usize, lr: &LongRunArgs) -> Result<Start> {
+/// Checks every file before any work and returns where the table starts: from scratch or
+/// from the longest prefix a file provides. Both files are written whole, as a new file
+/// renamed over the old ([`tablefile::write_atomic`]), so each must be a regular file in a
+/// folder where that can be done ([`decide_replaced_file`]: a FIFO or a device is refused, a
+/// symlink is written through to its target); `--save-table` never replaces an existing file;
+/// an existing `--checkpoint` must be a checkpoint of these rules (it is resumed, then
+/// replaced); both must fit on their disks. A symlinked file is replaced by its target in
+/// `lr`, so every later write goes through the link rather than replacing it.
+pub fn check_files(rules: &dyn Ruleset, limit: usize, lr: &mut LongRunArgs) -> Result<Start> {
     if let Some(path) = &lr.save_table {
+        let target = decide_replaced_file(path, "--save-table", "a table file")?;
         tablefile::check_absent(path, "--save-table")?;
-        tablefile::check_writable(path, "--save-table")?;
+        lr.save_table = Some(target);
     }
     if let Some(path) = &lr.checkpoint {
-        tablefile::check_overwritable(path, rules, limit)
+        let target = decide_replaced_file(path, "--checkpoint", "a checkpoint")?;
+        tablefile::check_overwritable(&target, rules, limit)
             .map_err(|e| Error::Invalid(format!("--checkpoint: {e}")))?;
+        lr.checkpoint = Some(target);
     }
     // Both files must fit, together where they share a disk: refused now, not after hours.
     let bytes = tablefile::file_bytes(rules, limit as u64);

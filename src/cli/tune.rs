@@ -6,6 +6,7 @@ use super::args::{limit_parser, JsonArg, MovesArg, RepeatArg};
 use super::common::{print_json, CliResult};
 use nimsquare::base::error::{Error, Result};
 use nimsquare::base::limit::Limit;
+use nimsquare::base::paths::{decide_output, Output};
 use nimsquare::base::units::{human_range, human_seconds};
 use nimsquare::instruments::tune::decide::{Choice, Ratio, Spread, Why};
 use nimsquare::instruments::tune::{self, Event, Settings};
@@ -34,7 +35,9 @@ pub const LONG_ABOUT: &str = "Times the table back-ends `auto` can pick, on this
     Timing stops before a point predicted to overrun --budget (default 150 s, shared by the \
     thread counts; the modelled part then starts there), so the defaults take about 3 minutes. The file goes to --wisdom FILE, else \
     $NIMSQUARE_WISDOM, else ~/.cache/nimsquare/wisdom.json ($XDG_CACHE_HOME/nimsquare/wisdom.json \
-    when set); an existing file is replaced only with --force. Wisdom is used by `auto` only on \
+    when set, its folder made if missing; a folder named otherwise must exist); an existing file is \
+    replaced only with --force, as a whole (a new file renamed over it, through a symlink to its \
+    target), while a FIFO or a device such as /dev/null is written in place. Wisdom is used by `auto` only on \
     the same CPU model, vector path, thread count, build of nimsquare and moves; `list` and \
     `solve --json` say which choices are in force.\n\n\
     Stdout: per candidate and N a `time threads=T n=N table=NAME` line with the median and range \
@@ -70,7 +73,9 @@ pub struct Args {
     repeat: RepeatArg,
     #[command(flatten)]
     moves: MovesArg,
-    /// Replace an existing wisdom file.
+    /// Replace an existing wisdom file (a new file is renamed over it, so a reader never sees
+    /// half of one; a symlink is written through to its target). A FIFO or a device such as
+    /// /dev/null needs no --force: it is written in place.
     #[arg(long)]
     force: bool,
     #[command(flatten)]
@@ -78,7 +83,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args, flag: Option<PathBuf>) -> CliResult {
-    let (settings, path) = parse(&args, flag)?;
+    let (settings, path, out) = parse(&args, flag)?;
     let load_start = nimsquare::base::provenance::load_average();
     let bar = progress();
     let wisdom = tune::run(&settings, |event| {
@@ -168,13 +173,16 @@ pub fn run(args: Args, flag: Option<PathBuf>) -> CliResult {
     if !args.json.json {
         println!("{}", load_line(load_start, load_end, cpus()));
     }
-    wisdom::save(&wisdom, &path)?;
+    wisdom::save(&wisdom, &out)?;
     report(&wisdom, &path, args.json.json);
     Ok(0)
 }
 
-/// Every refusal before any work: the grid, the thread counts and the output file.
-fn parse(args: &Args, flag: Option<PathBuf>) -> Result<(Settings, PathBuf)> {
+/// Every refusal before any work: the grid, the thread counts and the output file, decided
+/// by [`decide_output`] (a FIFO or `/dev/null` written in place, a symlink written through, an
+/// existing file replaced only with --force). Returns the path as named, for the `wrote` line,
+/// and where the file goes.
+fn parse(args: &Args, flag: Option<PathBuf>) -> Result<(Settings, PathBuf, Output)> {
     let to = args.to.get() as u64;
     if to < tune::FROM {
         return Err(Error::Invalid(format!(
@@ -201,20 +209,11 @@ fn parse(args: &Args, flag: Option<PathBuf>) -> Result<(Settings, PathBuf)> {
                 .into(),
         )),
     };
-    if path.is_dir() {
-        return Err(Error::Invalid(format!(
-            "--wisdom {}: is a folder; give a file path inside it",
-            path.display()
-        )));
+    // The cache folder of the default location is made here; any other folder must exist.
+    if wisdom::default_path().as_deref() == Some(path.as_path()) {
+        wisdom::create_folder(&path)?;
     }
-    if path.exists() && !args.force {
-        return Err(Error::Invalid(format!(
-            "--wisdom {}: the file exists; pass --force to replace it, or choose another file",
-            path.display()
-        )));
-    }
-    wisdom::create_folder(&path)?;
-    super::args::check_output_path(&path, "--wisdom")?;
+    let out = decide_output(&path, "--wisdom", Some(args.force))?;
     let pool = rayon::current_num_threads();
     let mut threads = vec![1];
     if pool > 1 {
@@ -230,6 +229,7 @@ fn parse(args: &Args, flag: Option<PathBuf>) -> Result<(Settings, PathBuf)> {
             budget_seconds: args.budget,
         },
         path,
+        out,
     ))
 }
 

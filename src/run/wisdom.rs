@@ -21,6 +21,7 @@
 use crate::base::error::{Error, Result};
 use crate::base::isa::Isa;
 use crate::base::moves::Moves;
+use crate::base::paths::{write_output, Output};
 use crate::registry::Entry;
 use crate::table::{self, TableBuilder};
 use serde::{Deserialize, Serialize};
@@ -381,9 +382,10 @@ impl Source {
     }
 }
 
-/// Creates the folder of the wisdom file `path` if it is missing: the one place it is made
-/// (`tune` calls it before any timing, so a folder it cannot make is refused first; [`save`]
-/// again, in case it went away meanwhile).
+/// Creates the folder of the wisdom file `path` if it is missing: the one place it is made.
+/// `tune` calls it before any timing, and only for the default location in the user's cache
+/// ([`default_path`]), which nobody is expected to make by hand; a folder named with `--wisdom`
+/// or [`PATH_VARIABLE`] must exist, so a mistyped path is refused rather than made.
 pub fn create_folder(path: &Path) -> Result<()> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(|e| {
@@ -396,20 +398,16 @@ pub fn create_folder(path: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Writes `wisdom` to `path` as pretty JSON through a temporary file renamed into place, so
-/// an interrupted write never leaves a damaged file; creates the folder if needed.
-pub fn save(wisdom: &Wisdom, path: &Path) -> Result<()> {
-    create_folder(path)?;
+/// Writes `wisdom` as pretty JSON to the output `tune` decided before any work
+/// ([`crate::base::paths::decide_output`]): a regular file through a temporary file renamed
+/// into place (so an interrupted write never leaves a damaged file, and a symlink is written
+/// through to its target), a FIFO or a device (`/dev/null`) in place.
+pub fn save(wisdom: &Wisdom, out: &Output) -> Result<()> {
     let text = serde_json::to_string_pretty(wisdom).expect("wisdom serialises");
-    let tmp = path.with_extension("json.part");
-    std::fs::write(&tmp, text + "\n")
-        .and_then(|()| std::fs::rename(&tmp, path))
-        .map_err(|e| {
-            Error::Invalid(format!(
-                "--wisdom {}: cannot be written ({e})",
-                path.display()
-            ))
-        })
+    write_output(out, "--wisdom", |w| {
+        w.write_all(text.as_bytes())?;
+        w.write_all(b"\n")
+    })
 }
 
 #[cfg(test)]

@@ -286,3 +286,56 @@ impl Drop for Scratch {
         }
     }
 }
+
+/// The binary as an ordinary user would run it, for the tests whose answer depends on
+/// privilege: root writes into read-only folders and may replace files in /dev, so a test run
+/// as root (as CI is) would hide exactly the failures an ordinary user meets. When this
+/// process is root, the binary is copied (mode 755) into `dir`, which the caller made and
+/// which must be readable by all (a `Scratch` is), and run as `nobody` (uid and gid 65534)
+/// through `setpriv`, else `runuser`; otherwise it is run directly. Wisdom is off, and the
+/// command starts in `dir`. None (with a note on stderr) only when root has neither tool.
+pub fn as_ordinary_user(dir: &std::path::Path) -> Option<std::process::Command> {
+    let binary = std::path::Path::new(env!("CARGO_BIN_EXE_nimsquare"));
+    // SAFETY: geteuid has no preconditions and only reads the process's credentials.
+    let mut cmd = if unsafe { libc::geteuid() } != 0 {
+        std::process::Command::new(binary)
+    } else {
+        use std::os::unix::fs::PermissionsExt;
+        let copy = dir.join("nimsquare-as-user");
+        if !copy.exists() {
+            std::fs::copy(binary, &copy).unwrap();
+        }
+        std::fs::set_permissions(&copy, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let found = |tool: &str| {
+            ["/usr/bin", "/bin", "/usr/sbin", "/sbin"]
+                .iter()
+                .map(|d| std::path::Path::new(d).join(tool))
+                .find(|p| p.exists())
+        };
+        if let Some(setpriv) = found("setpriv") {
+            let mut cmd = std::process::Command::new(setpriv);
+            cmd.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+                .arg(&copy);
+            cmd
+        } else if let Some(runuser) = found("runuser") {
+            let mut cmd = std::process::Command::new(runuser);
+            cmd.args(["-u", "nobody", "--"]).arg(&copy);
+            cmd
+        } else {
+            eprintln!(
+                "running as root without setpriv or runuser: the ordinary-user case is not run"
+            );
+            return None;
+        }
+    };
+    cmd.env(nimsquare::run::wisdom::OFF_VARIABLE, "1")
+        .env("HOME", dir)
+        .current_dir(dir);
+    Some(cmd)
+}
+
+/// Whether [`as_ordinary_user`] runs the binary as someone else than this process (root).
+pub fn switches_user() -> bool {
+    // SAFETY: geteuid has no preconditions and only reads the process's credentials.
+    unsafe { libc::geteuid() == 0 }
+}

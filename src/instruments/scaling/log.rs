@@ -8,9 +8,11 @@
 
 use super::row::{describe, Row, CSV_HEADER};
 use crate::base::error::{Error, Result};
+use crate::base::paths::Output;
 use serde::{de::DeserializeOwned, Serialize};
 use std::collections::HashSet;
 use std::fs::{File, OpenOptions};
+use std::io::Write;
 use std::path::Path;
 
 /// The settings every row of one study shares; `--resume` refuses a run whose settings
@@ -78,18 +80,46 @@ impl Settings {
 
 /// The CSV file of a study: rows are appended and flushed one at a time.
 pub struct CsvLog<R: StudyRow = Row> {
-    writer: csv::Writer<File>,
+    /// A file, a FIFO or a device, or stdout: boxed, since [`CsvLog::start`] writes to
+    /// whichever the study's `--out` was decided to be.
+    writer: csv::Writer<Box<dyn Write>>,
     rows: Vec<R>,
 }
 
 impl<R: StudyRow> CsvLog<R> {
-    /// Starts a fresh CSV at `path` (replacing any file there) with the header line.
+    /// Starts a fresh CSV at `path` (replacing any file there, or writing through a symlink
+    /// to its target) with the header line.
     pub fn create(path: &Path) -> Result<CsvLog<R>> {
         let file = File::create(path).map_err(|e| io_error(path, e))?;
+        CsvLog::with_header(Box::new(file), path)
+    }
+
+    /// Starts a fresh CSV on the output decided before any work ([`decide_output`]): a
+    /// regular file is created (or emptied) at its path, a FIFO or a device is opened and
+    /// written in place, never replaced by a file, and `-` is stdout. Each row is still
+    /// flushed as it comes, so a reader of a FIFO sees the study as it runs.
+    ///
+    /// [`decide_output`]: crate::base::paths::decide_output
+    pub fn start(out: &Output) -> Result<CsvLog<R>> {
+        match out {
+            Output::File(path) => CsvLog::create(path),
+            Output::Stream(path) => {
+                let file = OpenOptions::new()
+                    .write(true)
+                    .open(path)
+                    .map_err(|e| io_error(path, e))?;
+                CsvLog::with_header(Box::new(file), path)
+            }
+            Output::Stdout => CsvLog::with_header(Box::new(std::io::stdout()), Path::new("-")),
+        }
+    }
+
+    /// A log writing to `sink` (named `path` in errors), its header line written and flushed.
+    fn with_header(sink: Box<dyn Write>, path: &Path) -> Result<CsvLog<R>> {
         // The header is written here, not by serde, so that it is there before any row.
         let mut writer = csv::WriterBuilder::new()
             .has_headers(false)
-            .from_writer(file);
+            .from_writer(sink);
         writer
             .write_record(R::HEADER.split(','))
             .and_then(|_| writer.flush().map_err(csv::Error::from))
@@ -140,7 +170,7 @@ impl<R: StudyRow> CsvLog<R> {
         Ok(CsvLog {
             writer: csv::WriterBuilder::new()
                 .has_headers(false)
-                .from_writer(file),
+                .from_writer(Box::new(file) as Box<dyn Write>),
             rows,
         })
     }

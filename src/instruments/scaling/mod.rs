@@ -41,5 +41,5 @@ pub use fit::{
     CONFIDENCE, DEFAULT_EXPONENT, FIT_MIN_N,
 };
 pub use log::{read_rows, read_study_rows, CsvLog, Settings, StudyRow};
-pub use plot::{plot_loglog, plot_svg, Chart, Series, Style};
+pub use plot::{plot_loglog, plot_loglog_to, plot_svg, plot_svg_to, Chart, Series, Style};
 pub use row::{Row, CSV_HEADER};

@@ -23,6 +23,7 @@
 use super::fit::{fit_points, fit_rows, Fit, FIT_MIN_N};
 use super::row::Row;
 use crate::base::error::{Error, Result};
+use crate::base::paths::{write_output, Output};
 use plotters::coord::{combinators::LogCoord, Shift};
 use plotters::prelude::*;
 use std::path::Path;
@@ -179,7 +180,17 @@ fn guide_anchor(first: &Line) -> (f64, f64, f64) {
 /// `path`, of [`study_size`] for the back-ends that have rows. Refused when no back-end in
 /// `backends` has a positive time.
 pub fn plot_svg(path: &Path, rows: &[Row], backends: &[String]) -> Result<()> {
-    let err = |e: String| Error::Invalid(format!("cannot draw {}: {e}", path.display()));
+    plot_svg_to(&Output::File(path.to_path_buf()), "--plot", rows, backends)
+}
+
+/// [`plot_svg`] onto an output decided before any work ([`decide_output`]): a regular file is
+/// replaced atomically, a FIFO or a device is written in place, `-` is stdout; a failed write
+/// names `flag`. The figure is drawn in memory first, so nothing is opened when it cannot be
+/// drawn.
+///
+/// [`decide_output`]: crate::base::paths::decide_output
+pub fn plot_svg_to(out: &Output, flag: &str, rows: &[Row], backends: &[String]) -> Result<()> {
+    let err = |e: String| Error::Invalid(format!("cannot draw {}: {e}", shown(out)));
     let lines = lines(rows, backends);
     if lines.is_empty() {
         return Err(err("no measured points".into()));
@@ -194,9 +205,9 @@ pub fn plot_svg(path: &Path, rows: &[Row], backends: &[String]) -> Result<()> {
         ),
         None => "Nim Square table back-ends".into(),
     };
-    let draw = |file: &Path| -> Result<()> {
-        let go = || -> DrawResult<'_> {
-            let root = SVGBackend::new(file, study_size(lines.len())).into_drawing_area();
+    let mut svg = String::new();
+    {
+        draw_into(&mut svg, study_size(lines.len()), |root| {
             root.fill(&WHITE)?;
             let (top, bottom) = root.split_vertically(TITLE_HEIGHT + PANEL_HEIGHT);
             let panels = top.titled(&title, ("sans-serif", 20))?;
@@ -206,10 +217,28 @@ pub fn plot_svg(path: &Path, rows: &[Row], backends: &[String]) -> Result<()> {
             legend(&bottom, &lines)?;
             root.present()?;
             Ok(())
-        };
-        go().map_err(|e| err(e.to_string()))
-    };
-    crate::base::paths::replace_atomically(path, draw)
+        })
+        .map_err(err)?;
+    }
+    write_output(out, flag, |w| w.write_all(svg.as_bytes()))
+}
+
+/// Draws `body` on an SVG canvas of `size` held in `svg` (in memory, so that the figure is
+/// written only once it is whole, to whatever output it goes); a drawing error as text.
+fn draw_into<'a>(
+    svg: &'a mut String,
+    size: (u32, u32),
+    body: impl FnOnce(Area<'a>) -> DrawResult<'a>,
+) -> std::result::Result<(), String> {
+    body(SVGBackend::with_string(svg, size).into_drawing_area()).map_err(|e| e.to_string())
+}
+
+/// The output's name in a message: its path, or `-` for stdout.
+fn shown(out: &Output) -> String {
+    match out {
+        Output::Stdout => "-".into(),
+        Output::Stream(p) | Output::File(p) => p.display().to_string(),
+    }
 }
 
 /// The left panel: median seconds against N, log-log, with the N^1.5 guide and the bounds.
@@ -535,7 +564,12 @@ fn widened((x0, x1, y0, y1): Bounds, fx: f64, fy: f64) -> Bounds {
 /// in the upper left. Points that are not positive are left out (log axes); refused when no
 /// measured point remains.
 pub fn plot_loglog(path: &Path, chart: &Chart) -> Result<()> {
-    let err = |e: String| Error::Invalid(format!("cannot draw {}: {e}", path.display()));
+    plot_loglog_to(&Output::File(path.to_path_buf()), "--plot", chart)
+}
+
+/// [`plot_loglog`] onto an output decided before any work, as [`plot_svg_to`] does.
+pub fn plot_loglog_to(out: &Output, flag: &str, chart: &Chart) -> Result<()> {
+    let err = |e: String| Error::Invalid(format!("cannot draw {}: {e}", shown(out)));
     let series: Vec<Series> = chart
         .series
         .iter()
@@ -558,9 +592,9 @@ pub fn plot_loglog(path: &Path, chart: &Chart) -> Result<()> {
     if measured().next().is_none() {
         return Err(err("no measured points".into()));
     }
-    let draw = |file: &Path| -> Result<()> {
-        let go = || -> DrawResult<'_> {
-            let root = SVGBackend::new(file, (900, 600)).into_drawing_area();
+    let mut svg = String::new();
+    {
+        draw_into(&mut svg, (900, 600), |root| {
             root.fill(&WHITE)?;
             let (x0, x1, y0, y1) = widened(range(measured().flat_map(|s| &s.points)), 1.5, 3.0);
             let mut ctx = ChartBuilder::on(&root)
@@ -592,10 +626,10 @@ pub fn plot_loglog(path: &Path, chart: &Chart) -> Result<()> {
                 .draw()?;
             root.present()?;
             Ok(())
-        };
-        go().map_err(|e| err(e.to_string()))
-    };
-    crate::base::paths::replace_atomically(path, draw)
+        })
+        .map_err(err)?;
+    }
+    write_output(out, flag, |w| w.write_all(svg.as_bytes()))
 }
 
 /// A legend entry of plotters' own legend box: a solid or dashed sample in `color`.

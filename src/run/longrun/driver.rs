@@ -194,8 +194,9 @@ pub fn try_run_fill(
 ) -> Result<Outcome> {
     let end = limit + 1;
     if let Some(path) = &opts.checkpoint {
+        // First the kind of file: a FIFO is never opened (that would wait for a writer).
+        crate::base::paths::decide_replaced_file(path, "--checkpoint", "a checkpoint")?;
         tablefile::check_overwritable(path, rules, limit)?;
-        tablefile::check_writable(path, "--checkpoint")?;
     }
     let (g, done) = seed_values(rules, limit, start)?;
     if !opts.resumable && done < end {

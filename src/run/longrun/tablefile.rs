@@ -884,13 +884,6 @@ fn fits(bytes: u64, free: u64) -> bool {
     bytes <= free
 }
 
-/// Checks, before hours of work, that a table file can be written at `path`: the checks of
-/// [`crate::base::paths::check_output_path`], with the write test made on `path.tmp`, the file
-/// [`write_atomic`] writes first.
-pub fn check_writable(path: &Path, flag: &str) -> Result<()> {
-    crate::base::paths::check_output_path_via(path, &tmp_path(path), flag)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
