@@ -312,3 +312,66 @@ fn a_signal_stops_a_long_first_search_with_the_terms_found_so_far() {
         assert_eq!(terms[..46], A297963);
     }
 }
+
+#[test]
+fn an_octal_sequence_is_the_same_from_every_back_end_and_a_bad_one_is_refused() {
+    let run = |backend: &str| {
+        let out = nimsquare()
+            .args([
+                "sequence",
+                "values",
+                "--octal",
+                "0.6",
+                "--limit",
+                "3000",
+                "--backend",
+                backend,
+            ])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{backend}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out.stdout
+    };
+    // the reference's plain loops against the default's lanes and blocks
+    let sparse = run("octal-sparse");
+    assert_eq!(run("octal-block"), sparse);
+    assert_eq!(run("octal-naive"), sparse);
+    // Officers' first values (OEIS A046695)
+    let head: Vec<&str> = std::str::from_utf8(&sparse)
+        .unwrap()
+        .lines()
+        .take(8)
+        .collect();
+    assert_eq!(
+        head,
+        ["0 0", "1 0", "2 1", "3 2", "4 0", "5 1", "6 2", "7 3"]
+    );
+    let out = nimsquare()
+        .args([
+            "sequence",
+            "values",
+            "--octal",
+            "0.6",
+            "--backend",
+            "octal-fast",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with("error: --backend") && err.lines().count() == 1,
+        "{err}"
+    );
+    // --backend is the octal game's; without --octal it is refused
+    let out = nimsquare()
+        .args(["sequence", "values", "--backend", "octal-block"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--octal"));
+}

@@ -28,7 +28,7 @@ const DEFAULT_SEQUENCE_LIMIT: u64 = 100_000;
     stops at the first value that does not occur up to N (said on stderr). The table is built \
     with `--table auto` for --moves and --limit, or read from --load-table (a file `solve \
     --save-table` wrote; --limit then takes a prefix of it). With --octal CODE the sequences \
-    are the octal game's (built with the octal default back-end, `octal-block`, or read from a \
+    are the octal game's (built with --backend, by default `octal-block`, or read from a \
     table `octal CODE --save-table` wrote).\n\n\
     Ctrl-C (SIGINT) or SIGTERM stops a build between two chunks of about half a second: the \
     terms of the last table finished (during a --terms search) are written, a line on stderr \
@@ -54,6 +54,10 @@ pub struct Args {
         allow_hyphen_values = true
     )]
     octal: Option<String>,
+    /// The octal back-end that builds the table (with --octal; see `nimsquare list`; default
+    /// `octal-block`, exact for every code).
+    #[arg(long, value_name = "NAME", requires = "octal")]
+    backend: Option<String>,
     /// Read the table from FILE instead of building it (same moves or octal code, complete).
     #[arg(long, value_name = "FILE")]
     load_table: Option<PathBuf>,
@@ -79,6 +83,10 @@ fn parse_kind(text: &str) -> std::result::Result<Kind, String> {
 
 pub fn run(args: Args) -> CliResult {
     let rules = octal_rules(&args)?;
+    // a misspelt back-end is refused now, not at the first build
+    if let Some(name) = &args.backend {
+        octal::find(name).map_err(|e| Error::Invalid(format!("--backend: {e}")))?;
+    }
     // Where --out goes, decided now: a new file, `-`, or a FIFO or device written in place;
     // an existing file (through a symlink too) is refused.
     let out = match &args.out {
@@ -374,7 +382,7 @@ fn table_for(args: &Args, octal_rules: Option<&Rules>, limit: Option<Limit>) -> 
         None => Limit::new(DEFAULT_SEQUENCE_LIMIT)?,
     };
     let outcome = if let Some(rules) = octal_rules {
-        let entry = super::octal::backend_for(None, limit.get())?;
+        let entry = super::octal::backend_for(args.backend.as_deref(), limit.get())?;
         let (builder, n) = octal::prepare(entry.name, rules, limit.as_u64())?;
         let opts = LongRun {
             label: entry.name.to_string(),
