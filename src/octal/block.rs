@@ -44,7 +44,9 @@
 //! collection over the rare values below c, about two thousand pairs on Officers), all of it
 //! in the far pass, which the threads share, but for O(2B + rare positions below 2B) per
 //! heap in the near pass and the sweep's rare remainder; the near pass overlaps the next
-//! far pass, so two threads stay busy but for one join per block and the last group.
+//! far pass, so two threads stay busy but for one join per block and the last group. It
+//! uses at most one thread a core, whatever the pool holds: its workers spin between
+//! blocks, and a spinning worker would take the core of a thread with work.
 //!
 //! Invariant: when heap n is decided in the near pass, g[..n] is final; its byte row holds
 //! 1 only at values some option attains; every pair with a rare member has been marked (the
@@ -182,8 +184,10 @@ impl WithXorPairs for Fill<'_> {
             })
         };
         // The far passes are shared with spinning workers, one fewer than the pool's
-        // threads (the caller is the other).
-        let workers = rayon::current_num_threads().max(1) - 1;
+        // threads (the caller is the other), and no more than the cores: a worker that
+        // spins where another thread has work would take its core.
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let workers = rayon::current_num_threads().min(cores).max(1) - 1;
         with_spin_pool(workers, |pool| {
             method.fill_with(rules, g, from, candidates, pool)
         })
