@@ -323,3 +323,56 @@ fn the_census_agrees_with_the_oeis_periods_it_can_reach() {
     assert_eq!(checked, 30);
     assert!(differences.is_empty(), "{differences:#?}");
 }
+
+#[test]
+fn octal_histogram_counts_the_values_below_each_power_of_two() {
+    // Officers g(0..=19), OEIS A046695: 0 0 1 2 0 1 2 3 1 2 3 4 0 3 4 2 1 3 2 1.
+    let out = stdout_of(["octal", "0.6", "--limit", "19", "--histogram"]);
+    let rows: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("histogram "))
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            "histogram 1: 1 0 0 0 0",
+            "histogram 2: 2 0 0 0 0",
+            "histogram 4: 2 1 1 0 0",
+            "histogram 8: 3 2 2 1 0",
+            "histogram 16: 4 3 4 3 2",
+            "histogram 20: 4 5 5 4 2",
+        ]
+    );
+    // In JSON, every row's counts add up to its length and agree with the values printed.
+    let out = stdout_of([
+        "octal",
+        "0.6",
+        "--limit",
+        "5000",
+        "--histogram",
+        "--values",
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let values: Vec<u64> = v["values"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_u64().unwrap())
+        .collect();
+    let rows = v["histogram"].as_array().unwrap();
+    let below: Vec<u64> = rows.iter().map(|r| r["below"].as_u64().unwrap()).collect();
+    assert_eq!(
+        below,
+        [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 5001]
+    );
+    for row in rows {
+        let l = row["below"].as_u64().unwrap() as usize;
+        let counts = row["counts"].as_array().unwrap();
+        assert_eq!(counts.len() as u64, v["max_value"].as_u64().unwrap() + 1);
+        for (value, c) in counts.iter().enumerate() {
+            let direct = values[..l].iter().filter(|&&x| x == value as u64).count();
+            assert_eq!(c.as_u64(), Some(direct as u64), "below {l}, value {value}");
+        }
+    }
+}

@@ -119,3 +119,28 @@ fn off_a_terminal_a_long_build_prints_plain_lines_and_quiet_removes_them() {
     assert_eq!(answer, quiet_answer);
     assert!(quiet_stderr.is_empty(), "{quiet_stderr}");
 }
+
+/// An octal build's plain progress lines count values a second, and their ETA comes from
+/// positions: a rare/common back-end spends about the same on each position, so the time
+/// left is about the positions left over the rate (an ETA from the quadratic option steps
+/// would promise several times too late a finish).
+#[test]
+fn off_a_terminal_an_octal_build_counts_values_a_second() {
+    let out = Command::new(env!("CARGO_BIN_EXE_nimsquare"))
+        .args(["octal", "0.6", "--limit", "1e6"])
+        .env("NIMSQUARE_PROGRESS_EVERY", "0.05")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    let lines: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("progress: octal-block g(0.."))
+        .collect();
+    assert!(!lines.is_empty(), "no progress line: {stderr}");
+    for line in &lines {
+        assert!(line.contains(" of 1000001 positions ("), "{line}");
+        assert!(line.contains(" values/s, ETA "), "{line}");
+        assert!(!line.contains("steps/s"), "{line}");
+    }
+}

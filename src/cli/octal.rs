@@ -12,6 +12,7 @@ use super::common::{fmt_seconds, CliResult};
 use super::tables;
 use nimsquare::base::error::{Error, Result};
 use nimsquare::base::limit::Limit;
+use nimsquare::octal::histogram;
 use nimsquare::octal::period::{self, Verdict};
 use nimsquare::octal::rare_common::SplitSummary;
 use nimsquare::octal::{self, OctalBuilder, Rules};
@@ -41,8 +42,17 @@ pub const LONG_ABOUT: &str = "Builds the Grundy values g(0..=N) of one heap of a
     digits after the point) implies it for every n >= e. The least such p is reported with the \
     least e and the range checked; 'open' when none is proved up to N; 'not applicable' for \
     Grundy's game, whose unequal splits the theorem does not cover.\n\n\
-    Long runs: a progress bar with an ETA on a terminal (--quiet hides it); --checkpoint FILE     keeps the table's progress (every --checkpoint-every seconds and on Ctrl-C/SIGTERM) and     running the same command again resumes it; --save-table FILE writes the finished table;     --load-table FILE answers from a complete table of the same code with N >= --limit     without building, or starts the build from a shorter one. A loaded table is     spot-checked against the definition; a file made for another code or for a subtraction     set is refused. Exit 4 when the answer was printed but a file could not be written.
-
+    --histogram adds the value histogram at each power of two (how many n < L have \
+    g(n) = v, for L = 1, 2, 4, ... and L = N + 1), the form published octal runs are \
+    reported in.\n\n\
+    Long runs: a progress bar with values a second and an ETA on a terminal (a plain line \
+    every minute when stderr is not one; --quiet hides both); --checkpoint FILE keeps the \
+    table's progress (every --checkpoint-every seconds and on Ctrl-C/SIGTERM) and running \
+    the same command again resumes it; --save-table FILE writes the finished table; \
+    --load-table FILE answers from a complete table of the same code with N >= --limit \
+    without building, or starts the build from a shorter one. A loaded table is \
+    spot-checked against the definition; a file made for another code or for a subtraction \
+    set is refused. Exit 4 when the answer was printed but a file could not be written.\n\n\
     Example: nimsquare octal 0.07 --limit 2000";
 
 #[derive(clap::Args)]
@@ -63,6 +73,11 @@ pub struct Args {
     /// Also print g(0..=N): one `n g(n)` line each (in --json, a `values` array).
     #[arg(long)]
     values: bool,
+    /// Also print the value histogram of g(0..L) for L = 1, 2, 4, ... and L = N + 1: one
+    /// line `histogram L: c0 c1 c2 ...` each, c_v how many n < L have g(n) = v, for every v
+    /// up to the largest value (in --json, a `histogram` array of {below, counts}).
+    #[arg(long)]
+    histogram: bool,
     #[command(flatten)]
     longrun: LongRunArgs,
 }
@@ -161,6 +176,8 @@ pub fn run(mut args: Args) -> CliResult {
         quiet: lr.quiet,
         chunk_target: OCTAL_CHUNK_TARGET,
         label: entry.name.to_string(),
+        // every octal back-end but the quadratic control spends about the same a position
+        per_position: !entry.is_control(),
         ..LongRun::default()
     };
     let fill = |g: &mut [u16], from: usize, _max: u16| builder.fill(&rules, g, from);
@@ -221,6 +238,13 @@ pub fn run(mut args: Args) -> CliResult {
         if args.values {
             object.insert("values".into(), json!(table.values()));
         }
+        if args.histogram {
+            let rows: Vec<serde_json::Value> = histogram::at_powers_of_two(table.values())
+                .into_iter()
+                .map(|h| json!({ "below": h.below, "counts": h.counts }))
+                .collect();
+            object.insert("histogram".into(), json!(rows));
+        }
         super::common::print_json(out);
         return Ok(tables::report_unsaved(&unsaved));
     }
@@ -268,6 +292,12 @@ pub fn run(mut args: Args) -> CliResult {
             _ => writeln!(out, "rare/common split: none (no mask leaves the positions sparse)")?,
         }
         writeln!(out, "{}", verdict_text(&verdict, limit))?;
+        if args.histogram {
+            for h in histogram::at_powers_of_two(table.values()) {
+                let counts: Vec<String> = h.counts.iter().map(u64::to_string).collect();
+                writeln!(out, "histogram {}: {}", h.below, counts.join(" "))?;
+            }
+        }
         if args.values {
             for (n, v) in table.values().iter().enumerate() {
                 writeln!(out, "{n} {v}")?;

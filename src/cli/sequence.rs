@@ -386,6 +386,8 @@ fn table_for(args: &Args, octal_rules: Option<&Rules>, limit: Option<Limit>) -> 
         let (builder, n) = octal::prepare(entry.name, rules, limit.as_u64())?;
         let opts = LongRun {
             label: entry.name.to_string(),
+            // every octal back-end but the quadratic control spends about the same a position
+            per_position: !entry.is_control(),
             ..LongRun::default()
         };
         let fill = |g: &mut [u16], from: usize, _max: u16| builder.fill(rules, g, from);

@@ -67,6 +67,11 @@ pub struct LongRun {
     pub stop_after_positions: Option<usize>,
     /// Words that start the progress bar's line (e.g. the back-end); may be empty.
     pub label: String,
+    /// The progress counts positions, not option steps: its rate is in values a second and
+    /// its ETA assumes each position costs the same. For back-ends whose cost per position
+    /// does not grow with the position (the octal rare/common ones), where an ETA from the
+    /// option steps (quadratic for an octal code) would promise far too late a finish.
+    pub per_position: bool,
 }
 
 impl Default for LongRun {
@@ -79,6 +84,7 @@ impl Default for LongRun {
             chunk_target: Duration::from_millis(500),
             stop_after_positions: None,
             label: String::new(),
+            per_position: false,
         }
     }
 }
@@ -305,7 +311,14 @@ impl Filling {
         opts: &LongRun,
     ) -> Result<Option<Option<Signal>>> {
         let end = limit + 1;
-        let mut progress = Progress::new(rules, limit, self.done, opts.quiet, &opts.label);
+        let mut progress = Progress::new(
+            rules,
+            limit,
+            self.done,
+            opts.quiet,
+            &opts.label,
+            opts.per_position,
+        );
         let mut last_write = Instant::now();
         let mut rate: Option<f64> = None;
         let mut previous: Option<usize> = None;

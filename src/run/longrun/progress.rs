@@ -3,7 +3,10 @@
 //!
 //! The ETA is computed from option steps, not positions: the work up to position p is
 //! S(p - 1), which for the squares grows like p^1.5, so the last half of the positions costs
-//! about 65% of the work and an ETA from positions would promise too early a finish.
+//! about 65% of the work and an ETA from positions would promise too early a finish. A run
+//! whose back-end spends about the same on every position (the octal rare/common ones, whose
+//! option steps would grow quadratically) counts positions instead: its rate is in values a
+//! second and its ETA from positions.
 //!
 //! The bar is drawn on stderr only when stderr is a terminal and the run is not `quiet`, and
 //! only once the run has lasted [`SHOW_AFTER`]. When stderr is not a terminal (a background
@@ -103,17 +106,21 @@ pub struct Progress {
     /// Steps already done when this run started (a resumed prefix): not part of the rate.
     steps_at_start: u128,
     steps_total: u128,
+    /// Positions are the steps (see the module doc).
+    per_position: bool,
 }
 
 impl Progress {
     /// A bar for g(0..=limit) that starts at `done` positions (a seed), hidden for now;
-    /// `label` (may be empty) starts the line, e.g. the back-end being built.
+    /// `label` (may be empty) starts the line, e.g. the back-end being built; with
+    /// `per_position` the positions are the steps (values a second, the ETA from positions).
     pub fn new(
         rules: &dyn Ruleset,
         limit: usize,
         done: usize,
         quiet: bool,
         label: &str,
+        per_position: bool,
     ) -> Progress {
         let visible_possible = may_show(quiet);
         let bar =
@@ -138,13 +145,33 @@ impl Progress {
             positions: limit as u64 + 1,
             shown: false,
             start,
-            steps_at_start: rules.steps_before(done),
-            steps_total: rules.steps_before(limit + 1),
+            steps_at_start: if per_position {
+                done as u128
+            } else {
+                rules.steps_before(done)
+            },
+            steps_total: if per_position {
+                limit as u128 + 1
+            } else {
+                rules.steps_before(limit + 1)
+            },
+            per_position,
         }
     }
 
-    /// Records that g(0..done) are finished, `steps_done` = S(done - 1) of them.
+    /// Records that g(0..done) are finished, `steps_done` = S(done - 1) of them (not read
+    /// when the positions are the steps).
     pub fn update(&mut self, done: usize, steps_done: u128) {
+        let steps_done = if self.per_position {
+            done as u128
+        } else {
+            steps_done
+        };
+        let unit = if self.per_position {
+            "values/s"
+        } else {
+            "steps/s"
+        };
         let elapsed = self.start.elapsed();
         if self.visible_possible && !self.shown && elapsed >= SHOW_AFTER {
             self.bar.set_draw_target(ProgressDrawTarget::stderr());
@@ -157,7 +184,7 @@ impl Progress {
         let eta = eta_seconds(this_run, left_total, secs);
         if let Some(eta) = eta {
             self.bar.set_message(format!(
-                "{} steps/s  ETA {}",
+                "{} {unit}  ETA {}",
                 fmt_rate(this_run as f64 / secs),
                 fmt_eta(eta)
             ));
@@ -169,9 +196,8 @@ impl Progress {
                     "{}",
                     plain_line(
                         &self.label,
-                        done as u64,
-                        self.positions,
-                        this_run,
+                        (done as u64, self.positions),
+                        (this_run, unit),
                         secs,
                         eta
                     )
@@ -187,12 +213,12 @@ impl Progress {
 }
 
 /// One plain progress line: `progress: stamped-lanes g(0..123456) of 1000001 positions
-/// (12.3%), 1.23e9 steps/s, ETA 3m 07s, 1m 00s so far`.
+/// (12.3%), 1.23e9 steps/s, ETA 3m 07s, 1m 00s so far` (`values/s` as `unit` when the
+/// positions are the steps).
 fn plain_line(
     label: &str,
-    done: u64,
-    positions: u64,
-    steps_this_run: u128,
+    (done, positions): (u64, u64),
+    (steps_this_run, unit): (u128, &str),
     secs: f64,
     eta: Option<f64>,
 ) -> String {
@@ -207,7 +233,7 @@ fn plain_line(
         "?".into()
     };
     format!(
-        "progress: {label}g(0..{done}) of {positions} positions ({:.1}%), {rate} steps/s, ETA {}, {} so far",
+        "progress: {label}g(0..{done}) of {positions} positions ({:.1}%), {rate} {unit}, ETA {}, {} so far",
         100.0 * done as f64 / positions.max(1) as f64,
         eta.map_or_else(|| "?".into(), fmt_eta),
         fmt_eta(secs)
@@ -243,12 +269,18 @@ mod tests {
     #[test]
     fn plain_line_reads_as_documented() {
         assert_eq!(
-            plain_line("stamped-lanes", 123_456, 1_000_001, 1_230_000_000, 1.0, Some(187.0)),
+            plain_line(
+                "stamped-lanes",
+                (123_456, 1_000_001),
+                (1_230_000_000, "steps/s"),
+                1.0,
+                Some(187.0)
+            ),
             "progress: stamped-lanes g(0..123456) of 1000001 positions (12.3%), 1.23e9 steps/s, ETA 3m 07s, 1s so far"
         );
         assert_eq!(
-            plain_line("", 0, 11, 0, 60.0, None),
-            "progress: g(0..0) of 11 positions (0.0%), 0.00e0 steps/s, ETA ?, 1m 00s so far"
+            plain_line("", (0, 11), (0, "values/s"), 60.0, None),
+            "progress: g(0..0) of 11 positions (0.0%), 0.00e0 values/s, ETA ?, 1m 00s so far"
         );
     }
 
