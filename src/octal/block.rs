@@ -19,8 +19,8 @@
 //!    the options that read only g[..F]: the rare pairs (r, m - r) with m - r < F, then
 //!    c_far, the least common value they miss, then the sweep over the pairs with
 //!    m - a < F until every rare value below c_far is attained (in chunks of
-//!    [`SWEEP_CHUNK`] pairs between checks). For a game with one splitting digit and equal
-//!    splits allowed (Officers, most codes) the heaps go [`LANES`] at a time: heap n0 + j
+//!    [`SWEEP_CHUNK`] pairs between checks). For a game with one splitting digit (Officers,
+//!    Grundy's game, most codes) the heaps go [`LANES`] at a time: heap n0 + j
 //!    splits m_0 + j tokens, so for a rare r the partners g(m_0 + j - r) of the lanes are
 //!    one contiguous run ([`mark_lanes`]), and so are those of a swept pair while at least
 //!    [`LANE_SWEEP_MIN`] lanes still need it; what a lane shares with no other is left to
@@ -692,13 +692,11 @@ struct Far<'a> {
 
 impl Far<'_> {
     /// The far pass of the heaps first.. whose rows and leftovers these are: whole groups of
-    /// [`LANES`] heaps by the lane kernels (one splitting digit, equal splits allowed), the
-    /// others one at a time.
+    /// [`LANES`] heaps by the lane kernels (one splitting digit), the others one at a time.
     fn heaps(&self, first: usize, rows: &mut [u8], left: &mut [Left]) {
         rows.fill(0);
         let (width, digits) = (self.width, self.digits);
-        let lanes_fit =
-            self.rules.split().len() == 1 && !self.rules.unequal() && LANES * width <= 1 << 16;
+        let lanes_fit = self.rules.split().len() == 1 && LANES * width <= 1 << 16;
         let mut i = 0;
         let count = rows.len() / width;
         while i < count {
@@ -768,11 +766,14 @@ impl Far<'_> {
         }
     }
 
-    /// The far pass of the [`LANES`] heaps first.. of a game with one splitting digit k and
-    /// equal splits allowed: heap first + j splits m_j = m_0 + j tokens, so for a rare r the
-    /// partners g(m_j - r) are one run, and so are those of a swept pair (a, m_j - a). The
-    /// lanes share the rare entries with m_last - r < n0 <= ... and r < m_0, and the pairs
-    /// a > m_last - n0; each lane's others are its near pass's.
+    /// The far pass of the [`LANES`] heaps first.. of a game with one splitting digit k:
+    /// heap first + j splits m_j = m_0 + j tokens, so for a rare r the partners g(m_j - r)
+    /// are one run, and so are those of a swept pair (a, m_j - a). The lanes share the rare
+    /// entries with m_last - r < n0 <= ... and r < m_0, and the pairs a > m_last - n0; each
+    /// lane's others are its near pass's. Where equal splits are forbidden (Grundy's game)
+    /// the few rare r with m_0 <= 2r <= m_last are marked lane by lane, skipping the lane
+    /// 2r - m_0 they would split equally; every swept a is at most split_pairs(m_0), below
+    /// half of every lane's heap, so the sweep never meets an equal split.
     fn lanes(&self, first: usize, rows: &mut [u8], left: &mut [Left]) {
         let n0 = self.g.len();
         let width = self.width;
@@ -789,7 +790,26 @@ impl Far<'_> {
             .rare
             .partition_point(|e| (e.at as usize) + n0 <= m_last);
         let hi = self.rare.partition_point(|e| (e.at as usize) < m0).max(lo);
-        mark_lanes(rows, width, self.g, m0, &self.rare[lo..hi]);
+        if self.rules.unequal() {
+            // The entries r with m0 <= 2r <= m_last split some lane's heap into equal halves
+            // (lane 2r - m0), which this game forbids: those lanes are marked one by one.
+            let zone_lo = lo + self.rare[lo..hi].partition_point(|e| 2 * (e.at as usize) < m0);
+            let zone_hi =
+                zone_lo + self.rare[zone_lo..hi].partition_point(|e| 2 * (e.at as usize) <= m_last);
+            mark_lanes(rows, width, self.g, m0, &self.rare[lo..zone_lo]);
+            mark_lanes(rows, width, self.g, m0, &self.rare[zone_hi..hi]);
+            for (j, row) in rows.chunks_mut(width).enumerate() {
+                let m = m0 + j;
+                for e in &self.rare[zone_lo..zone_hi] {
+                    if 2 * e.at as usize != m {
+                        row[(e.value as usize ^ self.g[m - e.at as usize] as usize)
+                            & (width - 1)] = 1;
+                    }
+                }
+            }
+        } else {
+            mark_lanes(rows, width, self.g, m0, &self.rare[lo..hi]);
+        }
         // The sweep of the common a > m_last - n0 (where every lane's partner is below n0):
         // all lanes together while at least LANE_SWEEP_MIN of them still miss a rare value
         // below their c, then each open lane on its own from where the lanes stopped.
