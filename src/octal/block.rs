@@ -23,8 +23,11 @@
 //!    Grundy's game, most codes) the heaps go [`LANES`] at a time: heap n0 + j
 //!    splits m_0 + j tokens, so for a rare r the partners g(m_0 + j - r) of the lanes are
 //!    one contiguous run ([`mark_lanes`]), and so are those of a swept pair while at least
-//!    [`LANE_SWEEP_MIN`] lanes still need it; what a lane shares with no other is left to
-//!    its near pass (`Left`).
+//!    [`LANE_SWEEP_MIN`] lanes still need it; then each lane still open first tries, for
+//!    each rare value it misses, a short list of pairs likely to attain it (a witness list
+//!    per rare value: positions a whose value is v xor a frequent value), and sweeps on alone
+//!    only if one is not found; what a lane shares with no other is left to its near pass
+//!    (`Left`).
 //! 2. *near*, heap after heap in order: the one-heap options, the rare pairs the far pass
 //!    left, the pairs with a rare position found inside the block, then c; the rare values
 //!    below c not yet attained continue the far sweep where it stopped, then the first
@@ -94,6 +97,12 @@ pub const BLOCK: usize = 512;
 /// per pair, but goes on for every lane until the slowest is done). Chosen on Xeon-167 only,
 /// in a first look beside a build (results/octal.md, stop 37).
 pub const LANE_SWEEP_MIN: usize = 12;
+
+/// The most witnesses listed for one rare value (see `Split::list_witnesses`).
+pub const WITNESSES: usize = 256;
+
+/// Positions of one partner value taken in each round of a witness list.
+pub const WITNESS_ROUND: usize = 16;
 
 /// Pairs swept between two checks of the rare values still missing.
 pub const SWEEP_CHUNK: usize = 64;
@@ -222,6 +231,10 @@ struct Split {
     /// `common[v]` is 1 when v is common under the mask, else 0 (one byte per value of the
     /// widest row).
     common: Vec<u8>,
+    /// For each rare value v, the pairs to try first for it ([`witness_rare`]): entries
+    /// (a, u) with g(a) = u ^ v and u common, the most frequent u first, so that a pair
+    /// (a, m - a) attains v when g(m - a) = u.
+    witnesses: Vec<Vec<Pos>>,
 }
 
 impl Split {
@@ -233,6 +246,7 @@ impl Split {
             sweepers: Vec::new(),
             histogram: vec![0; 1 << 16],
             common: vec![0; MAX_WIDTH],
+            witnesses: Vec::new(),
         }
     }
 
@@ -280,6 +294,57 @@ impl Split {
         for (v, c) in self.common.iter_mut().enumerate() {
             *c = !rare(v as u32, mask) as u8;
         }
+    }
+
+    /// Lists each rare value's witnesses from the common positions a >= `floor` below the
+    /// sweep list's end and the histogram as they stand. The order is a guess, so a stale
+    /// list costs time, never exactness: a try of (a, u) finds v about as often as u is
+    /// frequent, but the values of Officers are far from independent (all the positions of
+    /// one value can miss the heap's partners of another), so the list takes at most
+    /// [`WITNESS_ROUND`] positions of each partner value u in turn, the most frequent u
+    /// first, then the next ones of each.
+    fn list_witnesses(&mut self, floor: usize) {
+        let top = self.histogram.iter().rposition(|&c| c > 0).unwrap_or(0);
+        let mut by_value: Vec<Vec<u32>> = vec![Vec::new(); top + 1];
+        for e in &self.sweepers {
+            if e.at as usize >= floor {
+                by_value[e.value as usize].push(e.at);
+            }
+        }
+        let mut commons: Vec<usize> = (0..=top)
+            .filter(|&u| !rare(u as u32, self.mask) && self.histogram[u] > 0)
+            .collect();
+        commons.sort_by_key(|&u| std::cmp::Reverse(self.histogram[u]));
+        let span = row_width(top).min(MAX_WIDTH);
+        self.witnesses = (0..span)
+            .map(|v| {
+                let mut list = Vec::new();
+                if !rare(v as u32, self.mask) {
+                    return list;
+                }
+                for round in 0.. {
+                    let before = list.len();
+                    for &u in &commons {
+                        let Some(positions) = by_value.get(u ^ v) else {
+                            continue;
+                        };
+                        let turn = positions.iter().skip(round * WITNESS_ROUND);
+                        let room = WITNESSES - list.len();
+                        list.extend(turn.take(WITNESS_ROUND.min(room)).map(|&at| Pos {
+                            at,
+                            value: u as u32,
+                        }));
+                        if list.len() == WITNESSES {
+                            return list;
+                        }
+                    }
+                    if list.len() == before {
+                        break;
+                    }
+                }
+                list
+            })
+            .collect();
     }
 }
 
@@ -537,6 +602,11 @@ impl OctalBlock {
         if sparse && (split.mask == 0 || count < rare_count(&split.histogram[..=top], split.mask)) {
             split.take_mask(best, g);
         }
+        if split.mask != 0 {
+            // the far pass reads the splits (a, m - a) with m - a below the block before its
+            // own: a past two blocks and a group
+            split.list_witnesses(2 * self.block + 2 * LANES);
+        }
     }
 }
 
@@ -605,6 +675,7 @@ impl<'a> FarGroups<'a> {
             sweepers: &split.sweepers,
             list_end: split.list_end(),
             common: &split.common[..width],
+            witnesses: &split.witnesses,
             width,
             digits,
         };
@@ -686,6 +757,7 @@ struct Far<'a> {
     sweepers: &'a [Pos],
     list_end: usize,
     common: &'a [u8],
+    witnesses: &'a [Vec<Pos>],
     width: usize,
     digits: usize,
 }
@@ -852,7 +924,13 @@ impl Far<'_> {
         }
         for (j, (row, l)) in rows.chunks_mut(width).zip(left.iter_mut()).enumerate() {
             let m = m0 + j;
-            let swept = if open & (1 << j) != 0 {
+            let swept = if open & (1 << j) != 0
+                && !witness_rare(
+                    self.g,
+                    (m, self.rules.split_pairs(m), n0),
+                    (row, self.common, c[j], met[j]),
+                    self.witnesses,
+                ) {
                 sweep(
                     self.g,
                     m,
@@ -968,6 +1046,36 @@ fn rare_below_met(row: &[u8], common: &[u8], c: usize, met: &mut usize) -> bool 
         w += 1;
     }
     *met = c;
+    true
+}
+
+/// Tries to find, for every rare value v < c that `row` misses (from `met` on), a pair
+/// (a, m - a) that attains it among v's witnesses (see [`Split::witnesses`]), marking v
+/// when one does. A pair counts when it is a split of m (1 <= a <= `p`) and reads only the
+/// values known (m - a < `known`). True when every one was found; false at the first that
+/// was not (the values found so far stay marked: each is attained).
+#[inline]
+fn witness_rare<V: Values + ?Sized>(
+    g: &V,
+    (m, p, known): (usize, usize, usize),
+    (row, common, c, met): (&mut [u8], &[u8], usize, usize),
+    witnesses: &[Vec<Pos>],
+) -> bool {
+    for v in met..c {
+        if row[v] != 0 || common[v] != 0 {
+            continue;
+        }
+        let found = witnesses.get(v).is_some_and(|list| {
+            list.iter().any(|e| {
+                let a = e.at as usize;
+                a <= p && a + known > m && g.at(m - a) == e.value as u16
+            })
+        });
+        if !found {
+            return false;
+        }
+        row[v] = 1;
+    }
     true
 }
 
