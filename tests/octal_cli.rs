@@ -108,7 +108,7 @@ fn bad_octal_input_is_refused_before_any_work() {
         &too_many,
     ]);
     assert!(e.contains("--limit") && e.contains(&top.to_string()), "{e}");
-    let e = assert_refused(&["census", "--digits", "4"]);
+    let e = assert_refused(&["census", "--digits", "6"]);
     assert!(e.contains("--digits"), "{e}");
     let e = assert_refused(&["census", "--csv", "--json"]);
     assert!(e.contains("--json") || e.contains("--csv"), "{e}");

@@ -12,6 +12,7 @@
 pub mod block;
 pub mod candidate_search;
 pub mod census;
+pub mod census_plan;
 pub mod naive;
 pub mod period;
 pub mod published;
