@@ -65,6 +65,49 @@ fn a_shard_pair_merged_equals_the_whole_and_stdout() {
     }
 }
 
+/// Waits until `file` holds a few rows or `child` has ended (no time limit: the test binary's
+/// own timeout stops a hang).
+fn wait_for_rows(file: &Path, child: &mut std::process::Child) {
+    loop {
+        let n = std::fs::read_to_string(file).map_or(0, |t| t.lines().count());
+        if n >= 5 || child.try_wait().unwrap().is_some() {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+}
+
+#[test]
+fn progress_lines_come_when_stderr_is_not_a_terminal() {
+    // stderr is a pipe here; lines come every NIMSQUARE_PROGRESS_EVERY seconds.
+    let out = nimsquare()
+        .args(["census", "--digits", "3", "--limit", "2000", "--csv"])
+        .env("NIMSQUARE_PROGRESS_EVERY", "0.02")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert!(
+        lines
+            .last()
+            .unwrap()
+            .starts_with("census: 1022/1022 codes up to N = 2000 in "),
+        "{stderr}"
+    );
+    // The census of 3 digits at N = 2000 runs for seconds: lines came before the last.
+    assert!(lines.len() >= 2, "{stderr}");
+    for line in &lines[..lines.len() - 1] {
+        assert!(
+            line.starts_with("census: ")
+                && line.contains("/1022 codes up to N = 2000, ")
+                && line.contains(" positions/s, ETA "),
+            "{line}"
+        );
+    }
+    assert!(stderr.contains(", slowest in flight "), "{stderr}");
+}
+
 #[test]
 fn a_killed_and_resumed_census_equals_an_uninterrupted_one() {
     let dir = scratch("kill");
@@ -82,13 +125,7 @@ fn a_killed_and_resumed_census_equals_an_uninterrupted_one() {
         .args(base)
         .spawn()
         .unwrap();
-    loop {
-        let n = std::fs::read_to_string(&killed).map_or(0, |t| t.lines().count());
-        if n >= 5 || child.try_wait().unwrap().is_some() {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(5));
-    }
+    wait_for_rows(&killed, &mut child);
     let _ = child.kill();
     let _ = child.wait();
     let kept = rows(&killed).len();
@@ -104,6 +141,67 @@ fn a_killed_and_resumed_census_equals_an_uninterrupted_one() {
         .assert()
         .success();
     assert_eq!(text(&killed), text(&whole), "killed with {kept} rows kept");
+
+    // SIGTERM (a batch system ending the job): the codes in flight finish, the run says how
+    // to go on and exits 143; --resume then finishes the same file.
+    let termed = dir.join("termed.csv");
+    let mut child = nimsquare_process()
+        .args(["census", "--quiet", "--out", termed.to_str().unwrap()])
+        .args(base)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for_rows(&termed, &mut child);
+    // While it runs, a second census may not append to its file; stopped (SIGSTOP) so that
+    // it is surely still running when the second one tries.
+    let pid = child.id() as libc::pid_t;
+    // SAFETY: signals to the child this test spawned and still holds.
+    unsafe { libc::kill(pid, libc::SIGSTOP) };
+    let running = child.try_wait().unwrap().is_none();
+    let second = nimsquare()
+        .args([
+            "census",
+            "--quiet",
+            "--resume",
+            "--out",
+            termed.to_str().unwrap(),
+        ])
+        .args(base)
+        .output()
+        .unwrap();
+    // SAFETY: as above.
+    unsafe {
+        libc::kill(pid, libc::SIGTERM);
+        libc::kill(pid, libc::SIGCONT);
+    }
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if running {
+        assert_eq!(second.status.code(), Some(2));
+        let e = String::from_utf8_lossy(&second.stderr);
+        assert!(e.contains("locked"), "{e}");
+    }
+    if out.status.code() == Some(143) {
+        assert!(
+            stderr.contains("stopped by SIGTERM") && stderr.contains("--resume"),
+            "{stderr}"
+        );
+    } else {
+        // It had finished before the signal: nothing to resume, nothing to check here.
+        assert!(out.status.success(), "{stderr}");
+    }
+    nimsquare()
+        .args([
+            "census",
+            "--quiet",
+            "--resume",
+            "--out",
+            termed.to_str().unwrap(),
+        ])
+        .args(base)
+        .assert()
+        .success();
+    assert_eq!(text(&termed), text(&whole));
 
     // What a kill can leave, made exactly: rows in completion order and a last line cut in
     // the middle. The resumed file is again the whole run's.

@@ -324,11 +324,23 @@ fn write_whole(path: &Path, text: &str) -> Result<()> {
     Ok(())
 }
 
+/// Opens `path` to append and takes an exclusive lock on it (flock(2), released when the
+/// process ends, killed or not), so two censuses never append to one file and mix their
+/// rows: a file another process holds is refused in one line.
 fn open_append(path: &Path) -> Result<RowsFile> {
+    use std::os::unix::io::AsRawFd;
+    let refuse = |why: String| Error::Invalid(format!("--out {}: {why}", path.display()));
     let file = OpenOptions::new()
+        .read(true)
         .append(true)
         .open(path)
-        .map_err(|e| Error::Invalid(format!("--out {}: cannot be opened ({e})", path.display())))?;
+        .map_err(|e| refuse(format!("cannot be opened ({e})")))?;
+    // SAFETY: flock on a file descriptor this `File` owns and keeps open across the call.
+    if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+        return Err(refuse(
+            "another census is writing this file (it is locked); wait for it to end or name another file".into(),
+        ));
+    }
     Ok(RowsFile {
         path: path.to_path_buf(),
         file: Mutex::new(file),
@@ -338,6 +350,10 @@ fn open_append(path: &Path) -> Result<RowsFile> {
 /// Starts the rows file `path` with `header` and no rows (replacing a file there: the caller
 /// has decided it may), open for appending.
 pub fn create(path: &Path, format: Format, header: &Header) -> Result<RowsFile> {
+    if path.exists() {
+        // A file another census is still writing is not replaced under it.
+        drop(open_append(path)?);
+    }
     write_whole(path, &header_text(format, header))?;
     open_append(path)
 }
@@ -347,6 +363,8 @@ pub fn create(path: &Path, format: Format, header: &Header) -> Result<RowsFile> 
 /// another shard of it, or is in the other format). A last line cut by a kill is dropped (cut
 /// off the file). Returns the file, open for appending, and its rows.
 pub fn resume(path: &Path, format: Format, header: &Header) -> Result<(RowsFile, Rows)> {
+    // Locked first, so no other census appends between the reading and the appending.
+    let file = open_append(path)?;
     let contents = read(path, "--resume")?;
     let refuse = |why: String| {
         Error::Invalid(format!(
@@ -369,13 +387,12 @@ pub fn resume(path: &Path, format: Format, header: &Header) -> Result<(RowsFile,
         )));
     }
     if contents.cut {
-        OpenOptions::new()
-            .write(true)
-            .open(path)
-            .and_then(|f| f.set_len(contents.complete_len).and_then(|()| f.sync_all()))
+        let f = file.file.lock().unwrap_or_else(|e| e.into_inner());
+        f.set_len(contents.complete_len)
+            .and_then(|()| f.sync_all())
             .map_err(|e| refuse(format!("cannot drop its cut last line ({e})")))?;
     }
-    Ok((open_append(path)?, contents.rows))
+    Ok((file, contents.rows))
 }
 
 /// The text of a whole rows file: `header` and `rows` in code order.
