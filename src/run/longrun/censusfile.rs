@@ -525,3 +525,86 @@ pub fn merge(
     }
     Ok((first.format, header, rows))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn header() -> Header {
+        Header {
+            version: VERSION,
+            limit: 100,
+            digits: 1,
+            codes: "all".into(),
+            selection: "all".into(),
+            total: 14,
+            backend: "octal-block".into(),
+            shard: "0/1".into(),
+            share: 14,
+        }
+    }
+
+    /// A scratch file holding `text`, removed when the returned guard drops.
+    struct Temp(PathBuf);
+    impl Drop for Temp {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_file(&self.0);
+        }
+    }
+    fn temp(name: &str, text: &str) -> Temp {
+        let path = std::env::temp_dir().join(format!(
+            "nimsquare-censusfile-{name}-{}",
+            std::process::id()
+        ));
+        std::fs::write(&path, text).unwrap();
+        Temp(path)
+    }
+
+    const ROW: &str = "0.7,100,periodic,0,2,1,octal-block,b,\"cpu, with comma\",d";
+
+    #[test]
+    fn damaged_duplicate_and_foreign_rows_are_refused() {
+        let head = header_text(Format::Csv, &header());
+        let good = temp("good", &format!("{head}{ROW}\n"));
+        let c = read(&good.0, "--resume").unwrap();
+        assert_eq!((c.rows.len(), c.cut), (1, false));
+        for (name, body, says) in [
+            ("twice", format!("{ROW}\n{ROW}\n"), "twice"),
+            ("short", "0.7,100\n".to_string(), "line 3 is damaged"),
+            (
+                "limit",
+                ROW.replace(",100,", ",200,") + "\n",
+                "limit or back-end",
+            ),
+            (
+                "code",
+                ROW.replace("0.7,", "0.70,") + "\n",
+                "no census code",
+            ),
+        ] {
+            let f = temp(name, &format!("{head}{body}"));
+            let e = read(&f.0, "--resume").unwrap_err().to_string();
+            assert!(e.contains(says), "{name}: {e}");
+        }
+    }
+
+    #[test]
+    fn resume_drops_a_cut_last_line_and_keeps_the_rest() {
+        let head = header_text(Format::Csv, &header());
+        let f = temp("cut", &format!("{head}{ROW}\n0.1,100,peri"));
+        let (file, rows) = resume(&f.0, Format::Csv, &header()).unwrap();
+        assert_eq!(rows.len(), 1);
+        drop(file);
+        assert_eq!(
+            std::fs::read_to_string(&f.0).unwrap(),
+            format!("{head}{ROW}\n")
+        );
+        // The same census with another limit is refused, naming the limit.
+        let other = Header {
+            limit: 200,
+            ..header()
+        };
+        let e = resume(&f.0, Format::Csv, &other).err().unwrap().to_string();
+        assert!(e.contains("limit (100 there, 200 here)"), "{e}");
+    }
+}
