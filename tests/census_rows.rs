@@ -262,6 +262,18 @@ fn json_lines_resume_and_merge_as_csv_does() {
         .assert()
         .success();
     assert_eq!(text(&half), t);
+    // Two JSON Lines shards merged: the whole file again.
+    let parts: Vec<PathBuf> = (0..2).map(|i| dir.join(format!("p{i}.jsonl"))).collect();
+    for (i, p) in parts.iter().enumerate() {
+        census_to(p, &[&base[..], &["--shard", &format!("{i}/2")]].concat());
+    }
+    let merged = nimsquare()
+        .args(["census", "merge"])
+        .args(&parts)
+        .output()
+        .unwrap();
+    assert!(merged.status.success());
+    assert_eq!(String::from_utf8(merged.stdout).unwrap(), t);
 }
 
 #[test]
