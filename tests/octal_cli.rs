@@ -108,7 +108,7 @@ fn bad_octal_input_is_refused_before_any_work() {
         &too_many,
     ]);
     assert!(e.contains("--limit") && e.contains(&top.to_string()), "{e}");
-    let e = assert_refused(&["census", "--digits", "4"]);
+    let e = assert_refused(&["census", "--digits", "6"]);
     assert!(e.contains("--digits"), "{e}");
     let e = assert_refused(&["census", "--csv", "--json"]);
     assert!(e.contains("--json") || e.contains("--csv"), "{e}");
@@ -172,9 +172,15 @@ fn census_out_is_not_replaced_without_force() {
         "census", "--digits", "1", "--limit", "200", "--json", "--quiet", "--out", path,
     ];
     nimsquare().args(args).assert().success();
-    let v: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
-    assert_eq!(v["rows"].as_array().unwrap().len(), 14);
+    // JSON Lines: the census line, then one object a row.
+    let text = std::fs::read_to_string(&file).unwrap();
+    let lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 1 + 14);
+    assert_eq!(lines[0]["census"]["digits"], 1);
+    let v = &lines[1];
     assert!(v["cpu"].is_string() && v["build"].is_string() && v["date"].is_string());
     let e = assert_refused(&args);
     assert!(e.contains("--out") && e.contains("--force"), "{e}");

@@ -69,6 +69,7 @@ fn a_fifo_is_written_in_place_and_stays_a_fifo() {
     // An existing FIFO needs no --force: nothing is replaced.
     let (text, out) = through_fifo(&fifo, &CENSUS);
     assert!(out.status.success(), "{out:?}");
+    // A FIFO gets the CSV at the end (no census line: it cannot be resumed).
     assert!(text.starts_with("code,limit,status"), "{text}");
     assert_eq!(text.lines().count(), 15, "{text}");
     let (text, out) = through_fifo(&fifo, &["sequence", "values", "--limit", "9"]);
@@ -141,7 +142,15 @@ fn a_symlink_is_written_through_to_its_target_and_stays_a_symlink() {
         .is_symlink());
     assert_eq!(std::fs::read_link(&link).unwrap(), target);
     let text = std::fs::read_to_string(&target).unwrap();
-    assert!(text.starts_with("code,limit,status"), "{text}");
+    // A census rows file: its census line, then the column names.
+    assert!(text.starts_with("# census {"), "{text}");
+    assert!(
+        text.lines()
+            .nth(1)
+            .unwrap()
+            .starts_with("code,limit,status"),
+        "{text}"
+    );
     assert_eq!(
         std::fs::read_dir(&dir).unwrap().count(),
         2,

@@ -7,21 +7,25 @@
 //! largest value and verdict. The codes are independent, so they are shared out over the
 //! thread pool; the rows come back in the order of the list.
 //!
-//! Cost: 2 * 7 * 8^(k-1) codes for each k (1022 for D = 3), each a table build and a period
-//! scan; with the control, O(N^2) per code with a splitting digit.
+//! Cost: 2 * 7 * 8^(k-1) codes for each k (1022 for D = 3, 65 534 for D = 5), each a table
+//! build and a period scan; with the control, O(N^2) per code with a splitting digit.
 //!
-//! Invariant: rows are in [`codes`] order, one per code, each with the N it was built for.
+//! Invariant: rows are in [`codes`] order, one per code, each with the N it was built for;
+//! [`run_each`] reports every code it finishes exactly once. Which codes to run and on which
+//! shard is [`super::census_plan`]; the durable rows file is
+//! [`crate::run::longrun::censusfile`].
 
 use super::period::{self, Verdict};
 use super::{OctalBuilder, Rules};
 use crate::base::error::{Error, Result};
 use crate::registry::Entry;
 use rayon::prelude::*;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-/// The most digits after the point the census takes (1022 codes at D = 3; D = 4 would be
-/// 8190, beyond what a census at a useful N finishes in minutes).
-pub const MAX_DIGITS: usize = 3;
+/// The most digits after the point the census takes: 65 534 codes at D = 5. D = 6 would be
+/// 524 286 codes, past what a census at a useful N finishes even on a cluster; a user after
+/// a few longer codes runs `octal CODE` on each.
+pub const MAX_DIGITS: usize = 5;
 
 /// One code's result.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -64,6 +68,27 @@ pub fn codes(digits: usize) -> Result<Vec<Rules>> {
     Ok(all)
 }
 
+/// Where `label` (a census code as [`Rules::label`] prints it) stands in the order of
+/// [`codes`], for any number of digits: (digits after the point, d0, the digits as a base-8
+/// number). `None` for a label that is not such a code (no point, a digit past 7, a trailing
+/// 0, `grundy`). Sorting rows by this key puts them in [`codes`] order whatever D was.
+pub fn order_key(label: &str) -> Option<(usize, u8, u64)> {
+    let (before, after) = label.split_once('.')?;
+    let d0 = match before {
+        "0" => 0,
+        "4" => 4,
+        _ => return None,
+    };
+    if after.is_empty() || after.len() > 21 || after.ends_with('0') {
+        return None;
+    }
+    let mut number = 0u64;
+    for c in after.chars() {
+        number = number * 8 + u64::from(c.to_digit(8)?);
+    }
+    Some((after.len(), d0, number))
+}
+
 /// The row of `rules` with the table of `entry` up to `limit` (checked as
 /// [`super::build`] checks it).
 pub fn row(entry: &'static Entry<dyn OctalBuilder>, rules: &Rules, limit: usize) -> Result<Row> {
@@ -95,6 +120,60 @@ pub fn census(
         .collect()
 }
 
+/// What [`run_each`] tells its caller, from any worker thread.
+pub trait Watcher: Sync {
+    /// Code `index` of the list is about to be built.
+    fn started(&self, index: usize);
+    /// Code `index` is done: its row. An error stops the run (no code starts after it) and
+    /// is what [`run_each`] returns (a row that cannot be written is a failed run).
+    fn finished(&self, index: usize, row: Row) -> Result<()>;
+    /// Asked before each code starts: true stops the run there (a signal arrived); the codes
+    /// in flight still finish and are reported.
+    fn stop(&self) -> bool {
+        false
+    }
+}
+
+/// Builds the row of every code of `list` up to `limit` with `entry`, in the order given
+/// (callers put the most expensive first, so the longest code never starts last), handed out
+/// one at a time to as many workers as the thread pool has threads: a worker takes the next
+/// code when it finishes one, so a slow code holds up one worker, never the others. Returns
+/// the number of codes finished (all of `list` unless `watcher` stopped the run), or the first
+/// error of a build or of [`Watcher::finished`].
+pub fn run_each(
+    entry: &'static Entry<dyn OctalBuilder>,
+    list: &[Rules],
+    limit: usize,
+    watcher: &dyn Watcher,
+) -> Result<usize> {
+    let next = AtomicUsize::new(0);
+    let finished = AtomicUsize::new(0);
+    // Set by the first failure, so no other worker starts a code after it.
+    let failed = AtomicBool::new(false);
+    let workers = rayon::current_num_threads().min(list.len()).max(1);
+    (0..workers)
+        .into_par_iter()
+        .try_for_each(|_| -> Result<()> {
+            loop {
+                if failed.load(Ordering::Relaxed) || watcher.stop() {
+                    return Ok(());
+                }
+                let index = next.fetch_add(1, Ordering::Relaxed);
+                let Some(rules) = list.get(index) else {
+                    return Ok(());
+                };
+                watcher.started(index);
+                let done = row(entry, rules, limit).and_then(|r| watcher.finished(index, r));
+                if let Err(e) = done {
+                    failed.store(true, Ordering::Relaxed);
+                    return Err(e);
+                }
+                finished.fetch_add(1, Ordering::Relaxed);
+            }
+        })?;
+    Ok(finished.into_inner())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -114,6 +193,17 @@ mod tests {
         unique.dedup();
         assert_eq!(unique.len(), labels.len());
         assert_eq!(codes(3).unwrap().len(), 1022);
-        assert!(codes(0).is_err() && codes(4).is_err());
+        assert_eq!(codes(5).unwrap().len(), 2 * 7 * (1 + 8 + 64 + 512 + 4096));
+        assert!(codes(0).is_err() && codes(6).is_err());
+    }
+
+    #[test]
+    fn the_order_key_sorts_as_the_list_does() {
+        let list = codes(3).unwrap();
+        let keys: Vec<_> = list.iter().map(|r| order_key(r.label()).unwrap()).collect();
+        assert!(keys.windows(2).all(|w| w[0] < w[1]));
+        for bad in ["0.10", "1.2", "0.8", "grundy", "0.", ".7"] {
+            assert_eq!(order_key(bad), None, "{bad}");
+        }
     }
 }

@@ -12,6 +12,7 @@
 pub mod block;
 pub mod candidate_search;
 pub mod census;
+pub mod census_plan;
 pub mod histogram;
 pub mod naive;
 pub mod period;

@@ -13,7 +13,10 @@
 //! - [`signals`]: SIGINT/SIGTERM set a flag while a run is active.
 //! - [`progress`]: the bar and its ETA.
 //! - [`driver`]: the chunked run over a fill closure (a table back-end's `fill`).
+//! - [`censusfile`]: the census's rows file, appended and synced a row at a time, resumed,
+//!   and merged from the shards of a job array.
 
+pub mod censusfile;
 pub mod driver;
 pub mod progress;
 pub mod ruleset;

@@ -1,0 +1,285 @@
+//! Which codes a census runs: the selection (`--digits`, `--codes`), each code's estimated
+//! cost, and the fixed share of one shard of a job array (`--shard I/K`).
+//!
+//! Invariant: a [`Selection`] holds each code once, in [`super::census::codes`] order, and
+//! its [`Selection::fingerprint`] depends only on that list; [`shares`] is a function of the
+//! costs and K alone, so every shard of a job array computes the same partition, which covers
+//! the selection exactly once.
+
+use super::census::{self, order_key};
+use super::Rules;
+use crate::base::error::{Error, Result};
+use std::collections::BTreeMap;
+
+/// The codes of a census, in [`census::codes`] order.
+#[derive(Debug, Clone)]
+pub struct Selection {
+    /// The most digits after the point, D.
+    pub digits: usize,
+    /// `--codes` as given, if the selection is filtered.
+    pub filter: Option<String>,
+    /// The codes, each once, in list order.
+    pub codes: Vec<Rules>,
+}
+
+impl Selection {
+    /// What a rows file records of the selection, so a resume or a merge can tell two
+    /// selections apart: `all` for every code of D digits, else the number of codes and an
+    /// FNV-1a hash of their labels in list order ([`fingerprint_of`]).
+    pub fn fingerprint(&self) -> String {
+        match self.filter {
+            None => "all".into(),
+            Some(_) => fingerprint_of(self.codes.iter().map(|r| r.label())),
+        }
+    }
+}
+
+/// `COUNT:HASH`, the FNV-1a 64-bit hash of the labels each followed by a newline: a fixed,
+/// documented hash (not the standard library's, which may change between Rust releases), so
+/// files written by different builds compare.
+pub fn fingerprint_of<'a>(labels: impl Iterator<Item = &'a str>) -> String {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut count = 0usize;
+    for label in labels {
+        count += 1;
+        for &b in label.as_bytes().iter().chain(b"\n") {
+            hash ^= u64::from(b);
+            hash = hash.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    format!("{count}:{hash:016x}")
+}
+
+/// The census codes of 1 to `digits` digits, filtered by `filter` when given: items separated
+/// by commas or white space, each a code (`0.07`, `.6`; trailing zeros dropped), an inclusive
+/// range `A..B` of the list order, or `@FILE`, a file of such items (`#` starts a comment).
+/// `read` reads a file (the caller's, so that a test needs no file). A code that is not in the
+/// census of `digits` digits, a range running backwards, a file that cannot be read or a
+/// filter that selects nothing is refused, in one line naming `--codes`.
+pub fn select(
+    digits: usize,
+    filter: Option<&str>,
+    read: &dyn Fn(&str) -> std::io::Result<String>,
+) -> Result<Selection> {
+    let all = census::codes(digits)?;
+    let Some(spec) = filter else {
+        return Ok(Selection {
+            digits,
+            filter: None,
+            codes: all,
+        });
+    };
+    let position: BTreeMap<&str, usize> = all
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (r.label(), i))
+        .collect();
+    let refuse = |why: String| Error::Invalid(format!("--codes: {why}"));
+    let find = |text: &str| -> Result<usize> {
+        let rules = Rules::parse(text).map_err(|e| refuse(e.to_string()))?;
+        match position.get(rules.label()) {
+            Some(&i) => Ok(i),
+            None if order_key(rules.label()).is_some() => Err(refuse(format!(
+                "{text} has more digits after the point than --digits {digits} lists"
+            ))),
+            None => Err(refuse(format!(
+                "{text} is not a census code (0.d1..dk or 4.d1..dk with a move)"
+            ))),
+        }
+    };
+    let mut chosen = vec![false; all.len()];
+    let items = |text: &str, chosen: &mut Vec<bool>| -> Result<()> {
+        for item in text.split(|c: char| c == ',' || c.is_whitespace()) {
+            if item.is_empty() {
+                continue;
+            }
+            match item.split_once("..") {
+                Some((a, b)) => {
+                    let (a, b) = (find(a)?, find(b)?);
+                    if a > b {
+                        return Err(refuse(format!(
+                            "the range {item} runs backwards (codes are in the order of `census`: fewer digits first, 0. before 4.)"
+                        )));
+                    }
+                    chosen[a..=b].iter_mut().for_each(|c| *c = true);
+                }
+                None => chosen[find(item)?] = true,
+            }
+        }
+        Ok(())
+    };
+    for item in spec.split(',') {
+        let item = item.trim();
+        if let Some(file) = item.strip_prefix('@') {
+            let text = read(file).map_err(|e| refuse(format!("cannot read {file}: {e}")))?;
+            let text: String = text
+                .lines()
+                .map(|l| l.split('#').next().unwrap_or(""))
+                .collect::<Vec<_>>()
+                .join("\n");
+            items(&text, &mut chosen)?;
+        } else {
+            items(item, &mut chosen)?;
+        }
+    }
+    let codes: Vec<Rules> = all
+        .into_iter()
+        .zip(&chosen)
+        .filter_map(|(r, &c)| c.then_some(r))
+        .collect();
+    if codes.is_empty() {
+        return Err(refuse(format!("'{spec}' selects no code")));
+    }
+    Ok(Selection {
+        digits,
+        filter: Some(spec.to_string()),
+        codes,
+    })
+}
+
+/// The estimated cost of the row of `rules` up to `limit`: its option steps, the options a mex
+/// from the definition looks at ([`Rules::option_steps`]; every split pair counted once). That
+/// is exact for the control and for a code without a splitting digit (about N per move); the
+/// fast back-ends do far less on a splitting code whose values have a sparse split, by a
+/// factor nobody knows before the table is built. So the estimate ranks every splitting code
+/// far above every other (true of every back-end: they cost orders of magnitude more) and
+/// weighs the splitting codes among themselves by their number of split pairs, which is what
+/// they cost when no sparse split is found.
+pub fn estimated_cost(rules: &Rules, limit: usize) -> u128 {
+    // + 1: a code pays its table and period scan even with almost no options.
+    rules.option_steps(limit) + limit as u128 + 1
+}
+
+/// Shard `I` of `K`: which part of a census one job of a job array takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    /// I, from 0 to K - 1 (as Slurm's `--array=0-(K-1)` numbers its tasks).
+    pub index: usize,
+    /// K, at least 1.
+    pub count: usize,
+}
+
+impl Shard {
+    /// The whole census: shard 0 of 1.
+    pub const WHOLE: Shard = Shard { index: 0, count: 1 };
+
+    /// Parses `I/K`, refusing (one line naming `--shard`) anything but 0 <= I < K.
+    pub fn parse(text: &str) -> Result<Shard> {
+        let refuse = |why: &str| {
+            Error::Invalid(format!(
+                "--shard {text}: {why}; write I/K with 0 <= I < K, e.g. 0/4 to 3/4 for four jobs"
+            ))
+        };
+        let (i, k) = text
+            .trim()
+            .split_once('/')
+            .ok_or_else(|| refuse("no '/'"))?;
+        let parse = |s: &str| s.trim().parse::<usize>().ok();
+        let (Some(index), Some(count)) = (parse(i), parse(k)) else {
+            return Err(refuse("I and K must be whole numbers"));
+        };
+        if count == 0 {
+            return Err(refuse("K must be at least 1"));
+        }
+        if index >= count {
+            return Err(refuse("I must be below K (shards are numbered from 0)"));
+        }
+        Ok(Shard { index, count })
+    }
+}
+
+impl std::fmt::Display for Shard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
+    }
+}
+
+/// The shard of each of `costs` (one per code, in list order) among `k` shards: the codes in
+/// decreasing cost (ties by list order) each go to the shard with the least cost so far (ties
+/// to the lowest shard): the longest-processing-time-first rule. The largest share then
+/// exceeds the smallest by at most the largest single cost (the last code put on the largest
+/// share went to the then lightest one), and is within 4/3 of the best possible.
+pub fn shares(costs: &[u128], k: usize) -> Vec<usize> {
+    let k = k.max(1);
+    let mut order: Vec<usize> = (0..costs.len()).collect();
+    order.sort_by(|&a, &b| costs[b].cmp(&costs[a]).then(a.cmp(&b)));
+    let mut load = vec![0u128; k];
+    let mut shard = vec![0usize; costs.len()];
+    for i in order {
+        let lightest = (0..k).min_by_key(|&s| (load[s], s)).unwrap_or(0);
+        load[lightest] += costs[i];
+        shard[i] = lightest;
+    }
+    shard
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn no_file(_: &str) -> std::io::Result<String> {
+        Err(std::io::Error::other("no file in this test"))
+    }
+
+    #[test]
+    fn codes_are_chosen_by_list_range_and_file() {
+        let s = select(2, Some("0.07, 0.6,4.1..4.3"), &no_file).unwrap();
+        let labels: Vec<&str> = s.codes.iter().map(|r| r.label()).collect();
+        // list order, not the order given
+        assert_eq!(labels, ["0.6", "4.1", "4.2", "4.3", "0.07"]);
+        let file = |name: &str| {
+            assert_eq!(name, "open.txt");
+            Ok("# open codes\n0.6 0.07 # two\n0.070\n".to_string())
+        };
+        let f = select(2, Some("@open.txt"), &file).unwrap();
+        let labels: Vec<&str> = f.codes.iter().map(|r| r.label()).collect();
+        assert_eq!(labels, ["0.6", "0.07"]);
+        assert_ne!(f.fingerprint(), s.fingerprint());
+        assert_eq!(select(2, None, &no_file).unwrap().fingerprint(), "all");
+        for (bad, says) in [
+            ("0.123", "more digits"),
+            ("0.8", "octal digit"),
+            ("0.0", "not a census code"),
+            ("grundy", "not a census code"),
+            ("4.3..4.1", "backwards"),
+            ("@x", "cannot read x"),
+            (",", "selects no code"),
+        ] {
+            let e = select(2, Some(bad), &no_file).unwrap_err().to_string();
+            assert!(e.contains("--codes") && e.contains(says), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn shards_cover_every_code_once_and_balance_the_estimate() {
+        let list = census::codes(3).unwrap();
+        let costs: Vec<u128> = list.iter().map(|r| estimated_cost(r, 1000)).collect();
+        for k in [1, 2, 3, 7] {
+            let shard = shares(&costs, k);
+            assert_eq!(shard.len(), list.len());
+            let mut load = vec![0u128; k];
+            for (i, &s) in shard.iter().enumerate() {
+                load[s] += costs[i];
+            }
+            let (max, min) = (*load.iter().max().unwrap(), *load.iter().min().unwrap());
+            // within the largest single cost of each other (what greedy filling guarantees)
+            assert!(max - min <= *costs.iter().max().unwrap(), "{k}: {load:?}");
+        }
+    }
+
+    #[test]
+    fn shard_numbers_are_checked() {
+        assert_eq!(Shard::parse("1/2").unwrap(), Shard { index: 1, count: 2 });
+        for (bad, says) in [
+            ("3/2", "below K"),
+            ("2/2", "below K"),
+            ("0/0", "at least 1"),
+            ("1", "no '/'"),
+            ("a/2", "whole numbers"),
+            ("-1/2", "whole numbers"),
+        ] {
+            let e = Shard::parse(bad).unwrap_err().to_string();
+            assert!(e.contains("--shard") && e.contains(says), "{bad}: {e}");
+        }
+    }
+}

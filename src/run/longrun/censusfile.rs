@@ -1,0 +1,610 @@
+//! The census rows file (`census --out FILE`): one line a code, appended and synced as each
+//! code finishes, so a killed census keeps every row it finished and `--resume` completes it;
+//! and `census merge`, which joins the files of the shards of a job array.
+//!
+//! Format, CSV: a first line `# census {...}` holding the [`Header`] as JSON, the column
+//! names ([`CSV_COLUMNS`]), then one row a line. JSON Lines: a first line `{"census": {...}}`,
+//! then one object a row. While a census runs the rows come in the order codes finish; a
+//! census that completes rewrites its file (a new file renamed over the old) with the rows
+//! in code order, so a file completed in several runs, or merged from shards, is the file one
+//! uninterrupted run writes.
+//!
+//! Invariant: every complete line after the header is one row of a code of the header's
+//! census, each code at most once, with the header's limit and back-end; a kill can leave at
+//! most a last line without its newline, which [`resume`] drops and [`read`] reports.
+
+use crate::base::error::{Error, Result};
+use crate::octal::census::{order_key, Row};
+use crate::octal::census_plan::fingerprint_of;
+use crate::octal::period::Verdict;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// The column names of a CSV rows file (and of `census --csv`).
+pub const CSV_COLUMNS: &str = "code,limit,status,preperiod,period,max_value,backend,build,cpu,date";
+
+/// The version of the format, in every header.
+pub const VERSION: u32 = 1;
+
+/// How the rows are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// Comma-separated, with the columns of [`CSV_COLUMNS`].
+    Csv,
+    /// One JSON object a line.
+    JsonLines,
+}
+
+impl Format {
+    fn name(self) -> &'static str {
+        match self {
+            Format::Csv => "CSV",
+            Format::JsonLines => "JSON Lines",
+        }
+    }
+}
+
+/// What census a rows file holds: the first line of the file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Header {
+    /// [`VERSION`].
+    pub version: u32,
+    /// N, the largest heap of every table.
+    pub limit: usize,
+    /// D, the most digits after the point.
+    pub digits: usize,
+    /// `--codes` as given, or `all`.
+    pub codes: String,
+    /// The selection's fingerprint (`all`, or the count and hash of its codes).
+    pub selection: String,
+    /// Codes in the whole selection.
+    pub total: usize,
+    /// The octal back-end.
+    pub backend: String,
+    /// `I/K`: this file's shard (`0/1` for a whole census).
+    pub shard: String,
+    /// Codes in this shard.
+    pub share: usize,
+}
+
+impl Header {
+    /// The parameters in which `self` (a file's) and `want` differ, each as `what (FILE there,
+    /// HERE here)`; the shard and its share only when `with_shard`.
+    fn differences(&self, want: &Header, with_shard: bool) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut differ = |what: &str, there: String, here: String| {
+            if there != here {
+                out.push(format!("{what} ({there} there, {here} here)"));
+            }
+        };
+        differ(
+            "format version",
+            self.version.to_string(),
+            want.version.to_string(),
+        );
+        differ("limit", self.limit.to_string(), want.limit.to_string());
+        differ(
+            "digit range",
+            format!("1 to {}", self.digits),
+            format!("1 to {}", want.digits),
+        );
+        differ(
+            "code selection",
+            format!("{} = {}", self.codes, self.selection),
+            format!("{} = {}", want.codes, want.selection),
+        );
+        differ("back-end", self.backend.clone(), want.backend.clone());
+        if with_shard {
+            differ("shard", self.shard.clone(), want.shard.clone());
+        }
+        out
+    }
+}
+
+/// Where a census was made: the same for every row of one run.
+#[derive(Debug, Clone)]
+pub struct Made {
+    /// The back-end's name.
+    pub backend: String,
+    /// The git revision of the build.
+    pub build: String,
+    /// The CPU model.
+    pub cpu: String,
+    /// The UTC date.
+    pub date: String,
+}
+
+/// The line (without its newline) of `row` in `format`.
+pub fn encode(format: Format, row: &Row, made: &Made) -> String {
+    let (status, e, p) = match row.verdict {
+        Verdict::Periodic(p) => ("periodic", Some(p.preperiod), Some(p.period)),
+        Verdict::Open => ("open", None, None),
+        Verdict::NotApplicable => ("not applicable", None, None),
+    };
+    match format {
+        Format::Csv => {
+            let text = |x: Option<usize>| x.map(|v| v.to_string()).unwrap_or_default();
+            // The CPU name may hold commas: quoted, with quotes doubled.
+            let cpu = format!("\"{}\"", made.cpu.replace('"', "\"\""));
+            format!(
+                "{},{},{status},{},{},{},{},{},{cpu},{}",
+                row.code,
+                row.limit,
+                text(e),
+                text(p),
+                row.max_value,
+                made.backend,
+                made.build,
+                made.date
+            )
+        }
+        Format::JsonLines => {
+            let mut v = serde_json::json!({
+                "code": row.code, "limit": row.limit, "status": status,
+                "max_value": row.max_value, "backend": made.backend, "build": made.build,
+                "cpu": made.cpu, "date": made.date,
+            });
+            if let (Verdict::Periodic(q), Some(o)) = (row.verdict, v.as_object_mut()) {
+                o.insert("preperiod".into(), q.preperiod.into());
+                o.insert("period".into(), q.period.into());
+                o.insert("proof_from".into(), q.proof.0.into());
+                o.insert("proof_to".into(), q.proof.1.into());
+            }
+            v.to_string()
+        }
+    }
+}
+
+/// The first line(s) of a file of `format` holding `header`, each with its newline.
+fn header_text(format: Format, header: &Header) -> String {
+    let json = serde_json::to_string(header).expect("a header serializes");
+    match format {
+        Format::Csv => format!("# census {json}\n{CSV_COLUMNS}\n"),
+        Format::JsonLines => format!("{{\"census\":{json}}}\n"),
+    }
+}
+
+/// The rows of a census, by code order: (code, line).
+pub type Rows = BTreeMap<(usize, u8, u64), (String, String)>;
+
+/// What [`read`] finds in a rows file.
+#[derive(Debug)]
+pub struct Contents {
+    /// Its format.
+    pub format: Format,
+    /// Its header.
+    pub header: Header,
+    /// Its complete rows.
+    pub rows: Rows,
+    /// The byte length of the header and the complete lines: where a last line without its
+    /// newline (cut by a kill) starts, if there is one.
+    pub complete_len: u64,
+    /// True when the file ends in a line without its newline.
+    pub cut: bool,
+}
+
+/// Reads the rows file `path` (named by `flag` in errors): its header, and every complete row,
+/// each checked to be a census code of the header's limit and back-end, each once. Refused in
+/// one line: a file that is not a census rows file, a damaged line (with its number), a
+/// duplicate code.
+pub fn read(path: &Path, flag: &str) -> Result<Contents> {
+    let refuse = |why: String| Error::Invalid(format!("{flag} {}: {why}", path.display()));
+    let mut text = String::new();
+    File::open(path)
+        .and_then(|mut f| f.read_to_string(&mut text))
+        .map_err(|e| refuse(format!("cannot be read ({e})")))?;
+    let not_ours = || {
+        refuse("is not a census rows file (its first line is no census header); name the file a `census --out` wrote".into())
+    };
+    let first = text.lines().next().ok_or_else(not_ours)?;
+    let (format, header): (Format, Header) = if let Some(json) = first.strip_prefix("# census ") {
+        (
+            Format::Csv,
+            serde_json::from_str(json).map_err(|_| not_ours())?,
+        )
+    } else {
+        #[derive(Deserialize)]
+        struct Wrapped {
+            census: Header,
+        }
+        let w: Wrapped = serde_json::from_str(first).map_err(|_| not_ours())?;
+        (Format::JsonLines, w.census)
+    };
+    let cut = !text.is_empty() && !text.ends_with('\n');
+    // The complete lines only: a cut last line is no row.
+    let complete = match text.rfind('\n') {
+        Some(end) if cut => &text[..=end],
+        _ if cut => "",
+        _ => &text[..],
+    };
+    let mut rows = Rows::new();
+    let skip = match format {
+        Format::Csv => 2,
+        Format::JsonLines => 1,
+    };
+    for (i, line) in complete.lines().enumerate() {
+        if i == 1 && format == Format::Csv {
+            if line != CSV_COLUMNS {
+                return Err(refuse(format!(
+                    "line 2 is not the column names '{CSV_COLUMNS}'"
+                )));
+            }
+            continue;
+        }
+        if i < skip {
+            continue;
+        }
+        let damaged = |why: &str| refuse(format!("line {} is damaged ({why})", i + 1));
+        let (code, limit, backend) = match format {
+            Format::Csv => {
+                let f: Vec<&str> = line.splitn(8, ',').collect();
+                if f.len() < 8 {
+                    return Err(damaged("too few fields"));
+                }
+                (
+                    f[0].to_string(),
+                    f[1].parse::<usize>().ok(),
+                    f[6].to_string(),
+                )
+            }
+            Format::JsonLines => {
+                let v: serde_json::Value =
+                    serde_json::from_str(line).map_err(|_| damaged("not JSON"))?;
+                (
+                    v["code"].as_str().unwrap_or("").to_string(),
+                    v["limit"].as_u64().map(|x| x as usize),
+                    v["backend"].as_str().unwrap_or("").to_string(),
+                )
+            }
+        };
+        let key = order_key(&code).ok_or_else(|| damaged("no census code"))?;
+        if limit != Some(header.limit) || backend != header.backend {
+            return Err(damaged("its limit or back-end is not the header's"));
+        }
+        if rows.insert(key, (code.clone(), line.to_string())).is_some() {
+            return Err(refuse(format!(
+                "holds the code {code} twice (line {})",
+                i + 1
+            )));
+        }
+    }
+    Ok(Contents {
+        format,
+        header,
+        rows,
+        complete_len: complete.len() as u64,
+        cut,
+    })
+}
+
+/// A rows file open for appending.
+pub struct RowsFile {
+    path: PathBuf,
+    file: Mutex<File>,
+}
+
+impl RowsFile {
+    /// Appends `line` and its newline, then syncs the file, so the row survives a kill or a
+    /// power cut from the moment this returns. Rows from several threads never interleave.
+    pub fn append(&self, line: &str) -> Result<()> {
+        let mut file = self.file.lock().unwrap_or_else(|e| e.into_inner());
+        let mut bytes = Vec::with_capacity(line.len() + 1);
+        bytes.extend_from_slice(line.as_bytes());
+        bytes.push(b'\n');
+        // One write of the whole line, so a kill leaves the line whole or cut, never mixed.
+        file.write_all(&bytes)
+            .and_then(|()| file.sync_data())
+            .map_err(|e| {
+                Error::Invalid(format!(
+                    "--out {}: cannot append a row ({e})",
+                    self.path.display()
+                ))
+            })
+    }
+}
+
+/// Writes `text` to `path` as a new file: `PATH.tmp` written and synced, renamed over `path`,
+/// and the folder synced, so a crash leaves the old file or the new one, never a mixture.
+fn write_whole(path: &Path, text: &str) -> Result<()> {
+    let failed = |e: std::io::Error| Error::Invalid(format!("--out {}: {e}", path.display()));
+    crate::base::paths::replace_atomically(path, |tmp| {
+        let mut f = File::create(tmp).map_err(failed)?;
+        f.write_all(text.as_bytes())
+            .and_then(|()| f.sync_all())
+            .map_err(failed)
+    })?;
+    if let Some(folder) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        // Makes the rename itself durable; nothing to do if the folder cannot be synced.
+        let _ = File::open(folder).and_then(|d| d.sync_all());
+    }
+    Ok(())
+}
+
+/// Opens `path` to append and takes an exclusive lock on it (flock(2), released when the
+/// process ends, killed or not), so two censuses never append to one file and mix their
+/// rows: a file another process holds is refused in one line.
+fn open_append(path: &Path) -> Result<RowsFile> {
+    use std::os::unix::io::AsRawFd;
+    let refuse = |why: String| Error::Invalid(format!("--out {}: {why}", path.display()));
+    let file = OpenOptions::new()
+        .read(true)
+        .append(true)
+        .open(path)
+        .map_err(|e| refuse(format!("cannot be opened ({e})")))?;
+    // SAFETY: flock on a file descriptor this `File` owns and keeps open across the call.
+    if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+        return Err(refuse(
+            "another census is writing this file (it is locked); wait for it to end or name another file".into(),
+        ));
+    }
+    Ok(RowsFile {
+        path: path.to_path_buf(),
+        file: Mutex::new(file),
+    })
+}
+
+/// Starts the rows file `path` with `header` and no rows (replacing a file there: the caller
+/// has decided it may), open for appending.
+pub fn create(path: &Path, format: Format, header: &Header) -> Result<RowsFile> {
+    if path.exists() {
+        // A file another census is still writing is not replaced under it.
+        drop(open_append(path)?);
+    }
+    write_whole(path, &header_text(format, header))?;
+    open_append(path)
+}
+
+/// Opens the rows file `path` to finish the census `header` in `format`: refused, in one line
+/// naming `--resume` and each parameter that differs, when the file holds another census (or
+/// another shard of it, or is in the other format). A last line cut by a kill is dropped (cut
+/// off the file). Returns the file, open for appending, and its rows.
+pub fn resume(path: &Path, format: Format, header: &Header) -> Result<(RowsFile, Rows)> {
+    // Locked first, so no other census appends between the reading and the appending.
+    let file = open_append(path)?;
+    let contents = read(path, "--resume")?;
+    let refuse = |why: String| {
+        Error::Invalid(format!(
+            "--resume {}: {why}; rerun with the file's parameters, or name another --out",
+            path.display()
+        ))
+    };
+    if contents.format != format {
+        return Err(refuse(format!(
+            "the file is {}, this run writes {} (--csv/--json)",
+            contents.format.name(),
+            format.name()
+        )));
+    }
+    let differences = contents.header.differences(header, true);
+    if !differences.is_empty() {
+        return Err(refuse(format!(
+            "the file holds another census: {}",
+            differences.join(", ")
+        )));
+    }
+    if contents.cut {
+        let f = file.file.lock().unwrap_or_else(|e| e.into_inner());
+        f.set_len(contents.complete_len)
+            .and_then(|()| f.sync_all())
+            .map_err(|e| refuse(format!("cannot drop its cut last line ({e})")))?;
+    }
+    Ok((file, contents.rows))
+}
+
+/// The text of a whole rows file: `header` and `rows` in code order.
+pub fn sorted_text(format: Format, header: &Header, rows: &Rows) -> String {
+    let mut text = header_text(format, header);
+    for (_, line) in rows.values() {
+        text.push_str(line);
+        text.push('\n');
+    }
+    text
+}
+
+/// Rewrites the completed rows file `path` with its rows in code order (a new file renamed
+/// over it), so it equals the file of one uninterrupted run.
+pub fn finish(path: &Path, format: Format, header: &Header, rows: &Rows) -> Result<()> {
+    write_whole(path, &sorted_text(format, header, rows))
+}
+
+/// Joins the rows files of the shards of one census into the whole census: its format, header
+/// (shard `0/1`) and rows. Refused, in one line: files of different censuses or formats (the
+/// parameter named), a shard given twice or a code in two files (an overlap), a shard missing
+/// or a file that has not finished its share (a gap), or rows that are not the census's codes.
+/// `all_codes(digits)` lists every code of D digits, for a census of all of them.
+pub fn merge(
+    paths: &[PathBuf],
+    all_codes: &dyn Fn(usize) -> Result<Vec<String>>,
+) -> Result<(Format, Header, Rows)> {
+    let refuse = |why: String| Error::Invalid(format!("census merge: {why}"));
+    let mut files = Vec::new();
+    for path in paths {
+        let c = read(path, "census merge")?;
+        if c.cut {
+            return Err(refuse(format!(
+                "{} ends in a cut line (its census was stopped); finish it with --resume first",
+                path.display()
+            )));
+        }
+        files.push((path, c));
+    }
+    let Some((first_path, first)) = files.first() else {
+        return Err(refuse("name the shard files to join".into()));
+    };
+    let shard_of = |h: &Header| -> Result<(usize, usize)> {
+        h.shard
+            .split_once('/')
+            .and_then(|(i, k)| Some((i.parse().ok()?, k.parse().ok()?)))
+            .filter(|&(i, k)| i < k)
+            .ok_or_else(|| refuse(format!("a header names the shard '{}'", h.shard)))
+    };
+    let (_, k) = shard_of(&first.header)?;
+    let mut by_shard: Vec<Option<&PathBuf>> = vec![None; k];
+    let mut rows = Rows::new();
+    for (path, c) in &files {
+        if c.format != first.format {
+            return Err(refuse(format!(
+                "mismatched parameters: {} is {}, {} is {}",
+                first_path.display(),
+                first.format.name(),
+                path.display(),
+                c.format.name()
+            )));
+        }
+        let differences = c.header.differences(&first.header, false);
+        if !differences.is_empty() {
+            return Err(refuse(format!(
+                "mismatched parameters between {} and {}: {}",
+                path.display(),
+                first_path.display(),
+                differences.join(", ")
+            )));
+        }
+        let (i, kk) = shard_of(&c.header)?;
+        if kk != k {
+            return Err(refuse(format!(
+                "mismatched parameters: {} is shard {i}/{kk}, {} is of {k} shards",
+                path.display(),
+                first_path.display()
+            )));
+        }
+        if let Some(other) = by_shard[i] {
+            return Err(refuse(format!(
+                "overlap: shard {i}/{k} is both {} and {}",
+                other.display(),
+                path.display()
+            )));
+        }
+        by_shard[i] = Some(path);
+        if c.rows.len() != c.header.share {
+            return Err(refuse(format!(
+                "gap: {} (shard {i}/{k}) holds {} of its {} codes; finish it with `census --resume`",
+                path.display(),
+                c.rows.len(),
+                c.header.share
+            )));
+        }
+        for (key, row) in &c.rows {
+            if rows.insert(*key, row.clone()).is_some() {
+                return Err(refuse(format!(
+                    "overlap: the code {} is in {} and in another file",
+                    row.0,
+                    path.display()
+                )));
+            }
+        }
+    }
+    if let Some(missing) = by_shard.iter().position(Option::is_none) {
+        return Err(refuse(format!(
+            "gap: no file for shard {missing}/{k}; run it with `census --shard {missing}/{k}`"
+        )));
+    }
+    let header = Header {
+        shard: "0/1".into(),
+        share: first.header.total,
+        ..first.header.clone()
+    };
+    // The union must be the census's selection, code for code.
+    let labels: Vec<&str> = rows.values().map(|(code, _)| code.as_str()).collect();
+    let expected = if header.selection == "all" {
+        let all = all_codes(header.digits)?;
+        fingerprint_of(all.iter().map(String::as_str))
+    } else {
+        header.selection.clone()
+    };
+    if fingerprint_of(labels.iter().copied()) != expected || rows.len() != header.total {
+        return Err(refuse(format!(
+            "the shards hold {} codes, not the {} of the census (they are not the shards of one census)",
+            rows.len(),
+            header.total
+        )));
+    }
+    Ok((first.format, header, rows))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn header() -> Header {
+        Header {
+            version: VERSION,
+            limit: 100,
+            digits: 1,
+            codes: "all".into(),
+            selection: "all".into(),
+            total: 14,
+            backend: "octal-block".into(),
+            shard: "0/1".into(),
+            share: 14,
+        }
+    }
+
+    /// A scratch file holding `text`, removed when the returned guard drops.
+    struct Temp(PathBuf);
+    impl Drop for Temp {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_file(&self.0);
+        }
+    }
+    fn temp(name: &str, text: &str) -> Temp {
+        let path = std::env::temp_dir().join(format!(
+            "nimsquare-censusfile-{name}-{}",
+            std::process::id()
+        ));
+        std::fs::write(&path, text).unwrap();
+        Temp(path)
+    }
+
+    const ROW: &str = "0.7,100,periodic,0,2,1,octal-block,b,\"cpu, with comma\",d";
+
+    #[test]
+    fn damaged_duplicate_and_foreign_rows_are_refused() {
+        let head = header_text(Format::Csv, &header());
+        let good = temp("good", &format!("{head}{ROW}\n"));
+        let c = read(&good.0, "--resume").unwrap();
+        assert_eq!((c.rows.len(), c.cut), (1, false));
+        for (name, body, says) in [
+            ("twice", format!("{ROW}\n{ROW}\n"), "twice"),
+            ("short", "0.7,100\n".to_string(), "line 3 is damaged"),
+            (
+                "limit",
+                ROW.replace(",100,", ",200,") + "\n",
+                "limit or back-end",
+            ),
+            (
+                "code",
+                ROW.replace("0.7,", "0.70,") + "\n",
+                "no census code",
+            ),
+        ] {
+            let f = temp(name, &format!("{head}{body}"));
+            let e = read(&f.0, "--resume").unwrap_err().to_string();
+            assert!(e.contains(says), "{name}: {e}");
+        }
+    }
+
+    #[test]
+    fn resume_drops_a_cut_last_line_and_keeps_the_rest() {
+        let head = header_text(Format::Csv, &header());
+        let f = temp("cut", &format!("{head}{ROW}\n0.1,100,peri"));
+        let (file, rows) = resume(&f.0, Format::Csv, &header()).unwrap();
+        assert_eq!(rows.len(), 1);
+        drop(file);
+        assert_eq!(
+            std::fs::read_to_string(&f.0).unwrap(),
+            format!("{head}{ROW}\n")
+        );
+        // The same census with another limit is refused, naming the limit.
+        let other = Header {
+            limit: 200,
+            ..header()
+        };
+        let e = resume(&f.0, Format::Csv, &other).err().unwrap().to_string();
+        assert!(e.contains("limit (100 there, 200 here)"), "{e}");
+    }
+}

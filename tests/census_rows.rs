@@ -1,0 +1,432 @@
+//! The census beyond one run: durable rows (`census --out`, `--resume`), shards of a job
+//! array (`--shard I/K`, `census merge`), `--codes` and up to 5 digits. Each test holds two
+//! independent routes against each other (shards merged against one whole run, a killed and
+//! resumed run against an uninterrupted one, the file against stdout) or a refusal against
+//! its expected message.
+
+mod common;
+
+use common::{assert_refused, nimsquare, nimsquare_process, Scratch};
+use std::path::{Path, PathBuf};
+
+fn scratch(name: &str) -> Scratch {
+    Scratch::new(format!(
+        "nimsquare-census-rows-{name}-{}",
+        std::process::id()
+    ))
+}
+
+fn text(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap()
+}
+
+/// Runs `census` with `args` and `--quiet --out FILE`, asserting success.
+fn census_to(file: &Path, args: &[&str]) {
+    nimsquare()
+        .arg("census")
+        .args(args)
+        .args(["--quiet", "--out", file.to_str().unwrap()])
+        .assert()
+        .success();
+}
+
+/// The rows of a CSV rows file (after its census line and column names).
+fn rows(file: &Path) -> Vec<String> {
+    text(file).lines().skip(2).map(str::to_string).collect()
+}
+
+#[test]
+fn a_shard_pair_merged_equals_the_whole_and_stdout() {
+    let dir = scratch("shards");
+    let base = ["--digits", "2", "--limit", "600"];
+    let whole = dir.join("whole.csv");
+    census_to(&whole, &base);
+    // The same rows by the other route: kept in memory and printed on stdout at the end.
+    let stdout = common::stdout_of(["census", "--csv", "--quiet"].iter().chain(&base));
+    let printed: Vec<String> = stdout.lines().skip(1).map(str::to_string).collect();
+    assert_eq!(rows(&whole), printed);
+    assert_eq!(printed.len(), 2 * (7 + 56));
+    for k in [2usize, 3] {
+        let parts: Vec<PathBuf> = (0..k)
+            .map(|i| dir.join(format!("part{i}of{k}.csv")))
+            .collect();
+        for (i, part) in parts.iter().enumerate() {
+            let shard = format!("{i}/{k}");
+            census_to(part, &[&base[..], &["--shard", &shard]].concat());
+            assert!(!rows(part).is_empty(), "{shard}");
+        }
+        // Given in reverse order, merged: byte for byte the whole run's file.
+        let merged = dir.join(format!("merged{k}.csv"));
+        let mut cmd = nimsquare();
+        cmd.args(["census", "merge", "--out", merged.to_str().unwrap()]);
+        cmd.args(parts.iter().rev());
+        cmd.assert().success();
+        assert_eq!(text(&merged), text(&whole), "{k} shards");
+    }
+}
+
+/// Waits until `file` holds a few rows or `child` has ended (no time limit: the test binary's
+/// own timeout stops a hang).
+fn wait_for_rows(file: &Path, child: &mut std::process::Child) {
+    loop {
+        let n = std::fs::read_to_string(file).map_or(0, |t| t.lines().count());
+        if n >= 5 || child.try_wait().unwrap().is_some() {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+}
+
+#[test]
+fn progress_lines_come_when_stderr_is_not_a_terminal() {
+    // stderr is a pipe here; lines come every NIMSQUARE_PROGRESS_EVERY seconds.
+    let out = nimsquare()
+        .args(["census", "--digits", "3", "--limit", "2000", "--csv"])
+        .env("NIMSQUARE_PROGRESS_EVERY", "0.02")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert!(
+        lines
+            .last()
+            .unwrap()
+            .starts_with("census: 1022/1022 codes up to N = 2000 in "),
+        "{stderr}"
+    );
+    // The census of 3 digits at N = 2000 runs for seconds: lines came before the last.
+    assert!(lines.len() >= 2, "{stderr}");
+    for line in &lines[..lines.len() - 1] {
+        assert!(
+            line.starts_with("census: ")
+                && line.contains("/1022 codes up to N = 2000, ")
+                && line.contains(" positions/s, ETA "),
+            "{line}"
+        );
+    }
+    assert!(stderr.contains(", slowest in flight "), "{stderr}");
+}
+
+#[test]
+fn a_killed_and_resumed_census_equals_an_uninterrupted_one() {
+    let dir = scratch("kill");
+    let base = ["--digits", "3", "--limit", "2000"];
+    let whole = dir.join("whole.csv");
+    census_to(&whole, &base);
+    let total = rows(&whole).len();
+    assert_eq!(total, 1022);
+
+    // A real kill: SIGKILL once a few rows are in the file (no handler runs, nothing is
+    // tidied), then --resume.
+    let killed = dir.join("killed.csv");
+    let mut child = nimsquare_process()
+        .args(["census", "--quiet", "--out", killed.to_str().unwrap()])
+        .args(base)
+        .spawn()
+        .unwrap();
+    wait_for_rows(&killed, &mut child);
+    let _ = child.kill();
+    let _ = child.wait();
+    let kept = rows(&killed).len();
+    nimsquare()
+        .args([
+            "census",
+            "--quiet",
+            "--resume",
+            "--out",
+            killed.to_str().unwrap(),
+        ])
+        .args(base)
+        .assert()
+        .success();
+    assert_eq!(text(&killed), text(&whole), "killed with {kept} rows kept");
+
+    // SIGTERM (a batch system ending the job): the codes in flight finish, the run says how
+    // to go on and exits 143; --resume then finishes the same file.
+    let termed = dir.join("termed.csv");
+    let mut child = nimsquare_process()
+        .args(["census", "--quiet", "--out", termed.to_str().unwrap()])
+        .args(base)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for_rows(&termed, &mut child);
+    // While it runs, a second census may not append to its file; stopped (SIGSTOP) so that
+    // it is surely still running when the second one tries.
+    let pid = child.id() as libc::pid_t;
+    // SAFETY: signals to the child this test spawned and still holds.
+    unsafe { libc::kill(pid, libc::SIGSTOP) };
+    let running = child.try_wait().unwrap().is_none();
+    let second = nimsquare()
+        .args([
+            "census",
+            "--quiet",
+            "--resume",
+            "--out",
+            termed.to_str().unwrap(),
+        ])
+        .args(base)
+        .output()
+        .unwrap();
+    // SAFETY: as above.
+    unsafe {
+        libc::kill(pid, libc::SIGTERM);
+        libc::kill(pid, libc::SIGCONT);
+    }
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if running {
+        assert_eq!(second.status.code(), Some(2));
+        let e = String::from_utf8_lossy(&second.stderr);
+        assert!(e.contains("locked"), "{e}");
+    }
+    if out.status.code() == Some(143) {
+        assert!(
+            stderr.contains("stopped by SIGTERM") && stderr.contains("--resume"),
+            "{stderr}"
+        );
+    } else {
+        // It had finished before the signal: nothing to resume, nothing to check here.
+        assert!(out.status.success(), "{stderr}");
+    }
+    nimsquare()
+        .args([
+            "census",
+            "--quiet",
+            "--resume",
+            "--out",
+            termed.to_str().unwrap(),
+        ])
+        .args(base)
+        .assert()
+        .success();
+    assert_eq!(text(&termed), text(&whole));
+
+    // What a kill can leave, made exactly: rows in completion order and a last line cut in
+    // the middle. The resumed file is again the whole run's.
+    let cut = dir.join("cut.csv");
+    let whole_text = text(&whole);
+    let lines: Vec<&str> = whole_text.lines().collect();
+    let mut partial = format!("{}\n{}\n", lines[0], lines[1]);
+    for line in lines[2..].iter().rev().step_by(3) {
+        partial += line;
+        partial.push('\n');
+    }
+    partial += &lines[2][..5];
+    std::fs::write(&cut, partial).unwrap();
+    nimsquare()
+        .args([
+            "census",
+            "--quiet",
+            "--resume",
+            "--out",
+            cut.to_str().unwrap(),
+        ])
+        .args(base)
+        .assert()
+        .success();
+    assert_eq!(text(&cut), whole_text);
+}
+
+#[test]
+fn json_lines_resume_and_merge_as_csv_does() {
+    let dir = scratch("jsonl");
+    let base = ["--digits", "1", "--limit", "300", "--json"];
+    let whole = dir.join("whole.jsonl");
+    census_to(&whole, &base);
+    let t = text(&whole);
+    let lines: Vec<serde_json::Value> = t
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 1 + 14);
+    assert_eq!(lines[0]["census"]["limit"], 300);
+    assert_eq!(lines[1]["code"], "0.1");
+    assert!(lines[1..]
+        .iter()
+        .all(|v| v["status"].is_string() && v["cpu"].is_string()));
+    // Half the rows kept, then resumed.
+    let half = dir.join("half.jsonl");
+    let keep: Vec<&str> = t.lines().take(8).collect();
+    std::fs::write(&half, keep.join("\n") + "\n").unwrap();
+    nimsquare()
+        .args([
+            "census",
+            "--quiet",
+            "--resume",
+            "--out",
+            half.to_str().unwrap(),
+        ])
+        .args(base)
+        .assert()
+        .success();
+    assert_eq!(text(&half), t);
+    // Two JSON Lines shards merged: the whole file again.
+    let parts: Vec<PathBuf> = (0..2).map(|i| dir.join(format!("p{i}.jsonl"))).collect();
+    for (i, p) in parts.iter().enumerate() {
+        census_to(p, &[&base[..], &["--shard", &format!("{i}/2")]].concat());
+    }
+    let merged = nimsquare()
+        .args(["census", "merge"])
+        .args(&parts)
+        .output()
+        .unwrap();
+    assert!(merged.status.success());
+    assert_eq!(String::from_utf8(merged.stdout).unwrap(), t);
+}
+
+#[test]
+fn codes_select_a_list_a_range_and_a_file() {
+    let dir = scratch("codes");
+    let whole = dir.join("whole.csv");
+    census_to(&whole, &["--digits", "2", "--limit", "500"]);
+    let all = rows(&whole);
+    let list = dir.join("list.txt");
+    std::fs::write(&list, "# two codes\n0.07\n4.77 # the last\n").unwrap();
+    let some = dir.join("some.csv");
+    let filter = format!("0.6,0.14..0.16,@{}", list.display());
+    census_to(
+        &some,
+        &["--digits", "2", "--limit", "500", "--codes", &filter],
+    );
+    let chosen = ["0.6", "0.14", "0.15", "0.16", "0.07", "4.77"];
+    let expected: Vec<String> = all
+        .iter()
+        .filter(|r| chosen.contains(&r.split(',').next().unwrap()))
+        .cloned()
+        .collect();
+    assert_eq!(expected.len(), chosen.len());
+    assert_eq!(rows(&some), expected);
+}
+
+#[test]
+fn four_and_five_digit_codes_agree_with_published_periods() {
+    // OEIS A071434: .1377 has period 24, last exception at n = 140 (offset 1), so the
+    // preperiod counting the empty heap is 141; A071435: .177, period 20, last exception 496.
+    let out = common::stdout_of([
+        "census",
+        "--codes",
+        "0.1377,0.177,0.00007",
+        "--limit",
+        "2000",
+        "--csv",
+        "--quiet",
+    ]);
+    let rows: Vec<Vec<&str>> = out
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect())
+        .collect();
+    let find = |code: &str| rows.iter().find(|r| r[0] == code).unwrap().clone();
+    assert_eq!(find("0.1377")[2..5], ["periodic", "141", "24"]);
+    assert_eq!(find("0.177")[2..5], ["periodic", "497", "20"]);
+    // .00007: take 5 from a heap, or split after taking 5; shows 5 digits are taken.
+    assert_eq!(find("0.00007")[0], "0.00007");
+}
+
+#[test]
+fn bad_census_input_is_refused_before_any_work() {
+    let dir = scratch("refusals");
+    for (args, says) in [
+        (&["--shard", "3/2"][..], "--shard 3/2"),
+        (&["--shard", "0/0"], "--shard 0/0"),
+        (&["--shard", "x"], "--shard"),
+        (&["--digits", "6"], "--digits"),
+        (&["--codes", "0.08"], "--codes"),
+        (&["--codes", "0.1234", "--digits", "3"], "--codes"),
+        (&["--codes", "4.7..4.1", "--digits", "1"], "backwards"),
+        (&["--resume"], "--out"),
+        (&["--resume", "--force", "--out", "x.csv"], "--force"),
+    ] {
+        let e = assert_refused(&[&["census"][..], args].concat());
+        assert!(e.contains(says), "{args:?}: {e}");
+    }
+    // A file of one census is not resumed by another, and the message names what differs.
+    let file = dir.join("one.csv");
+    let path = file.to_str().unwrap();
+    census_to(&file, &["--digits", "1", "--limit", "200"]);
+    let before = text(&file);
+    for (args, says) in [
+        (
+            &["--digits", "1", "--limit", "300"][..],
+            "limit (200 there, 300 here)",
+        ),
+        (&["--digits", "2", "--limit", "200"], "digit range"),
+        (
+            &[
+                "--digits",
+                "1",
+                "--limit",
+                "200",
+                "--backend",
+                "octal-sparse",
+            ],
+            "back-end",
+        ),
+        (
+            &["--digits", "1", "--limit", "200", "--shard", "0/2"],
+            "shard",
+        ),
+        (
+            &["--digits", "1", "--limit", "200", "--codes", "0.7"],
+            "code selection",
+        ),
+        (&["--digits", "1", "--limit", "200", "--json"], "JSON Lines"),
+    ] {
+        let e = assert_refused(&[&["census", "--resume", "--out", path][..], args].concat());
+        assert!(e.contains("--resume") && e.contains(says), "{args:?}: {e}");
+    }
+    // Nor replaced without being asked.
+    let e = assert_refused(&["census", "--digits", "1", "--limit", "200", "--out", path]);
+    assert!(e.contains("--resume") && e.contains("--force"), "{e}");
+    assert_eq!(text(&file), before);
+    // A file that is no census.
+    let other = dir.join("other.csv");
+    std::fs::write(&other, "a,b\n1,2\n").unwrap();
+    let e = assert_refused(&["census", "--resume", "--out", other.to_str().unwrap()]);
+    assert!(e.contains("not a census rows file"), "{e}");
+}
+
+#[test]
+fn merge_refuses_gaps_overlaps_and_mismatched_parameters() {
+    let dir = scratch("merge");
+    let part = |name: &str, args: &[&str]| -> String {
+        let f = dir.join(name);
+        census_to(&f, args);
+        f.to_str().unwrap().to_string()
+    };
+    let base = ["--digits", "1", "--limit", "200"];
+    let a = part("a.csv", &[&base[..], &["--shard", "0/2"]].concat());
+    let b = part("b.csv", &[&base[..], &["--shard", "1/2"]].concat());
+    let c = part(
+        "c.csv",
+        &["--digits", "1", "--limit", "300", "--shard", "1/2"],
+    );
+    let t = part("t.csv", &[&base[..], &["--shard", "1/3"]].concat());
+    // An unfinished shard: its last row dropped.
+    let cut = dir.join("cut.csv");
+    let bt = text(Path::new(&b));
+    let mut lines: Vec<&str> = bt.lines().collect();
+    lines.pop();
+    std::fs::write(&cut, lines.join("\n") + "\n").unwrap();
+    let cut = cut.to_str().unwrap().to_string();
+    for (files, says) in [
+        (vec![&a], "gap: no file for shard 1/2"),
+        (vec![&a, &a], "overlap: shard 0/2"),
+        (vec![&a, &cut], "gap"),
+        (vec![&a, &c], "limit (300 there, 200 here)"),
+        (vec![&a, &t], "mismatched parameters"),
+    ] {
+        let args: Vec<&str> = ["census", "merge"]
+            .into_iter()
+            .chain(files.iter().map(|s| s.as_str()))
+            .collect();
+        let e = assert_refused(&args);
+        assert!(e.contains(says), "{files:?}: {e}");
+    }
+    nimsquare()
+        .args(["census", "merge", &a, &b])
+        .assert()
+        .success();
+}
