@@ -154,13 +154,16 @@ impl OctalBuilder for OctalBlock {
     fn scratch_bytes(&self, rules: &Rules, limit: usize, _threads: usize) -> u64 {
         let positions = limit as u64 + 1;
         let digits = rules.split().len().max(1) as u64;
-        // the candidate search's mirror; the rare list (at most every position) and the
-        // sweep list, 8 bytes an entry (and the near pass's copy of the rare list's tail);
-        // the histogram and the common flags; per heap of two blocks (the pipeline's) its
-        // byte row and what the far pass leaves to the near one
-        mirror_bytes(limit)
-            + 2 * 8 * positions
+        // the candidate search's mirror or (never both, see `choose_mask`) the rare list, at
+        // most the sparse share of the positions and two blocks, with the near pass's copy of
+        // its tail, 8 bytes an entry; the sweep list; the witness lists; the histogram and
+        // the common flags; per heap of two blocks (the pipeline's) its byte row and what the
+        // far pass leaves to the near one
+        let block = self.block as u64;
+        let rare_list = 8 * (positions / SPARSE_FRACTION as u64 + 4 * block + 2 * block);
+        mirror_bytes(limit).max(rare_list)
             + 8 * positions.min(SWEEP_LIST as u64)
+            + 8 * (MAX_WIDTH * WITNESSES) as u64
             + 8 * (1 << 16)
             + MAX_WIDTH as u64
             + 2 * self.block as u64
@@ -294,6 +297,14 @@ impl Split {
         for (v, c) in self.common.iter_mut().enumerate() {
             *c = !rare(v as u32, mask) as u8;
         }
+    }
+
+    /// Forgets the mask and every list built on it (their memory given back).
+    fn drop_mask(&mut self) {
+        self.mask = 0;
+        self.rare = Vec::new();
+        self.sweepers = Vec::new();
+        self.witnesses = Vec::new();
     }
 
     /// Lists each rare value's witnesses from the common positions a >= `floor` below the
@@ -517,6 +528,9 @@ impl OctalBlock {
                     next_choice = 2 * n;
                 }
                 let width = row_width(max_known);
+                if width > MAX_WIDTH && split.mask != 0 {
+                    split.drop_mask();
+                }
                 if split.mask == 0 || width > MAX_WIDTH {
                     // No sparse split (or values too large for a byte row): the candidate
                     // search up to the next choice.
@@ -581,6 +595,12 @@ impl OctalBlock {
                 split.record(m, v);
                 max_known = max_known.max(v as usize);
             }
+            if !self.always_mask && split.rare.len() * SPARSE_FRACTION > split.recorded {
+                // the rare positions outgrew the sparse share: choose again once the
+                // pipeline has drained (its far pass is at most one block ahead), which
+                // bounds the rare list by the share and two blocks
+                next_choice = next_choice.min(p.end);
+            }
             if done < p.end {
                 // a value reached half the row width: the next block's far pass is void
                 pending = None;
@@ -594,13 +614,26 @@ impl OctalBlock {
         Ok(())
     }
 
+    /// Takes the best mask when it leaves the positions sparse (and the values fit a row),
+    /// drops the one in use when none does: the rare list then never holds more than the
+    /// sparse share of the positions and two blocks, and never beside the candidate search's
+    /// mirror (see `scratch_bytes`).
     fn choose_mask(&self, split: &mut Split, g: &[u16]) {
         let top = g.iter().copied().max().unwrap_or(0) as usize;
+        if row_width(top) > MAX_WIDTH {
+            // values too large for a byte row: the candidate search from here on
+            split.drop_mask();
+            return;
+        }
         let (best, count) = best_mask(&split.histogram[..=top.max(1)]);
         let positions = g.len().saturating_sub(1);
         let sparse = self.always_mask || count * SPARSE_FRACTION <= positions;
         if sparse && (split.mask == 0 || count < rare_count(&split.histogram[..=top], split.mask)) {
             split.take_mask(best, g);
+        } else if !sparse && split.mask != 0 {
+            // no mask leaves the positions sparse any more: the candidate search from here
+            // on, and the lists' memory given back (see `scratch_bytes`)
+            split.drop_mask();
         }
         if split.mask != 0 {
             // the far pass reads the splits (a, m - a) with m - a below the block before its
@@ -1211,6 +1244,36 @@ mod tests {
     }
 
     #[test]
+    fn a_mask_that_no_longer_leaves_the_positions_sparse_is_dropped_with_its_lists() {
+        // 40 zeros, rare under every mask (popcount 0 is even), then 1 and 2: no mask leaves
+        // these 41 positions sparse, so a mask taken before (by hand here) goes.
+        let mut g = vec![0u16; 40];
+        g.extend((0..40).map(|i| 1 + (i % 2) as u16));
+        let method = OctalBlock {
+            always_mask: false,
+            ..small(8, 8)
+        };
+        let mut split = Split::new();
+        for (n, &v) in g[..42].iter().enumerate() {
+            split.record(n, v);
+        }
+        split.take_mask(1, &g[..42]);
+        assert!(!split.rare.is_empty());
+        method.choose_mask(&mut split, &g[..42]);
+        assert_eq!(split.mask, 0);
+        assert!(split.rare.is_empty() && split.sweepers.is_empty() && split.witnesses.is_empty());
+        // values too wide for a byte row drop the mask whatever the sparseness
+        let wide = [vec![0u16; 100], vec![MAX_WIDTH as u16]].concat();
+        let mut split = Split::new();
+        for (n, &v) in wide.iter().enumerate() {
+            split.record(n, v);
+        }
+        split.take_mask(1, &wide);
+        method.choose_mask(&mut split, &wide);
+        assert_eq!(split.mask, 0);
+    }
+
+    #[test]
     fn small_blocks_give_the_controls_table_on_every_code_of_two_digits() {
         let mut codes: Vec<String> = vec!["grundy".into(), "0.6".into(), "4.07".into()];
         for d0 in [0, 4] {
@@ -1284,6 +1347,17 @@ mod tests {
         ) {
             let want = control(&code, limit);
             proptest::prop_assert_eq!(build(small(prefix, block), &code, limit), want);
+        }
+
+        #[test]
+        fn random_codes_with_masks_chosen_and_dropped_as_sparseness_says_give_the_controls_table(
+            code in code_strategy(),
+            limit in 0usize..=2500,
+            prefix in 1usize..=64,
+            block in 1usize..=80,
+        ) {
+            let method = OctalBlock { always_mask: false, ..small(prefix, block) };
+            proptest::prop_assert_eq!(build(method, &code, limit), control(&code, limit));
         }
 
         #[test]
