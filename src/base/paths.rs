@@ -102,33 +102,9 @@ pub fn decide_output(path: &Path, flag: &str, force: Option<bool>) -> Result<Out
         return Ok(Output::Stdout);
     }
     let refuse = |why: String| Error::Invalid(format!("{flag} {}: {why}", path.display()));
-    let meta = match fs::symlink_metadata(path) {
-        Ok(meta) => meta,
-        // Nothing there (or a file where a folder of the path should be, which the folder
-        // check names): a new file.
-        Err(e)
-            if matches!(
-                e.kind(),
-                io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
-            ) =>
-        {
-            check_output_path(path, flag)?;
-            return Ok(Output::File(path.to_path_buf()));
-        }
-        Err(e) => return Err(refuse(format!("cannot be examined ({e})"))),
-    };
-    // A symlink is decided by what it points at (followed to the end), and written there.
-    let (target, meta) = if meta.file_type().is_symlink() {
-        let target = fs::canonicalize(path).map_err(|e| {
-            refuse(format!(
-                "is a symlink whose target cannot be reached ({e}); name the target itself or another path"
-            ))
-        })?;
-        let meta = fs::metadata(&target)
-            .map_err(|e| refuse(format!("its target cannot be examined ({e})")))?;
-        (target, meta)
-    } else {
-        (path.to_path_buf(), meta)
+    let Some((target, meta)) = examine(path, &refuse)? else {
+        check_output_path(path, flag)?;
+        return Ok(Output::File(path.to_path_buf()));
     };
     let kind = meta.file_type();
     if kind.is_fifo() || kind.is_char_device() {
@@ -179,30 +155,9 @@ pub fn decide_replaced_file(path: &Path, flag: &str, what: &str) -> Result<PathB
     if path.as_os_str().is_empty() {
         return Err(refuse("an empty path; give a file name".into()));
     }
-    let meta = match fs::symlink_metadata(path) {
-        Ok(meta) => meta,
-        Err(e)
-            if matches!(
-                e.kind(),
-                io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
-            ) =>
-        {
-            check_output_path_via(path, &tmp_sibling(path), flag)?;
-            return Ok(path.to_path_buf());
-        }
-        Err(e) => return Err(refuse(format!("cannot be examined ({e})"))),
-    };
-    let (target, meta) = if meta.file_type().is_symlink() {
-        let target = fs::canonicalize(path).map_err(|e| {
-            refuse(format!(
-                "is a symlink whose target cannot be reached ({e}); name the target itself or another path"
-            ))
-        })?;
-        let meta = fs::metadata(&target)
-            .map_err(|e| refuse(format!("its target cannot be examined ({e})")))?;
-        (target, meta)
-    } else {
-        (path.to_path_buf(), meta)
+    let Some((target, meta)) = examine(path, &refuse)? else {
+        check_output_path_via(path, &tmp_sibling(path), flag)?;
+        return Ok(path.to_path_buf());
     };
     let kind = meta.file_type();
     if kind.is_dir() {
@@ -222,6 +177,40 @@ pub fn decide_replaced_file(path: &Path, flag: &str, what: &str) -> Result<PathB
     }
     check_output_path_via(&target, &tmp_sibling(&target), flag)?;
     Ok(target)
+}
+
+/// What `path` names: `None` when nothing is there (or a file stands where a folder of the
+/// path should be, which the folder checks name), else the path written to and its metadata:
+/// `path` itself, or for a symlink its target followed to the end (so a symlink is written
+/// through and stays a symlink). A symlink to nothing, or a path that cannot be examined, is
+/// refused through `refuse`.
+fn examine(
+    path: &Path,
+    refuse: &impl Fn(String) -> Error,
+) -> Result<Option<(PathBuf, fs::Metadata)>> {
+    let meta = match fs::symlink_metadata(path) {
+        Ok(meta) => meta,
+        Err(e)
+            if matches!(
+                e.kind(),
+                io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+            ) =>
+        {
+            return Ok(None);
+        }
+        Err(e) => return Err(refuse(format!("cannot be examined ({e})"))),
+    };
+    if !meta.file_type().is_symlink() {
+        return Ok(Some((path.to_path_buf(), meta)));
+    }
+    let target = fs::canonicalize(path).map_err(|e| {
+        refuse(format!(
+            "is a symlink whose target cannot be reached ({e}); name the target itself or another path"
+        ))
+    })?;
+    let meta = fs::metadata(&target)
+        .map_err(|e| refuse(format!("its target cannot be examined ({e})")))?;
+    Ok(Some((target, meta)))
 }
 
 /// `PATH.tmp`, the sibling a file replaced whole is first written to (by
