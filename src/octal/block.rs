@@ -2,8 +2,10 @@
 //! of each heap that reads only finished values first, on every thread of the pool and 32
 //! heaps to a run of partners, then the rest heap by heap.
 //!
-//! Algorithm: under a mask M (v is rare when popcount(v & M) is even, as in
-//! [`super::rare_common`]), the common values a heap's splits attain come only from
+//! Algorithm: under a mask M of either kind of [`super::rare_common`] (the first: v rare
+//! when popcount(v & M) is even; the second: rare when its parity is that of n - t, so
+//! whether a value is rare for heap n depends on n's parity, and the common flags are kept
+//! per parity), the values common for a heap that its splits attain come only from
 //! (rare r, common m - r) pairs, enumerated over the list of rare positions; the mex is the
 //! least common value c not attained unless some rare value below c is attained by no
 //! option. A rare value comes from a pair of two rare heaps (enumerated with the rest of
@@ -55,7 +57,7 @@
 //! swept. So the least unmarked value is g(n).
 
 use super::candidate_search::{fill_by_candidates, mirror_bytes};
-use super::rare_common::{best_mask, rare, rare_count};
+use super::rare_common::{Histogram, Mask};
 pub use super::rare_common::{PREFIX, SPARSE_FRACTION};
 use super::{OctalBuilder, Rules};
 use crate::base::error::Result;
@@ -147,13 +149,13 @@ impl OctalBuilder for OctalBlock {
         let digits = rules.split().len().max(1) as u64;
         // the candidate search's mirror; the rare list (at most every position) and the
         // sweep list, 8 bytes an entry (and the near pass's copy of the rare list's tail);
-        // the histogram and the common flags; per heap of two blocks (the pipeline's) its
+        // the histogram and the common flags, per parity of n; per heap of two blocks (the pipeline's) its
         // byte row and what the far pass leaves to the near one
         mirror_bytes(limit)
             + 2 * 8 * positions
             + 8 * positions.min(SWEEP_LIST as u64)
-            + 8 * (1 << 16)
-            + MAX_WIDTH as u64
+            + 2 * 8 * (1 << 16)
+            + 2 * MAX_WIDTH as u64
             + 2 * self.block as u64
                 * (MAX_WIDTH as u64 + digits * std::mem::size_of::<Left>() as u64)
     }
@@ -211,28 +213,28 @@ pub const SWEEP_LIST: usize = 1 << 16;
 /// What the block passes know of the finished values: the mask, the rare positions and the
 /// common ones below [`SWEEP_LIST`] with their values, the histogram.
 struct Split {
-    mask: u16,
+    mask: Mask,
     /// Positions from 0 recorded so far.
     recorded: usize,
-    /// The positions 1 <= r < recorded whose value is rare under the mask, ascending.
+    /// The positions 1 <= r < recorded that are rare under the mask, ascending.
     rare: Vec<Pos>,
-    /// The positions 1 <= a < min(recorded, SWEEP_LIST) whose value is common, ascending.
+    /// The positions 1 <= a < min(recorded, SWEEP_LIST) that are common, ascending.
     sweepers: Vec<Pos>,
-    histogram: Vec<usize>,
-    /// `common[v]` is 1 when v is common under the mask, else 0 (one byte per value of the
-    /// widest row).
-    common: Vec<u8>,
+    histogram: Histogram,
+    /// `common[p][v]` is 1 when v is common for a heap n of parity p under the mask, else 0
+    /// (one byte per value of the widest row; the two agree for the first kind).
+    common: [Vec<u8>; 2],
 }
 
 impl Split {
     fn new() -> Split {
         Split {
-            mask: 0,
+            mask: Mask::NONE,
             recorded: 0,
             rare: Vec::new(),
             sweepers: Vec::new(),
-            histogram: vec![0; 1 << 16],
-            common: vec![0; MAX_WIDTH],
+            histogram: Histogram::new(),
+            common: [vec![0; MAX_WIDTH], vec![0; MAX_WIDTH]],
         }
     }
 
@@ -243,13 +245,13 @@ impl Split {
         if n == 0 {
             return;
         }
-        self.histogram[v as usize] += 1;
-        if self.mask != 0 {
+        self.histogram.add(n, v);
+        if self.mask.splits() {
             let pos = Pos {
                 at: n as u32,
                 value: v as u32,
             };
-            if rare(v as u32, self.mask) {
+            if self.mask.rare(v as u32, n) {
                 self.rare.push(pos);
             } else if n < SWEEP_LIST {
                 self.sweepers.push(pos);
@@ -262,7 +264,7 @@ impl Split {
         self.recorded.min(SWEEP_LIST)
     }
 
-    fn take_mask(&mut self, mask: u16, g: &[u16]) {
+    fn take_mask(&mut self, mask: Mask, g: &[u16]) {
         self.mask = mask;
         self.rare.clear();
         self.sweepers.clear();
@@ -271,14 +273,16 @@ impl Split {
                 at: r as u32,
                 value: v as u32,
             };
-            if rare(v as u32, mask) {
+            if mask.rare(v as u32, r) {
                 self.rare.push(pos);
             } else if r < SWEEP_LIST {
                 self.sweepers.push(pos);
             }
         }
-        for (v, c) in self.common.iter_mut().enumerate() {
-            *c = !rare(v as u32, mask) as u8;
+        for (p, common) in self.common.iter_mut().enumerate() {
+            for (v, c) in common.iter_mut().enumerate() {
+                *c = !mask.rare(v as u32, p) as u8;
+            }
         }
     }
 }
@@ -448,11 +452,11 @@ impl OctalBlock {
                     break;
                 }
                 if n >= next_choice {
-                    self.choose_mask(&mut split, &g[..n]);
+                    self.choose_mask(rules, &mut split, &g[..n]);
                     next_choice = 2 * n;
                 }
                 let width = row_width(max_known);
-                if split.mask == 0 || width > MAX_WIDTH {
+                if !split.mask.splits() || width > MAX_WIDTH {
                     // No sparse split (or values too large for a byte row): the candidate
                     // search up to the next choice.
                     let end = next_choice.min(len).max(n + 1);
@@ -529,12 +533,14 @@ impl OctalBlock {
         Ok(())
     }
 
-    fn choose_mask(&self, split: &mut Split, g: &[u16]) {
-        let top = g.iter().copied().max().unwrap_or(0) as usize;
-        let (best, count) = best_mask(&split.histogram[..=top.max(1)]);
+    /// Takes the best mask of the kinds `rules` admits ([`Histogram::best_mask`]) when it
+    /// leaves the positions sparse (or always, with `always_mask`) and fewer rare than the
+    /// current one.
+    fn choose_mask(&self, rules: &Rules, split: &mut Split, g: &[u16]) {
+        let (best, count) = split.histogram.best_mask(rules.split_parity());
         let positions = g.len().saturating_sub(1);
         let sparse = self.always_mask || count * SPARSE_FRACTION <= positions;
-        if sparse && (split.mask == 0 || count < rare_count(&split.histogram[..=top], split.mask)) {
+        if sparse && (!split.mask.splits() || count < split.histogram.rare_count(split.mask)) {
             split.take_mask(best, g);
         }
     }
@@ -604,7 +610,7 @@ impl<'a> FarGroups<'a> {
             rare: &split.rare,
             sweepers: &split.sweepers,
             list_end: split.list_end(),
-            common: &split.common[..width],
+            common: [&split.common[0][..width], &split.common[1][..width]],
             width,
             digits,
         };
@@ -665,7 +671,7 @@ fn near_block(
             (old, &new_rare),
         );
         block[i] = v;
-        if rare(v as u32, split.mask) {
+        if split.mask.rare(v as u32, n) {
             new_rare.push(Pos {
                 at: n as u32,
                 value: v as u32,
@@ -685,7 +691,8 @@ struct Far<'a> {
     rare: &'a [Pos],
     sweepers: &'a [Pos],
     list_end: usize,
-    common: &'a [u8],
+    /// The common flags for heaps of each parity.
+    common: [&'a [u8]; 2],
     width: usize,
     digits: usize,
 }
@@ -747,7 +754,8 @@ impl Far<'_> {
             };
         }
         // the sweep of the pairs with m - a < n0 (a > m - n0), for the rare values below c
-        let c = least_common_missing(row, self.common);
+        let common = self.common[n & 1];
+        let c = least_common_missing(row, common);
         let mut met = 0;
         for (d, &k) in rules.split().iter().enumerate() {
             if n < k + 2 {
@@ -761,7 +769,7 @@ impl Far<'_> {
                 m,
                 a0,
                 p,
-                (row, self.common, c, &mut met),
+                (row, common, c, &mut met),
                 self.sweepers,
                 self.list_end,
             );
@@ -799,8 +807,9 @@ impl Far<'_> {
         let mut met = [0usize; LANES];
         let mut open = 0u64;
         for (j, row) in rows.chunks(width).enumerate() {
-            c[j] = least_common_missing(row, self.common);
-            if !rare_below_met(row, self.common, c[j], &mut met[j]) {
+            let common = self.common[(first + j) & 1];
+            c[j] = least_common_missing(row, common);
+            if !rare_below_met(row, common, c[j], &mut met[j]) {
                 open |= 1 << j;
             }
         }
@@ -820,7 +829,7 @@ impl Far<'_> {
                     let j = still.trailing_zeros() as usize;
                     still &= still - 1;
                     let row = &rows[j * width..(j + 1) * width];
-                    if rare_below_met(row, self.common, c[j], &mut met[j]) {
+                    if rare_below_met(row, self.common[(first + j) & 1], c[j], &mut met[j]) {
                         open &= !(1 << j);
                     }
                 }
@@ -838,7 +847,7 @@ impl Far<'_> {
                     m,
                     next,
                     self.rules.split_pairs(m),
-                    (row, self.common, c[j], &mut met[j]),
+                    (row, self.common[(first + j) & 1], c[j], &mut met[j]),
                     self.sweepers,
                     self.list_end,
                 )
@@ -1029,7 +1038,7 @@ fn near<V: Values + ?Sized>(
         mark_rare_pairs(row, g, m, &old[l.rare_hi..], unequal);
         mark_rare_pairs(row, g, m, new, unequal);
     }
-    let common = &split.common[..row.len()];
+    let common = &split.common[n & 1][..row.len()];
     let c = least_common_missing(row, common);
     let mut met = 0;
     if !rare_below_met(row, common, c, &mut met) {
