@@ -44,10 +44,10 @@ crate::registry::stage!("octal", dyn OctalBuilder, BACKENDS);
 
 /// The back-end used where none is named: `octal-block`, exact for every code, and on
 /// Officers far ahead of the others (results/octal.md, stop 37). Without a sparse split it
-/// runs `octal-vector`'s candidate search itself; where the value mask leaves many positions
-/// rare (0.127, whose sparse space needs the position's parity) `octal-vector` can be
-/// faster, which an `auto` choice by code and N would take into account. `limit` is the N it
-/// is for (every N: it affords any).
+/// runs `octal-vector`'s candidate search itself; a split of the second kind (the position's
+/// parity, as .127 needs, [`rare_common`]) it runs as one of the first (results/octal.md,
+/// stop 39). An `auto` choice by code and N could still take `octal-vector` where no mask
+/// leaves the positions sparse. `limit` is the N it is for (every N: it affords any).
 pub fn default_backend(limit: usize) -> &'static Entry<dyn OctalBuilder> {
     let _ = limit;
     &block::ENTRY

@@ -37,7 +37,7 @@ use crate::registry::{Entry, Role};
 /// The registry entry of `octal-sparse`.
 pub const ENTRY: Entry<dyn OctalBuilder> = Entry {
     name: "octal-sparse",
-    description: "reference: rare/common values split by a mask (Gangolli-Plambeck): the common values enumerated over the few rare positions, the rare candidates below the least missing common value searched among all pairs",
+    description: "reference: rare/common values split by a mask (Gangolli-Plambeck), or by a mask and the position's parity (Flammenkamp): the common values enumerated over the few rare positions, the rare candidates below the least missing common value searched among all pairs",
     cost: "O(N * R + R * N) pair steps (R = rare positions) plus early-stopping searches; a full search on the first 4096 values",
     role: Role::Reference,
     model: Model {
