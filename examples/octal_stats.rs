@@ -22,7 +22,7 @@ fn main() {
     let seconds = start.elapsed().as_secs_f64();
     let steps = nimsquare::octal::rare_steps(&rules, &g);
     println!(
-        "{code} N={n}: mask {:#x}, rare positions {} of {}, mask choices {}, {seconds:.3} s, \
+        "{code} N={n}: mask {}, rare positions {} of {}, mask choices {}, {seconds:.3} s, \
          rare pair steps {steps:.4e}, {:.1} ns a value, {:.3} ns a rare pair step",
         s.mask,
         s.rare_positions,

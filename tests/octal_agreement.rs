@@ -4,9 +4,14 @@
 //! proptest, shrunk to a minimal failing code and N), on every instruction-set path this
 //! CPU has; the published starts of Officers and Dawson's Kayles; and, at sizes the control
 //! cannot afford, the reference `octal-sparse` (plain scalar loops, no kernel family) and
-//! `octal-vector` (the xor-pair kernel) build the same tables.
+//! `octal-vector` (the xor-pair kernel) build the same tables. .127, whose sparse space
+//! needs the position's parity (Flammenkamp's second kind), is held against the control
+//! past the prefix where the masks are chosen, and its published period is proved from the
+//! sparse back-end's table.
 
 use nimsquare::base::isa::{self, Isa};
+use nimsquare::octal::period::{self, Verdict};
+use nimsquare::octal::rare_common::{Histogram, Mask};
 use nimsquare::octal::{self, Rules};
 use nimsquare::registry::{self, Role};
 use nimsquare::table::Table;
@@ -194,4 +199,45 @@ fn officers_sparse_and_vector_agree_at_scale() {
 #[test]
 fn game_0_137_sparse_and_vector_agree_at_scale() {
     reference_and_vector_agree("0.137", 150_000);
+}
+
+#[test]
+fn game_0_127_agrees_with_the_control_under_its_position_parity_split() {
+    // Past PREFIX = 4096 values the sparse back-ends choose a mask; on .127 the second kind
+    // wins (mask 1: n rare when g(n) & 1 = (n - 3) & 1), the definition's count of rare
+    // positions says so independently, and every back-end builds the control's table.
+    let _guard = lock();
+    let limit = 16_000;
+    let rules = Rules::parse("0.127").unwrap();
+    let want = control(&rules, limit);
+    let rare_by_definition = (1..=limit)
+        .filter(|&n| (want.values()[n] as usize & 1) == (n + 1) % 2)
+        .count();
+    assert!(rare_by_definition * 20 < limit, "{rare_by_definition}");
+    assert_eq!(
+        Histogram::of(want.values()).best_mask(rules.split_parity()),
+        (Mask::position(1, 1), rare_by_definition)
+    );
+    let mut g = vec![0u16; limit + 1];
+    let stats = octal::sparse::run_with_stats(&rules, &mut g, 0).unwrap();
+    assert_eq!(stats.mask, Mask::position(1, 1));
+    assert_eq!(stats.rare_positions, rare_by_definition);
+    assert_eq!(g, want.values());
+    for (name, table) in every_fast_table(&rules, limit) {
+        assert_eq!(first_difference(&table, &want), None, "{name} on .127");
+    }
+}
+
+#[test]
+fn game_0_127_is_periodic_with_period_4_from_46_578() {
+    // Gangolli and Plambeck: period 4, last exception at 46 577, so the theorem needs the
+    // values up to 2·46 578 + 4 + 3; the sparse back-ends and the block one agree with the
+    // vector kernel (no mask) that far.
+    reference_and_vector_agree("0.127", 100_000);
+    let rules = Rules::parse("0.127").unwrap();
+    let table = octal::build("octal-sparse", &rules, 100_000).unwrap();
+    match period::find(&rules, table.values()) {
+        Verdict::Periodic(p) => assert_eq!((p.preperiod, p.period), (46_578, 4)),
+        other => panic!(".127: {other:?}"),
+    }
 }

@@ -59,6 +59,37 @@ fn octal_reports_the_rare_split_the_largest_value_and_the_rate() {
 }
 
 #[test]
+fn octal_reports_a_split_by_the_positions_parity() {
+    // .127 (7 at t = 3): the second kind, mask 1, rare when g(n) & 1 = (n - 3) & 1, counted
+    // here from the values by that definition (position 0 is not rare: n - 3 is odd).
+    let out = stdout_of(["octal", "0.127", "--limit", "20000", "--json", "--values"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        (v["mask"].as_u64(), v["mask_kind"].as_str()),
+        (Some(1), Some("position"))
+    );
+    let values: Vec<u64> = v["values"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_u64().unwrap())
+        .collect();
+    let rare: Vec<usize> = (0..values.len())
+        .filter(|&n| values[n] & 1 == ((n + 1) % 2) as u64)
+        .collect();
+    assert_eq!(v["rare_positions"].as_u64(), Some(rare.len() as u64));
+    assert_eq!(v["last_rare"].as_u64(), rare.last().map(|&n| n as u64));
+    let officers = stdout_of(["octal", "0.6", "--limit", "5000", "--json"]);
+    let o: serde_json::Value = serde_json::from_str(&officers).unwrap();
+    assert_eq!(o["mask_kind"].as_str(), Some("value"));
+    let text = stdout_of(["octal", "0.127", "--limit", "20000"]);
+    assert!(
+        text.contains("rare/common split: mask 0x1 with the position's parity, "),
+        "{text}"
+    );
+}
+
+#[test]
 fn octal_json_is_one_object_a_script_can_read() {
     let out = stdout_of(["octal", "0.77", "--limit", "1000", "--json", "--values"]);
     assert_eq!(out.lines().count(), 1);

@@ -199,7 +199,7 @@ pub fn run(mut args: Args) -> CliResult {
         &mut unsaved,
     );
     let verdict = period::find(&rules, table.values());
-    let split = SplitSummary::of(table.values());
+    let split = SplitSummary::of(&rules, table.values());
     let max_first_at = table
         .values()
         .iter()
@@ -222,7 +222,10 @@ pub fn run(mut args: Args) -> CliResult {
             "max_value_first_at": max_first_at,
             "values_per_second": rate,
             "threads": threads,
-            "mask": split.mask,
+            "mask": split.mask.map(|m| m.bits),
+            // "value": rare when popcount(g & mask) is even; "position": when its parity is
+            // that of n - t (Flammenkamp's second kind)
+            "mask_kind": split.mask.map(|m| if m.position.is_some() { "position" } else { "value" }),
             "rare_positions": split.rare,
             "last_rare": split.last_rare.map(|(n, _)| n),
             "last_rare_value": split.last_rare.map(|(_, v)| v),
@@ -286,7 +289,7 @@ pub fn run(mut args: Args) -> CliResult {
         match (split.mask, split.last_rare) {
             (Some(mask), Some((n, v))) => writeln!(
                 out,
-                "rare/common split: mask {mask:#x}, {} rare positions counting 0, the last at n = {n} (value {v})",
+                "rare/common split: mask {mask}, {} rare positions counting 0, the last at n = {n} (value {v})",
                 split.rare
             )?,
             _ => writeln!(out, "rare/common split: none (no mask leaves the positions sparse)")?,

@@ -2,8 +2,10 @@
 //! of each heap that reads only finished values first, on every thread of the pool and 32
 //! heaps to a run of partners, then the rest heap by heap.
 //!
-//! Algorithm: under a mask M (v is rare when popcount(v & M) is even, as in
-//! [`super::rare_common`]), the common values a heap's splits attain come only from
+//! Algorithm: under a mask M of either kind of [`super::rare_common`] (the first: v rare
+//! when popcount(v & M) is even; the second: rare when its parity is that of n - t, so
+//! whether a value is rare for heap n depends on n's parity, and the common flags are kept
+//! per parity), the values common for a heap that its splits attain come only from
 //! (rare r, common m - r) pairs, enumerated over the list of rare positions; the mex is the
 //! least common value c not attained unless some rare value below c is attained by no
 //! option. A rare value comes from a pair of two rare heaps (enumerated with the rest of
@@ -58,7 +60,7 @@
 //! swept. So the least unmarked value is g(n).
 
 use super::candidate_search::{fill_by_candidates, mirror_bytes};
-use super::rare_common::{best_mask, rare, rare_count};
+use super::rare_common::{Histogram, Mask};
 pub use super::rare_common::{PREFIX, SPARSE_FRACTION};
 use super::{OctalBuilder, Rules};
 use crate::base::error::Result;
@@ -157,15 +159,15 @@ impl OctalBuilder for OctalBlock {
         // the candidate search's mirror or (never both, see `choose_mask`) the rare list, at
         // most the sparse share of the positions and two blocks, with the near pass's copy of
         // its tail, 8 bytes an entry; the sweep list; the witness lists; the histogram and
-        // the common flags; per heap of two blocks (the pipeline's) its byte row and what the
+        // the common flags (per parity of n); per heap of two blocks (the pipeline's) its byte row and what the
         // far pass leaves to the near one
         let block = self.block as u64;
         let rare_list = 8 * (positions / SPARSE_FRACTION as u64 + 4 * block + 2 * block);
         mirror_bytes(limit).max(rare_list)
             + 8 * positions.min(SWEEP_LIST as u64)
             + 8 * (MAX_WIDTH * WITNESSES) as u64
-            + 8 * (1 << 16)
-            + MAX_WIDTH as u64
+            + 2 * 8 * (1 << 16)
+            + 2 * MAX_WIDTH as u64
             + 2 * self.block as u64
                 * (MAX_WIDTH as u64 + digits * std::mem::size_of::<Left>() as u64)
     }
@@ -223,19 +225,19 @@ pub const SWEEP_LIST: usize = 1 << 16;
 /// What the block passes know of the finished values: the mask, the rare positions and the
 /// common ones below [`SWEEP_LIST`] with their values, the histogram.
 struct Split {
-    mask: u16,
+    mask: Mask,
     /// Positions from 0 recorded so far.
     recorded: usize,
-    /// The positions 1 <= r < recorded whose value is rare under the mask, ascending.
+    /// The positions 1 <= r < recorded that are rare under the mask, ascending.
     rare: Vec<Pos>,
-    /// The positions 1 <= a < min(recorded, SWEEP_LIST) whose value is common, ascending.
+    /// The positions 1 <= a < min(recorded, SWEEP_LIST) that are common, ascending.
     sweepers: Vec<Pos>,
-    histogram: Vec<usize>,
-    /// `common[v]` is 1 when v is common under the mask, else 0 (one byte per value of the
-    /// widest row).
-    common: Vec<u8>,
-    /// For each rare value v, the pairs to try first for it ([`witness_rare`]): entries
-    /// (a, u) with g(a) = u ^ v and u common, the most frequent u first, so that a pair
+    histogram: Histogram,
+    /// `common[p][v]` is 1 when v is common for a heap n of parity p under the mask, else 0
+    /// (one byte per value of the widest row; the two agree for the first kind).
+    common: [Vec<u8>; 2],
+    /// For each value v rare for some heap, the pairs to try first for it ([`witness_rare`]):
+    /// entries (a, u) with g(a) = u ^ v, the most frequent u first, so that a pair
     /// (a, m - a) attains v when g(m - a) = u.
     witnesses: Vec<Vec<Pos>>,
 }
@@ -243,12 +245,12 @@ struct Split {
 impl Split {
     fn new() -> Split {
         Split {
-            mask: 0,
+            mask: Mask::NONE,
             recorded: 0,
             rare: Vec::new(),
             sweepers: Vec::new(),
-            histogram: vec![0; 1 << 16],
-            common: vec![0; MAX_WIDTH],
+            histogram: Histogram::new(),
+            common: [vec![0; MAX_WIDTH], vec![0; MAX_WIDTH]],
             witnesses: Vec::new(),
         }
     }
@@ -260,13 +262,13 @@ impl Split {
         if n == 0 {
             return;
         }
-        self.histogram[v as usize] += 1;
-        if self.mask != 0 {
+        self.histogram.add(n, v);
+        if self.mask.splits() {
             let pos = Pos {
                 at: n as u32,
                 value: v as u32,
             };
-            if rare(v as u32, self.mask) {
+            if self.mask.rare(v as u32, n) {
                 self.rare.push(pos);
             } else if n < SWEEP_LIST {
                 self.sweepers.push(pos);
@@ -279,7 +281,7 @@ impl Split {
         self.recorded.min(SWEEP_LIST)
     }
 
-    fn take_mask(&mut self, mask: u16, g: &[u16]) {
+    fn take_mask(&mut self, mask: Mask, g: &[u16]) {
         self.mask = mask;
         self.rare.clear();
         self.sweepers.clear();
@@ -288,20 +290,22 @@ impl Split {
                 at: r as u32,
                 value: v as u32,
             };
-            if rare(v as u32, mask) {
+            if mask.rare(v as u32, r) {
                 self.rare.push(pos);
             } else if r < SWEEP_LIST {
                 self.sweepers.push(pos);
             }
         }
-        for (v, c) in self.common.iter_mut().enumerate() {
-            *c = !rare(v as u32, mask) as u8;
+        for (p, common) in self.common.iter_mut().enumerate() {
+            for (v, c) in common.iter_mut().enumerate() {
+                *c = !mask.rare(v as u32, p) as u8;
+            }
         }
     }
 
     /// Forgets the mask and every list built on it (their memory given back).
     fn drop_mask(&mut self) {
-        self.mask = 0;
+        self.mask = Mask::NONE;
         self.rare = Vec::new();
         self.sweepers = Vec::new();
         self.witnesses = Vec::new();
@@ -315,27 +319,26 @@ impl Split {
     /// [`WITNESS_ROUND`] positions of each partner value u in turn, the most frequent u
     /// first, then the next ones of each.
     fn list_witnesses(&mut self, floor: usize) {
-        let top = self.histogram.iter().rposition(|&c| c > 0).unwrap_or(0);
+        let top = self.histogram.values().saturating_sub(1);
         let mut by_value: Vec<Vec<u32>> = vec![Vec::new(); top + 1];
         for e in &self.sweepers {
             if e.at as usize >= floor {
                 by_value[e.value as usize].push(e.at);
             }
         }
-        let mut commons: Vec<usize> = (0..=top)
-            .filter(|&u| !rare(u as u32, self.mask) && self.histogram[u] > 0)
-            .collect();
-        commons.sort_by_key(|&u| std::cmp::Reverse(self.histogram[u]));
+        // partner values by frequency (a rare one is as good a witness, only seldom met)
+        let mut partners: Vec<usize> = (0..=top).filter(|&u| self.histogram.count(u) > 0).collect();
+        partners.sort_by_key(|&u| std::cmp::Reverse(self.histogram.count(u)));
         let span = row_width(top).min(MAX_WIDTH);
         self.witnesses = (0..span)
             .map(|v| {
                 let mut list = Vec::new();
-                if !rare(v as u32, self.mask) {
+                if !self.mask.rare(v as u32, 0) && !self.mask.rare(v as u32, 1) {
                     return list;
                 }
                 for round in 0.. {
                     let before = list.len();
-                    for &u in &commons {
+                    for &u in &partners {
                         let Some(positions) = by_value.get(u ^ v) else {
                             continue;
                         };
@@ -524,14 +527,14 @@ impl OctalBlock {
                     break;
                 }
                 if n >= next_choice {
-                    self.choose_mask(&mut split, &g[..n]);
+                    self.choose_mask(rules, &mut split, &g[..n]);
                     next_choice = 2 * n;
                 }
                 let width = row_width(max_known);
-                if width > MAX_WIDTH && split.mask != 0 {
+                if width > MAX_WIDTH && split.mask.splits() {
                     split.drop_mask();
                 }
-                if split.mask == 0 || width > MAX_WIDTH {
+                if !split.mask.splits() || width > MAX_WIDTH {
                     // No sparse split (or values too large for a byte row): the candidate
                     // search up to the next choice.
                     let end = next_choice.min(len).max(n + 1);
@@ -614,28 +617,29 @@ impl OctalBlock {
         Ok(())
     }
 
-    /// Takes the best mask when it leaves the positions sparse (and the values fit a row),
-    /// drops the one in use when none does: the rare list then never holds more than the
-    /// sparse share of the positions and two blocks, and never beside the candidate search's
-    /// mirror (see `scratch_bytes`).
-    fn choose_mask(&self, split: &mut Split, g: &[u16]) {
+    /// Takes the best mask of the kinds `rules` admits ([`Histogram::best_mask`]) when it
+    /// leaves the positions sparse (or always, with `always_mask`) and fewer rare than the
+    /// current one, and the values fit a row; drops the one in use when none does: the rare
+    /// list then never holds more than the sparse share of the positions and two blocks, and
+    /// never beside the candidate search's mirror (see `scratch_bytes`).
+    fn choose_mask(&self, rules: &Rules, split: &mut Split, g: &[u16]) {
         let top = g.iter().copied().max().unwrap_or(0) as usize;
         if row_width(top) > MAX_WIDTH {
             // values too large for a byte row: the candidate search from here on
             split.drop_mask();
             return;
         }
-        let (best, count) = best_mask(&split.histogram[..=top.max(1)]);
+        let (best, count) = split.histogram.best_mask(rules.split_parity());
         let positions = g.len().saturating_sub(1);
         let sparse = self.always_mask || count * SPARSE_FRACTION <= positions;
-        if sparse && (split.mask == 0 || count < rare_count(&split.histogram[..=top], split.mask)) {
+        if sparse && (!split.mask.splits() || count < split.histogram.rare_count(split.mask)) {
             split.take_mask(best, g);
-        } else if !sparse && split.mask != 0 {
+        } else if !sparse && split.mask.splits() {
             // no mask leaves the positions sparse any more: the candidate search from here
             // on, and the lists' memory given back (see `scratch_bytes`)
             split.drop_mask();
         }
-        if split.mask != 0 {
+        if split.mask.splits() {
             // the far pass reads the splits (a, m - a) with m - a below the block before its
             // own: a past two blocks and a group
             split.list_witnesses(2 * self.block + 2 * LANES);
@@ -707,7 +711,7 @@ impl<'a> FarGroups<'a> {
             rare: &split.rare,
             sweepers: &split.sweepers,
             list_end: split.list_end(),
-            common: &split.common[..width],
+            common: [&split.common[0][..width], &split.common[1][..width]],
             witnesses: &split.witnesses,
             width,
             digits,
@@ -769,7 +773,7 @@ fn near_block(
             (old, &new_rare),
         );
         block[i] = v;
-        if rare(v as u32, split.mask) {
+        if split.mask.rare(v as u32, n) {
             new_rare.push(Pos {
                 at: n as u32,
                 value: v as u32,
@@ -789,7 +793,8 @@ struct Far<'a> {
     rare: &'a [Pos],
     sweepers: &'a [Pos],
     list_end: usize,
-    common: &'a [u8],
+    /// The common flags for heaps of each parity.
+    common: [&'a [u8]; 2],
     witnesses: &'a [Vec<Pos>],
     width: usize,
     digits: usize,
@@ -850,7 +855,8 @@ impl Far<'_> {
             };
         }
         // the sweep of the pairs with m - a < n0 (a > m - n0), for the rare values below c
-        let c = least_common_missing(row, self.common);
+        let common = self.common[n & 1];
+        let c = least_common_missing(row, common);
         let mut met = 0;
         for (d, &k) in rules.split().iter().enumerate() {
             if n < k + 2 {
@@ -864,7 +870,7 @@ impl Far<'_> {
                 m,
                 a0,
                 p,
-                (row, self.common, c, &mut met),
+                (row, common, c, &mut met),
                 self.sweepers,
                 self.list_end,
             );
@@ -924,8 +930,9 @@ impl Far<'_> {
         let mut met = [0usize; LANES];
         let mut open = 0u64;
         for (j, row) in rows.chunks(width).enumerate() {
-            c[j] = least_common_missing(row, self.common);
-            if !rare_below_met(row, self.common, c[j], &mut met[j]) {
+            let common = self.common[(first + j) & 1];
+            c[j] = least_common_missing(row, common);
+            if !rare_below_met(row, common, c[j], &mut met[j]) {
                 open |= 1 << j;
             }
         }
@@ -945,7 +952,7 @@ impl Far<'_> {
                     let j = still.trailing_zeros() as usize;
                     still &= still - 1;
                     let row = &rows[j * width..(j + 1) * width];
-                    if rare_below_met(row, self.common, c[j], &mut met[j]) {
+                    if rare_below_met(row, self.common[(first + j) & 1], c[j], &mut met[j]) {
                         open &= !(1 << j);
                     }
                 }
@@ -961,7 +968,7 @@ impl Far<'_> {
                 && !witness_rare(
                     self.g,
                     (m, self.rules.split_pairs(m), n0),
-                    (row, self.common, c[j], met[j]),
+                    (row, self.common[(first + j) & 1], c[j], met[j]),
                     self.witnesses,
                 ) {
                 sweep(
@@ -969,7 +976,7 @@ impl Far<'_> {
                     m,
                     next,
                     self.rules.split_pairs(m),
-                    (row, self.common, c[j], &mut met[j]),
+                    (row, self.common[(first + j) & 1], c[j], &mut met[j]),
                     self.sweepers,
                     self.list_end,
                 )
@@ -1190,7 +1197,7 @@ fn near<V: Values + ?Sized>(
         mark_rare_pairs(row, g, m, &old[l.rare_hi..], unequal);
         mark_rare_pairs(row, g, m, new, unequal);
     }
-    let common = &split.common[..row.len()];
+    let common = &split.common[n & 1][..row.len()];
     let c = least_common_missing(row, common);
     let mut met = 0;
     if !rare_below_met(row, common, c, &mut met) {
@@ -1245,8 +1252,9 @@ mod tests {
 
     #[test]
     fn a_mask_that_no_longer_leaves_the_positions_sparse_is_dropped_with_its_lists() {
-        // 40 zeros, rare under every mask (popcount 0 is even), then 1 and 2: no mask leaves
-        // these 41 positions sparse, so a mask taken before (by hand here) goes.
+        // 40 zeros, rare under every mask of the first kind (popcount 0 is even) and at every
+        // other position under the second, then 1 and 2: no mask leaves these 41 positions
+        // sparse, so a mask taken before (by hand here) goes.
         let mut g = vec![0u16; 40];
         g.extend((0..40).map(|i| 1 + (i % 2) as u16));
         let method = OctalBlock {
@@ -1257,10 +1265,11 @@ mod tests {
         for (n, &v) in g[..42].iter().enumerate() {
             split.record(n, v);
         }
-        split.take_mask(1, &g[..42]);
+        let rules = Rules::parse("0.6").unwrap();
+        split.take_mask(Mask::value(1), &g[..42]);
         assert!(!split.rare.is_empty());
-        method.choose_mask(&mut split, &g[..42]);
-        assert_eq!(split.mask, 0);
+        method.choose_mask(&rules, &mut split, &g[..42]);
+        assert!(!split.mask.splits());
         assert!(split.rare.is_empty() && split.sweepers.is_empty() && split.witnesses.is_empty());
         // values too wide for a byte row drop the mask whatever the sparseness
         let wide = [vec![0u16; 100], vec![MAX_WIDTH as u16]].concat();
@@ -1268,9 +1277,9 @@ mod tests {
         for (n, &v) in wide.iter().enumerate() {
             split.record(n, v);
         }
-        split.take_mask(1, &wide);
-        method.choose_mask(&mut split, &wide);
-        assert_eq!(split.mask, 0);
+        split.take_mask(Mask::value(1), &wide);
+        method.choose_mask(&rules, &mut split, &wide);
+        assert!(!split.mask.splits());
     }
 
     #[test]

@@ -46,10 +46,10 @@ crate::registry::stage!("octal", dyn OctalBuilder, BACKENDS);
 
 /// The back-end used where none is named: `octal-block`, exact for every code, and on
 /// Officers far ahead of the others (results/octal.md, stop 37). Without a sparse split it
-/// runs `octal-vector`'s candidate search itself; where the value mask leaves many positions
-/// rare (0.127, whose sparse space needs the position's parity) `octal-vector` can be
-/// faster, which an `auto` choice by code and N would take into account. `limit` is the N it
-/// is for (every N: it affords any).
+/// runs `octal-vector`'s candidate search itself; a split of the second kind (the position's
+/// parity, as .127 needs, [`rare_common`]) it runs as one of the first (results/octal.md,
+/// stop 39). An `auto` choice by code and N could still take `octal-vector` where no mask
+/// leaves the positions sparse. `limit` is the N it is for (every N: it affords any).
 pub fn default_backend(limit: usize) -> &'static Entry<dyn OctalBuilder> {
     let _ = limit;
     &block::ENTRY
@@ -131,7 +131,8 @@ pub fn workload(rules: &Rules, table: &Table, threads: usize) -> Workload {
 
 /// The pair steps the rare/common method takes on the table `g` of `rules`, besides its
 /// early-stopping sweeps. The heaps below [`rare_common::PREFIX`], and every heap when the
-/// final histogram has no sparse split ([`rare_common::best_mask`] and the sparse rule), run
+/// final histogram has no sparse split ([`rare_common::Histogram::best_mask`] of the kinds
+/// the code admits, and the sparse rule), run
 /// under no mask: per splitting digit k, the full scan of the n - k split pairs that proves
 /// the mex missing. The heaps from the prefix on run under the mask the final histogram
 /// chooses (the mask a run ends with when it keeps one): one step per splitting digit k and
@@ -139,15 +140,7 @@ pub fn workload(rules: &Rules, table: &Table, threads: usize) -> Workload {
 /// heaps that meet it: O(R) per splitting digit, plus O(PREFIX).
 pub fn rare_steps(rules: &Rules, g: &[u16]) -> f64 {
     let limit = g.len().saturating_sub(1);
-    let mut histogram: Vec<usize> = Vec::new();
-    for &v in g.iter().skip(1) {
-        let v = v as usize;
-        if v >= histogram.len() {
-            histogram.resize(v + 1, 0);
-        }
-        histogram[v] += 1;
-    }
-    let (mask, count) = rare_common::best_mask(&histogram);
+    let (mask, count) = rare_common::Histogram::of(g).best_mask(rules.split_parity());
     let masked = g.len() > rare_common::PREFIX && count * rare_common::SPARSE_FRACTION <= limit;
     let unmasked_end = if masked { rare_common::PREFIX } else { g.len() };
     let rare = if masked {
@@ -222,12 +215,8 @@ mod tests {
     /// each rare r < n - k (under the chosen mask, from heap 4096 on), else the split pairs
     /// of n - k.
     fn rare_steps_by_loops(rules: &Rules, g: &[u16]) -> f64 {
-        let mut histogram = vec![0usize; 1 << 16];
-        for &v in &g[1..] {
-            histogram[v as usize] += 1;
-        }
-        let top = *g.iter().max().unwrap() as usize;
-        let (mask, count) = rare_common::best_mask(&histogram[..=top]);
+        let histogram = rare_common::Histogram::of(g);
+        let (mask, count) = histogram.best_mask(rules.split_parity());
         let masked = g.len() > 4096 && 4 * count < g.len();
         let mut steps = 0u64;
         for n in 1..g.len() {
@@ -237,9 +226,7 @@ mod tests {
                 }
                 let m = n - k;
                 steps += if masked && n >= 4096 {
-                    (1..m)
-                        .filter(|&r| rare_common::rare(g[r] as u32, mask))
-                        .count() as u64
+                    (1..m).filter(|&r| mask.rare(g[r] as u32, r)).count() as u64
                 } else {
                     rules.split_pairs(m) as u64
                 };

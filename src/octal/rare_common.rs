@@ -1,19 +1,45 @@
-//! The rare/common split of the sparse-space method (Gangolli and Plambeck), shared by the
-//! back-ends that use it (`octal-sparse` and `octal-sparse-parallel`): the mask, the rare
-//! positions, the value histogram, and the mex of one heap decided in two halves.
+//! The rare/common split of the sparse-space method (Gangolli and Plambeck; Flammenkamp),
+//! shared by the back-ends that use it (`octal-sparse`, `octal-sparse-parallel`, and the
+//! mask choice of `octal-block`): the mask, the rare positions, the value histogram, and
+//! the mex of one heap decided in two halves.
 //!
-//! A mask M splits the values in two: v is *rare* when popcount(v & M) is even, *common*
-//! otherwise. The rare values are a subgroup under xor (they contain 0), the common ones its
-//! coset, so rare ^ rare and common ^ common are rare and rare ^ common is common. For a heap
-//! of n tokens, the common values its splits attain therefore come only from (rare heap,
-//! common heap) pairs: they are enumerated exactly over the ascending list of rare
-//! positions, together with the non-split options ([`RareCommon::mark_options`]). Let c be
-//! the least common value not attained. Every common value below c is attained, so the mex
-//! is the least rare x < c that no option attains, else c: the rare values below c not yet
-//! attained are found by one sweep over all the pairs, stopping as soon as none is left
-//! ([`RareCommon::settle`]). With M = 0 (no split) each candidate from 0 up is searched
-//! among the pairs, stopping at the first hit. The method is exact for any M; a good M only
-//! keeps the rare list short.
+//! A [`Mask`] M (a set of value bits) splits the positions in two, *rare* and *common*.
+//! Write P(v) for the parity of popcount(v & M). Of the *first kind* (Gangolli and
+//! Plambeck), position n is rare when P(g(n)) = 0. Of the *second kind* (Flammenkamp), for a code whose splitting digits
+//! all have the parity ρ of one index t (one digit above 3, at t: ρ = t mod 2), n is rare
+//! when P(g(n)) = parity(n - t), that is P(g(n)) ⊕ (n mod 2) = ρ. Both read as
+//! σ(n) = P(g(n)) ⊕ s·(n mod 2) = ρ, with s = 0, ρ = 0 for the first kind and s = 1 for the
+//! second; a candidate value x of heap n is *rare for n* when P(x) ⊕ s·(n mod 2) = ρ,
+//! *common for n* otherwise.
+//!
+//! The argument: a split of heap n leaves heaps a and b with a + b = n - k, k a splitting
+//! digit, and P is additive under xor, so the option's value x = g(a) ^ g(b) has
+//! P(x) ⊕ s·n = σ(a) ⊕ σ(b) ⊕ s·k (mod 2). Since s·k ≡ ρ (the first kind: both 0; the
+//! second: every splitting k ≡ t), x is rare for n exactly when σ(a) ⊕ σ(b) = 0, when the
+//! two heaps are in the same class. **Invariant of the method: a split's value is common
+//! for n if and only if exactly one of its two heaps is rare** (a rare ⊕ common pair); a
+//! rare value for n comes from two rare heaps or two common ones. (A digit of the other
+//! parity would swap the roles, common values from same-class pairs, so the second kind is
+//! offered only when [`Rules::split_parity`] exists; of the first kind, ρ = 1 would swap
+//! them too, so value 0 is always rare.) For the second kind the classes of values
+//! alternate with n: the values rare for n are those of P = 0 when n ≡ ρ and those of
+//! P = 1 otherwise (0 is then common).
+//!
+//! For heap n, the common values its splits attain are therefore enumerated exactly over
+//! the ascending list of rare positions (each r with a common partner), together with the
+//! non-split options ([`RareCommon::mark_options`]). Let c be the least value common for n
+//! not attained. Every common value below c is attained, so the mex is the least value rare
+//! for n below c that no option attains, else c: the rare values below c not yet attained
+//! are found by one sweep over all the pairs, stopping as soon as none is left
+//! ([`RareCommon::settle`]). Without a mask (M = 0) each candidate from 0 up is searched
+//! among the pairs, stopping at the first hit. The method is exact for any M of either kind
+//! that the code admits; a good M only keeps the rare list short.
+//!
+//! The mask is chosen from the data ([`Histogram::best_mask`]): the histogram of
+//! (value, parity of n) over the positions so far, folded to the low [`MASK_BITS`] bits of
+//! the value, is a function on 2^(b+1) points; its Walsh–Hadamard transform F gives every
+//! mask of both kinds its rare count at once, (T + F(M))/2 for the first kind and
+//! (T ± F(M + 2^b))/2 for the second (T the positions, + when ρ = 0), in O(b·2^b).
 //!
 //! Known prefix: every method takes `known`, the number of final values g[..known] it may
 //! read (`known` = n for a heap decided in order). A back-end that decides n before g(n - 1)
@@ -21,10 +47,10 @@
 //! g(n - 1) once it is, and settles again: the marks only grow, and [`Search`] remembers
 //! what the first settle proved, so the second one does not repeat it.
 //!
-//! Invariant: the rare list holds exactly the positions 1 <= r < recorded whose value is
-//! rare under the current mask, and the histogram counts the values of those same
-//! positions; `stamp[v] == n + 1` exactly when an option of value v of the heap n being
-//! decided has been marked.
+//! Invariant of the state: the rare list holds exactly the positions 1 <= r < recorded
+//! that are rare under the current mask, and the histogram counts the values and parities
+//! of those positions 1 <= r < recorded; `stamp[v] == n + 1` exactly when an option of value v
+//! of the heap n being decided has been marked.
 
 use super::{value_overflow, Rules};
 use crate::base::error::Result;
@@ -36,7 +62,7 @@ use crate::cost::{Demand, Primitive, Workload};
 /// that many rare positions for every n.
 pub const SPARSE_FRACTION: usize = 4;
 
-/// The mask is chosen over at most this many low bits of the values (4096 masks).
+/// The mask is chosen over at most this many low bits of the values (4096 masks a kind).
 pub const MASK_BITS: u32 = 12;
 
 /// The values both sparse back-ends build with M = 0 before the mask is first chosen: too
@@ -54,47 +80,221 @@ pub fn candidate_walk_and_rare_pairs(w: &Workload) -> Demand {
         .with(Primitive::Scatter, w.rare_steps)
 }
 
-/// True when `v` is rare under `mask`.
-#[inline]
-pub fn rare(v: u32, mask: u16) -> bool {
-    (v & mask as u32).count_ones().is_multiple_of(2)
+/// A rare/common split of the positions: the value bits M and the kind (see the module
+/// doc). `bits == 0` is no split (every value rare).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+pub struct Mask {
+    /// M, the value bits whose parity splits.
+    pub bits: u16,
+    /// The kind: None for the first (v rare when popcount(v & M) is even); Some(ρ) for the
+    /// second (v at position n rare when the parity of popcount(v & M) is that of n + ρ,
+    /// ρ = t mod 2).
+    pub position: Option<u8>,
 }
 
-/// The positions 1 <= r < g.len() whose value is rare under `mask`.
-pub fn rare_positions(g: &[u16], mask: u16) -> Vec<usize> {
-    (1..g.len()).filter(|&r| rare(g[r] as u32, mask)).collect()
+impl Mask {
+    /// No split: every value rare, the candidate search.
+    pub const NONE: Mask = Mask {
+        bits: 0,
+        position: None,
+    };
+
+    /// The first kind with value bits `bits`.
+    pub const fn value(bits: u16) -> Mask {
+        Mask {
+            bits,
+            position: None,
+        }
+    }
+
+    /// The second kind with value bits `bits` and ρ = `rho` (0 or 1).
+    pub const fn position(bits: u16, rho: u8) -> Mask {
+        Mask {
+            bits,
+            position: Some(rho & 1),
+        }
+    }
+
+    /// True when the mask splits (M nonzero).
+    #[inline]
+    pub fn splits(self) -> bool {
+        self.bits != 0
+    }
+
+    /// True when value `v` at position `n` is rare (equally: when `v` is rare for heap n,
+    /// as a candidate for g(n)).
+    #[inline(always)]
+    pub fn rare(self, v: u32, n: usize) -> bool {
+        let (s, rho) = match self.position {
+            None => (0, 0),
+            Some(rho) => (1, rho as u32),
+        };
+        ((v & self.bits as u32).count_ones() ^ (n as u32 & s)) & 1 == rho
+    }
 }
 
-/// The number of positions rare under `mask`, read from the histogram of values.
-pub fn rare_count(histogram: &[usize], mask: u16) -> usize {
-    histogram
-        .iter()
-        .enumerate()
-        .filter(|&(v, _)| rare(v as u32, mask))
-        .map(|(_, &c)| c)
-        .sum()
+impl std::fmt::Display for Mask {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.position {
+            None => write!(f, "{:#x}", self.bits),
+            Some(_) => write!(f, "{:#x} with the position's parity", self.bits),
+        }
+    }
 }
 
-/// The nonzero mask over the bits of the largest value (at most [`MASK_BITS`]) with the
-/// fewest rare positions, ties to the smaller mask, and its count.
-pub fn best_mask(histogram: &[usize]) -> (u16, usize) {
-    let top = histogram.len().saturating_sub(1).max(1);
-    let bits = (usize::BITS - top.leading_zeros()).min(MASK_BITS);
-    (1..1u32 << bits)
-        .map(|m| (m as u16, rare_count(histogram, m as u16)))
-        .min_by_key(|&(m, count)| (count, m))
-        .expect("at least the mask 1")
+/// The positions 1 <= r < g.len() that are rare under `mask`.
+pub fn rare_positions(g: &[u16], mask: Mask) -> Vec<usize> {
+    (1..g.len())
+        .filter(|&r| mask.rare(g[r] as u32, r))
+        .collect()
+}
+
+/// The positions n >= 1 counted by value and by the parity of n: what the mask is chosen
+/// from.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Histogram {
+    /// `by_parity[p][v]`: the positions n with n mod 2 = p and g(n) = v.
+    by_parity: [Vec<usize>; 2],
+}
+
+impl Histogram {
+    /// The empty histogram.
+    pub fn new() -> Histogram {
+        Histogram::default()
+    }
+
+    /// The histogram of g(1..g.len()).
+    pub fn of(g: &[u16]) -> Histogram {
+        let mut h = Histogram::new();
+        for (n, &v) in g.iter().enumerate().skip(1) {
+            h.add(n, v);
+        }
+        h
+    }
+
+    /// The histogram with `counts[p][v]` positions of parity p and value v.
+    pub fn from_counts(counts: [Vec<usize>; 2]) -> Histogram {
+        Histogram { by_parity: counts }
+    }
+
+    /// Counts position `n` with value `v`.
+    #[inline]
+    pub fn add(&mut self, n: usize, v: u16) {
+        let row = &mut self.by_parity[n & 1];
+        let v = v as usize;
+        if v >= row.len() {
+            row.resize(v + 1, 0);
+        }
+        row[v] += 1;
+    }
+
+    /// One more than the largest value counted (0 when empty).
+    pub fn values(&self) -> usize {
+        let [even, odd] = &self.by_parity;
+        let top = |row: &Vec<usize>| row.iter().rposition(|&c| c > 0).map_or(0, |v| v + 1);
+        top(even).max(top(odd))
+    }
+
+    /// The positions counted with value `v`, of either parity.
+    pub fn count(&self, v: usize) -> usize {
+        self.by_parity
+            .iter()
+            .map(|row| row.get(v).copied().unwrap_or(0))
+            .sum()
+    }
+
+    /// The positions counted.
+    pub fn total(&self) -> usize {
+        self.by_parity.iter().flatten().sum()
+    }
+
+    /// The positions counted that are rare under `mask`.
+    pub fn rare_count(&self, mask: Mask) -> usize {
+        (0..2)
+            .map(|p| {
+                self.by_parity[p]
+                    .iter()
+                    .enumerate()
+                    .filter(|&(v, _)| mask.rare(v as u32, p))
+                    .map(|(_, &c)| c)
+                    .sum::<usize>()
+            })
+            .sum()
+    }
+
+    /// The value bits the masks range over: those of the largest value, at least 1 and at
+    /// most [`MASK_BITS`].
+    fn mask_bits(&self) -> u32 {
+        let top = self.values().saturating_sub(1).max(1);
+        (usize::BITS - top.leading_zeros()).min(MASK_BITS)
+    }
+
+    /// The rare count of every nonzero mask over the value bits of the largest value (at
+    /// least 1, at most [`MASK_BITS`]),
+    /// of the first kind and, when `split_parity` is Some(ρ) (the code admits it,
+    /// [`Rules::split_parity`]), of the second kind with that ρ: one Walsh–Hadamard
+    /// transform of the (value, parity) histogram (see the module doc), O(b·2^b) for b bits.
+    pub fn rare_counts(&self, split_parity: Option<u8>) -> Vec<(Mask, usize)> {
+        let bits = self.mask_bits();
+        let low = (1usize << bits) - 1;
+        let size = 2usize << bits;
+        // f(x) for x = (v mod 2^b) + 2^b·p: the masks only see the low b bits of v.
+        let mut f = vec![0i64; size];
+        for (p, row) in self.by_parity.iter().enumerate() {
+            for (v, &c) in row.iter().enumerate() {
+                f[(v & low) | p << bits] += c as i64;
+            }
+        }
+        // F(u) = sum over x of f(x)·(-1)^popcount(x & u), by butterflies.
+        let mut h = 1;
+        while h < size {
+            for block in f.chunks_exact_mut(2 * h) {
+                let (lo, hi) = block.split_at_mut(h);
+                for (x, y) in lo.iter_mut().zip(hi.iter_mut()) {
+                    (*x, *y) = (*x + *y, *x - *y);
+                }
+            }
+            h *= 2;
+        }
+        // F(u) = (positions with even parity under u) - (odd ones), and the total is F(0).
+        let total = f[0];
+        let even = |u: usize| ((total + f[u]) / 2) as usize;
+        let odd = |u: usize| ((total - f[u]) / 2) as usize;
+        let mut out = Vec::with_capacity(2 * low);
+        for m in 1..=low {
+            out.push((Mask::value(m as u16), even(m)));
+        }
+        if let Some(rho) = split_parity {
+            // σ = P(v) ⊕ p is the parity under u = m + 2^b; rare when σ = ρ
+            for m in 1..=low {
+                let u = m | 1 << bits;
+                let count = if rho & 1 == 0 { even(u) } else { odd(u) };
+                out.push((Mask::position(m as u16, rho), count));
+            }
+        }
+        out
+    }
+
+    /// The mask with the fewest rare positions among [`Histogram::rare_counts`], ties to the
+    /// first kind, then to the smaller bits, and its count.
+    pub fn best_mask(&self, split_parity: Option<u8>) -> (Mask, usize) {
+        self.rare_counts(split_parity)
+            .into_iter()
+            .min_by_key(|&(m, count)| (count, m.position.is_some(), m.bits))
+            .expect("at least the mask 1")
+    }
 }
 
 /// The rare/common split of a finished table, as published octal runs report it: the mask
-/// with the fewest rare positions (as [`best_mask`] chooses it on g(1..=N)), taken only
-/// when at most 1/[`SPARSE_FRACTION`] of the positions are rare under it, the rare positions
-/// counting position 0 (value 0 is rare under every mask), and the last one with its
-/// value.
+/// with the fewest rare positions (as [`Histogram::best_mask`] chooses it on g(1..=N) for
+/// the kinds `rules` admits), taken only when at most 1/[`SPARSE_FRACTION`] of the
+/// positions are rare under it, the rare positions counting position 0 (value 0 at
+/// position 0 is rare under every mask of the first kind, and of the second when t is
+/// even), and the last one with its value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SplitSummary {
     /// The mask, or None when no mask leaves the positions sparse.
-    pub mask: Option<u16>,
+    pub mask: Option<Mask>,
     /// Rare positions 0 <= n <= N under `mask` (0 when there is none).
     pub rare: usize,
     /// The last rare position and its value.
@@ -102,14 +302,9 @@ pub struct SplitSummary {
 }
 
 impl SplitSummary {
-    /// The summary of g(0..=N).
-    pub fn of(g: &[u16]) -> SplitSummary {
-        let top = g.iter().copied().max().unwrap_or(0) as usize;
-        let mut histogram = vec![0usize; top + 1];
-        for &v in g.iter().skip(1) {
-            histogram[v as usize] += 1;
-        }
-        let (mask, count) = best_mask(&histogram);
+    /// The summary of g(0..=N), the table of `rules`.
+    pub fn of(rules: &Rules, g: &[u16]) -> SplitSummary {
+        let (mask, count) = Histogram::of(g).best_mask(rules.split_parity());
         if g.len() < 2 || count * SPARSE_FRACTION > g.len() - 1 {
             return SplitSummary {
                 mask: None,
@@ -117,10 +312,10 @@ impl SplitSummary {
                 last_rare: None,
             };
         }
-        let last = (0..g.len()).rev().find(|&n| rare(g[n] as u32, mask));
+        let last = (0..g.len()).rev().find(|&n| mask.rare(g[n] as u32, n));
         SplitSummary {
             mask: Some(mask),
-            rare: count + 1,
+            rare: count + mask.rare(0, 0) as usize,
             last_rare: last.map(|n| (n, g[n])),
         }
     }
@@ -143,22 +338,24 @@ pub struct Search {
 /// scratch of one heap (see the module doc).
 pub struct RareCommon<'a> {
     rules: &'a Rules,
-    mask: u16,
+    mask: Mask,
     rare: Vec<usize>,
-    histogram: Vec<usize>,
+    histogram: Histogram,
     recorded: usize,
     stamp: Vec<usize>,
     splits: Vec<(usize, usize)>,
 }
 
 impl<'a> RareCommon<'a> {
-    /// The state before any position is recorded, with mask `mask`.
-    pub fn new(rules: &'a Rules, mask: u16) -> RareCommon<'a> {
+    /// The state before any position is recorded, with mask `mask` (of a kind `rules`
+    /// admits: the second kind needs [`Rules::split_parity`] to be its ρ).
+    pub fn new(rules: &'a Rules, mask: Mask) -> RareCommon<'a> {
+        debug_assert!(mask.position.is_none() || mask.position == rules.split_parity());
         RareCommon {
             rules,
             mask,
             rare: Vec::new(),
-            histogram: Vec::new(),
+            histogram: Histogram::new(),
             recorded: 0,
             stamp: Vec::new(),
             splits: Vec::new(),
@@ -166,12 +363,12 @@ impl<'a> RareCommon<'a> {
     }
 
     /// The current mask.
-    pub fn mask(&self) -> u16 {
+    pub fn mask(&self) -> Mask {
         self.mask
     }
 
-    /// The histogram of the values of the recorded positions 1..recorded.
-    pub fn histogram(&self) -> &[usize] {
+    /// The histogram of the recorded positions 1..recorded.
+    pub fn histogram(&self) -> &Histogram {
         &self.histogram
     }
 
@@ -181,19 +378,21 @@ impl<'a> RareCommon<'a> {
     }
 
     /// Takes `mask` and rebuilds the rare list from the recorded values g[..recorded].
-    pub fn take_mask(&mut self, mask: u16, g: &[u16]) {
+    pub fn take_mask(&mut self, mask: Mask, g: &[u16]) {
         self.mask = mask;
         self.rare = rare_positions(&g[..self.recorded], mask);
     }
 
     /// Chooses the mask again from the histogram of the recorded positions: the best one
-    /// ([`best_mask`]) is taken when at most 1/[`SPARSE_FRACTION`] of them are rare under it
-    /// and it leaves fewer rare than the current mask (which may be 0). `g` holds at least
-    /// the recorded values. Returns true when a mask was taken.
-    pub fn rechoose_mask(&mut self, g: &[u16]) -> bool {
-        let (best, count) = best_mask(&self.histogram);
-        let sparse = count * SPARSE_FRACTION <= self.recorded;
-        if sparse && (self.mask == 0 || count < rare_count(&self.histogram, self.mask)) {
+    /// of the kinds the rules admit ([`Histogram::best_mask`]) is taken when at most
+    /// 1/[`SPARSE_FRACTION`] of them are rare under it (or always, with `always`: the
+    /// tests, so that small tables run the split) and it leaves fewer rare than the current
+    /// mask (which may be none). `g` holds at least the recorded values. Returns true when a
+    /// mask was taken.
+    pub fn rechoose_mask(&mut self, g: &[u16], always: bool) -> bool {
+        let (best, count) = self.histogram.best_mask(self.rules.split_parity());
+        let sparse = always || count * SPARSE_FRACTION <= self.recorded;
+        if sparse && (!self.mask.splits() || count < self.histogram.rare_count(self.mask)) {
             self.take_mask(best, g);
             true
         } else {
@@ -208,14 +407,10 @@ impl<'a> RareCommon<'a> {
         if n == 0 {
             return;
         }
-        if rare(v as u32, self.mask) {
+        if self.mask.rare(v as u32, n) {
             self.rare.push(n);
         }
-        let v = v as usize;
-        if v >= self.histogram.len() {
-            self.histogram.resize(v + 1, 0);
-        }
-        self.histogram[v] += 1;
+        self.histogram.add(n, v);
     }
 
     fn mark(&mut self, v: u16, n: usize) {
@@ -251,10 +446,11 @@ impl<'a> RareCommon<'a> {
                 self.splits.push((m, rules.split_pairs(m)));
             }
         }
-        // A rare r pairs with a common m - r: always a legal split, its heaps differ in
-        // class so they are unequal. The partner must be known: m - r < known.
+        // A rare r pairs with a common m - r (the common values for n, by the invariant):
+        // always a legal split, its heaps differ in class so they are unequal. The partner
+        // must be known: m - r < known.
         let mask = self.mask;
-        if mask != 0 {
+        if mask.splits() {
             for i in 0..self.splits.len() {
                 let m = self.splits[i].0;
                 let lowest = m.saturating_sub(known);
@@ -267,7 +463,7 @@ impl<'a> RareCommon<'a> {
                         continue;
                     }
                     let partner = g[m - r];
-                    if !rare(partner as u32, mask) {
+                    if !mask.rare(partner as u32, m - r) {
                         self.mark(g[r] ^ partner, n);
                     }
                 }
@@ -303,7 +499,7 @@ impl<'a> RareCommon<'a> {
         search: &mut Search,
     ) -> Result<u16> {
         let mask = self.mask;
-        if mask == 0 {
+        if !mask.splits() {
             let mut x = search.next_candidate;
             if search.candidate_searched && !self.seen(x, n) {
                 return u16::try_from(x).map_err(|_| value_overflow(self.rules, n));
@@ -315,9 +511,9 @@ impl<'a> RareCommon<'a> {
             search.candidate_searched = true;
             return u16::try_from(x).map_err(|_| value_overflow(self.rules, n));
         }
-        // c: the least common value not attained.
+        // c: the least value common for n not attained.
         let c = (0u32..)
-            .find(|&v| !rare(v, mask) && !self.seen(v, n))
+            .find(|&v| !mask.rare(v, n) && !self.seen(v, n))
             .expect("a value is missing");
         // The rare values below c not attained yet (above what an earlier sweep proved
         // missing): one sweep over all the pairs marks those it meets and stops once none is
@@ -325,7 +521,7 @@ impl<'a> RareCommon<'a> {
         // still unmarked, else c.
         let floor = search.exhausted_below;
         let mut need = (floor..c)
-            .filter(|&x| rare(x, mask) && !self.seen(x, n))
+            .filter(|&x| mask.rare(x, n) && !self.seen(x, n))
             .count();
         if need > 0 {
             'sweep: for i in 0..self.splits.len() {
@@ -333,7 +529,7 @@ impl<'a> RareCommon<'a> {
                 let first = (m + 1).saturating_sub(known).max(1);
                 for a in first..=p {
                     let v = (g[a] ^ g[m - a]) as u32;
-                    if v < c && v >= floor && rare(v, mask) && !self.seen(v, n) {
+                    if v < c && v >= floor && mask.rare(v, n) && !self.seen(v, n) {
                         self.mark(v as u16, n);
                         need -= 1;
                         if need == 0 {
@@ -370,17 +566,117 @@ impl<'a> RareCommon<'a> {
 mod tests {
     use super::*;
 
+    /// The rare count of every mask by its definition, position class by position class:
+    /// of the first kind, popcount(v & M) even; of the second, its parity that of n - t,
+    /// with t of parity ρ (what the Walsh–Hadamard scoring must reproduce).
+    fn brute_counts(counts: &[Vec<usize>; 2], bits: u32, rho: Option<u8>) -> Vec<(Mask, usize)> {
+        let count = |rare: &dyn Fn(usize, usize) -> bool| -> usize {
+            (0..2)
+                .map(|p| {
+                    (0..counts[p].len())
+                        .filter(|&v| rare(v, p))
+                        .map(|v| counts[p][v])
+                        .sum::<usize>()
+                })
+                .sum()
+        };
+        let parity = |v: usize, m: usize| (v & m).count_ones() as usize % 2;
+        let mut out = Vec::new();
+        for m in 1..1usize << bits {
+            out.push((Mask::value(m as u16), count(&|v, _| parity(v, m) == 0)));
+        }
+        if let Some(rho) = rho {
+            let t = rho as usize; // any t of parity rho: n - t has the parity of p + t
+            for m in 1..1usize << bits {
+                let c = count(&|v, p| parity(v, m) == (p + t) % 2);
+                out.push((Mask::position(m as u16, rho), c));
+            }
+        }
+        out
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
+        #[test]
+        fn the_transform_scores_every_mask_as_the_definition_does(
+            even in proptest::collection::vec(0usize..50, 0..70),
+            odd in proptest::collection::vec(0usize..50, 0..70),
+            rho in proptest::option::of(0u8..2),
+        ) {
+            let counts = [even, odd];
+            let h = Histogram::from_counts(counts.clone());
+            let bits = h.mask_bits();
+            let want = brute_counts(&counts, bits, rho);
+            let got = h.rare_counts(rho);
+            proptest::prop_assert_eq!(&got, &want);
+            // The best one: the fewest rare, ties to the first kind, then the smaller bits.
+            let least = want.iter().map(|&(_, c)| c).min().unwrap();
+            let best = want
+                .iter()
+                .filter(|&&(_, c)| c == least)
+                .min_by_key(|(m, _)| (m.position.is_some(), m.bits))
+                .copied()
+                .unwrap();
+            proptest::prop_assert_eq!(h.best_mask(rho), best);
+            // And rare_count agrees with the scores, mask by mask.
+            for &(m, c) in &want {
+                proptest::prop_assert_eq!(h.rare_count(m), c);
+            }
+        }
+    }
+
+    #[test]
+    fn values_past_the_mask_bits_fold_into_the_low_bits() {
+        // A value of 13 bits (5000): the masks range over the low 12, so the transform
+        // counts it at 5000 mod 4096; the brute force reads v & M directly.
+        let mut even = vec![0usize; 5001];
+        even[5000] = 3;
+        even[1] = 2;
+        let counts = [even, vec![0, 4, 1]];
+        let h = Histogram::from_counts(counts.clone());
+        assert_eq!(h.mask_bits(), MASK_BITS);
+        assert_eq!(
+            h.rare_counts(Some(1)),
+            brute_counts(&counts, MASK_BITS, Some(1))
+        );
+    }
+
+    #[test]
+    fn game_0_127_has_its_sparse_space_only_with_the_positions_parity() {
+        // .127 (one splitting digit, 7 at t = 3): under mask 1 of the second kind only a few
+        // hundred positions are rare (Flammenkamp), against thousands for every mask of the
+        // first kind. The table comes from the vector back-end, which uses no mask.
+        let rules = Rules::parse("0.127").unwrap();
+        let g = crate::octal::build("octal-vector", &rules, 20_000).unwrap();
+        let h = Histogram::of(g.values());
+        let (best, rare) = h.best_mask(rules.split_parity());
+        assert_eq!(best, Mask::position(1, 1));
+        assert!(rare * 20 < 20_000, "{rare} rare");
+        let (first_kind, first_rare) = h.best_mask(None);
+        assert!(first_kind.position.is_none() && first_rare > 2 * rare);
+        // The summary counts the positions n with g(n) & 1 = (n - 3) & 1, which position 0
+        // (g = 0, n - 3 odd) is not.
+        let s = SplitSummary::of(&rules, g.values());
+        let by_definition = (0..=20_000usize)
+            .filter(|&n| (g.values()[n] as usize & 1) == (n + 1) % 2)
+            .count();
+        assert_eq!(s.rare, by_definition);
+        assert_eq!(s.mask, Some(best));
+    }
+
     #[test]
     fn officers_split_matches_the_published_rare_list() {
         // Officers to 2^21: 1 584 rare positions counting 0 under the mask 0x1ee, the last
         // at 20 627 with value 277 (the published rare list; two public solvers agree).
         let g = crate::octal::build("octal-block", &Rules::parse("0.6").unwrap(), 1 << 21).unwrap();
-        let s = SplitSummary::of(g.values());
-        assert_eq!(s.mask, Some(0x1ee));
+        let officers = Rules::parse("0.6").unwrap();
+        let s = SplitSummary::of(&officers, g.values());
+        assert_eq!(s.mask, Some(Mask::value(0x1ee)));
         assert_eq!(s.rare, 1584);
         assert_eq!(s.last_rare, Some((20_627, 277)));
         // Dawson's chess has no sparse split.
-        let g = crate::octal::build("octal-block", &Rules::parse("0.137").unwrap(), 5000).unwrap();
-        assert_eq!(SplitSummary::of(g.values()).mask, None);
+        let chess = Rules::parse("0.137").unwrap();
+        let g = crate::octal::build("octal-block", &chess, 5000).unwrap();
+        assert_eq!(SplitSummary::of(&chess, g.values()).mask, None);
     }
 }

@@ -167,6 +167,18 @@ impl Rules {
         !self.split.is_empty()
     }
 
+    /// The parity every splitting digit k shares, when they share one (Flammenkamp's second
+    /// kind of sparse space needs it: a split of heap n leaves a + b = n - k tokens, so the
+    /// parities of the two heaps tell the parity of n only through k mod 2); None when the
+    /// digits differ in parity or no move splits.
+    pub fn split_parity(&self) -> Option<u8> {
+        let first = *self.split.first()? as u8 & 1;
+        self.split
+            .iter()
+            .all(|&k| k as u8 & 1 == first)
+            .then_some(first)
+    }
+
     /// The heap sizes (a, m - a) a split of m tokens may leave, a <= m - a: a in 1..=this.
     pub fn split_pairs(&self, m: usize) -> usize {
         let half = m / 2;
@@ -244,6 +256,22 @@ mod tests {
             let e = Rules::parse(code).unwrap_err().to_string();
             assert!(e.contains(says), "{code}: {e}");
             assert!(!e.contains('\n'));
+        }
+    }
+
+    #[test]
+    fn the_split_parity_is_the_parity_the_splitting_digits_share() {
+        // .127 splits at k = 3 only; Officers at 1; Grundy's game at 0; 4.07 at 0 and 2;
+        // 0.77 at 1 and 2 (no shared parity); 0.333 never splits.
+        for (code, want) in [
+            ("0.127", Some(1)),
+            ("0.6", Some(1)),
+            ("grundy", Some(0)),
+            ("4.07", Some(0)),
+            ("0.77", None),
+            ("0.333", None),
+        ] {
+            assert_eq!(Rules::parse(code).unwrap().split_parity(), want, "{code}");
         }
     }
 

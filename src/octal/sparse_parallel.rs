@@ -28,7 +28,7 @@
 //! `octal-sparse`'s.
 
 use super::published::Published;
-use super::rare_common::{RareCommon, Search, PREFIX};
+use super::rare_common::{Mask, RareCommon, Search, PREFIX};
 use super::{OctalBuilder, Rules};
 use crate::base::error::Result;
 use crate::cost::Model;
@@ -57,26 +57,47 @@ pub struct OctalSparseParallel;
 
 impl OctalBuilder for OctalSparseParallel {
     fn fill(&self, rules: &Rules, g: &mut [u16], from: usize) -> Result<()> {
-        let len = g.len();
-        let shared = Published::new(g, from);
-        if rayon::current_num_threads() < 2 || len - from < MIN_PARALLEL {
-            return decide_every(rules, &shared, from, 1);
-        }
-        std::thread::scope(|scope| {
-            let other = scope.spawn(|| decide_every(rules, &shared, from + 1, 2));
-            let mine = decide_every(rules, &shared, from, 2);
-            let theirs = other
-                .join()
-                .unwrap_or_else(|p| std::panic::resume_unwind(p));
-            mine.and(theirs)
-        })
+        fill_with(rules, g, from, Choice::DEFAULT)
     }
 
     fn scratch_bytes(&self, _rules: &Rules, limit: usize, _threads: usize) -> u64 {
-        // per thread: the rare list (at most every position), the histogram and the stamps
-        // (one entry per value, at most 2^16 each), the split list
-        2 * (8 * (limit as u64 + 1) + 2 * 8 * (1 << 16) + 1024)
+        // per thread: the rare list (at most every position), the histogram (two rows) and
+        // the stamps (one entry per value, at most 2^16 each), the split list
+        2 * (8 * (limit as u64 + 1) + 3 * 8 * (1 << 16) + 1024)
     }
+}
+
+/// When the mask is chosen: after `prefix` values (then at each doubling), and whether the
+/// best one is taken even when it leaves many positions rare (the tests, on small tables).
+#[derive(Debug, Clone, Copy)]
+struct Choice {
+    prefix: usize,
+    always_mask: bool,
+}
+
+impl Choice {
+    /// The registry's: after [`PREFIX`] values, only a sparse mask.
+    const DEFAULT: Choice = Choice {
+        prefix: PREFIX,
+        always_mask: false,
+    };
+}
+
+/// Fills g[from..] as [`OctalBuilder::fill`] does, the mask chosen as `choice` says.
+fn fill_with(rules: &Rules, g: &mut [u16], from: usize, choice: Choice) -> Result<()> {
+    let len = g.len();
+    let shared = Published::new(g, from);
+    if rayon::current_num_threads() < 2 || len - from < MIN_PARALLEL {
+        return decide_every(rules, &shared, from, 1, choice);
+    }
+    std::thread::scope(|scope| {
+        let other = scope.spawn(|| decide_every(rules, &shared, from + 1, 2, choice));
+        let mine = decide_every(rules, &shared, from, 2, choice);
+        let theirs = other
+            .join()
+            .unwrap_or_else(|p| std::panic::resume_unwind(p));
+        mine.and(theirs)
+    })
 }
 
 /// Abandons the shared run when its thread unwinds, so the other thread stops waiting.
@@ -92,10 +113,16 @@ impl Drop for AbandonOnPanic<'_, '_> {
 
 /// Decides the heaps first, first + step, ... of `shared` (step 1: every heap, alone; step
 /// 2: every other heap, beside a thread doing the rest).
-fn decide_every(rules: &Rules, shared: &Published, first: usize, step: usize) -> Result<()> {
+fn decide_every(
+    rules: &Rules,
+    shared: &Published,
+    first: usize,
+    step: usize,
+    choice: Choice,
+) -> Result<()> {
     let _guard = AbandonOnPanic(shared);
-    let mut s = RareCommon::new(rules, 0);
-    let mut next_choice = PREFIX;
+    let mut s = RareCommon::new(rules, Mask::NONE);
+    let mut next_choice = choice.prefix.max(1);
     let mut n = first;
     while n < shared.len() {
         // g[..n - 1] final: every option but the late ones can be marked.
@@ -105,7 +132,7 @@ fn decide_every(rules: &Rules, shared: &Published, first: usize, step: usize) ->
         let known = g.len().min(n);
         while s.recorded() < known {
             if s.recorded() >= next_choice {
-                s.rechoose_mask(g);
+                s.rechoose_mask(g, choice.always_mask);
                 next_choice = 2 * s.recorded();
             }
             s.record(g[s.recorded()]);
@@ -156,6 +183,30 @@ mod tests {
             let mut g = vec![0u16; 9001];
             on_two_threads(&Rules::parse(code).unwrap(), &mut g, 0);
             assert_eq!(g, want, "{code}");
+        }
+    }
+
+    #[test]
+    fn small_prefixes_give_the_controls_table_on_two_threads() {
+        // The mask chosen after a few values and taken however many it leaves rare: the
+        // split of either kind on small tables (.127 and 0.6 admit the second kind, 0.77
+        // does not), with the late options of the two threads.
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        for code in ["0.127", "0.6", "grundy", "4.07", "0.77", "0.4", "0.1337"] {
+            let want = control(code, 900);
+            for prefix in [1, 8, 33] {
+                let mut g = vec![0u16; 901];
+                let choice = Choice {
+                    prefix,
+                    always_mask: true,
+                };
+                pool.install(|| fill_with(&Rules::parse(code).unwrap(), &mut g, 0, choice))
+                    .unwrap();
+                assert_eq!(g, want, "{code}, prefix {prefix}");
+            }
         }
     }
 
