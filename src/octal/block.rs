@@ -159,8 +159,8 @@ impl OctalBuilder for OctalBlock {
         // the candidate search's mirror or (never both, see `choose_mask`) the rare list, at
         // most the sparse share of the positions and two blocks, with the near pass's copy of
         // its tail, 8 bytes an entry; the sweep list; the witness lists; the histogram and
-        // the common flags (per parity of n); per heap of two blocks (the pipeline's) its byte row and what the
-        // far pass leaves to the near one
+        // the common flags (per parity of n); per heap of two blocks (the pipeline's) its
+        // byte row and what the far pass leaves to the near one
         let block = self.block as u64;
         let rare_list = 8 * (positions / SPARSE_FRACTION as u64 + 4 * block + 2 * block);
         mirror_bytes(limit).max(rare_list)

@@ -5,8 +5,9 @@
 //!
 //! A [`Mask`] M (a set of value bits) splits the positions in two, *rare* and *common*.
 //! Write P(v) for the parity of popcount(v & M). Of the *first kind* (Gangolli and
-//! Plambeck), position n is rare when P(g(n)) = 0. Of the *second kind* (Flammenkamp), for a code whose splitting digits
-//! all have the parity ρ of one index t (one digit above 3, at t: ρ = t mod 2), n is rare
+//! Plambeck), position n is rare when P(g(n)) = 0. Of the *second kind* (Flammenkamp), for
+//! a code whose splitting digits all have the parity ρ of one index t (one digit above 3,
+//! at t: ρ = t mod 2), n is rare
 //! when P(g(n)) = parity(n - t), that is P(g(n)) ⊕ (n mod 2) = ρ. Both read as
 //! σ(n) = P(g(n)) ⊕ s·(n mod 2) = ρ, with s = 0, ρ = 0 for the first kind and s = 1 for the
 //! second; a candidate value x of heap n is *rare for n* when P(x) ⊕ s·(n mod 2) = ρ,
