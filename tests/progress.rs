@@ -128,6 +128,7 @@ fn off_a_terminal_a_long_build_prints_plain_lines_and_quiet_removes_them() {
 fn off_a_terminal_an_octal_build_counts_values_a_second() {
     let out = Command::new(env!("CARGO_BIN_EXE_nimsquare"))
         .args(["octal", "0.6", "--limit", "1e6"])
+        .env(nimsquare::run::wisdom::OFF_VARIABLE, "1")
         .env("NIMSQUARE_PROGRESS_EVERY", "0.05")
         .output()
         .unwrap();
