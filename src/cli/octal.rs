@@ -180,7 +180,12 @@ pub fn run(mut args: Args) -> CliResult {
         per_position: !entry.is_control(),
         ..LongRun::default()
     };
-    let fill = |g: &mut [u16], from: usize, _max: u16| builder.fill(&rules, g, from);
+    // what each chunk leaves for the next (`octal-block` keeps its split)
+    let kept = std::sync::Mutex::new(None);
+    let fill = |g: &mut [u16], from: usize, _max: u16| {
+        let mut kept = kept.lock().unwrap_or_else(|p| p.into_inner());
+        builder.fill_kept(&rules, g, from, &mut kept)
+    };
     let started = Instant::now();
     let outcome = longrun::try_run_fill(&rules, limit, start, &fill, &opts)?;
     let mut unsaved = Vec::new();

@@ -390,7 +390,12 @@ fn table_for(args: &Args, octal_rules: Option<&Rules>, limit: Option<Limit>) -> 
             per_position: !entry.is_control(),
             ..LongRun::default()
         };
-        let fill = |g: &mut [u16], from: usize, _max: u16| builder.fill(rules, g, from);
+        // what each chunk leaves for the next (`octal-block` keeps its split)
+        let kept = std::sync::Mutex::new(None);
+        let fill = |g: &mut [u16], from: usize, _max: u16| {
+            let mut kept = kept.lock().unwrap_or_else(|p| p.into_inner());
+            builder.fill_kept(rules, g, from, &mut kept)
+        };
         longrun::try_run_fill(rules, n, Start::Fresh, &fill, &opts)?
     } else {
         let plan = Plan::new(&Request {

@@ -62,7 +62,7 @@
 use super::candidate_search::{fill_by_candidates, mirror_bytes};
 use super::rare_common::{Histogram, Mask};
 pub use super::rare_common::{PREFIX, SPARSE_FRACTION};
-use super::{OctalBuilder, Rules};
+use super::{Kept, OctalBuilder, Rules};
 use crate::base::error::Result;
 use crate::base::isa;
 use crate::cost::{Demand, Model, Primitive, Workload};
@@ -149,8 +149,31 @@ impl OctalBuilder for OctalBlock {
                 rules,
                 g,
                 from,
+                kept: None,
             },
         )
+        .map(drop)
+    }
+
+    fn fill_kept(&self, rules: &Rules, g: &mut [u16], from: usize, kept: &mut Kept) -> Result<()> {
+        // what the last chunk left, if it ended where this one starts
+        let state = kept
+            .take()
+            .and_then(|k| k.downcast::<State>().ok())
+            .filter(|s| s.split.recorded == from)
+            .map(|s| *s);
+        let state = xor_pairs::dispatch(
+            isa::active(),
+            Fill {
+                method: *self,
+                rules,
+                g,
+                from,
+                kept: state,
+            },
+        )?;
+        *kept = Some(Box::new(state));
+        Ok(())
     }
 
     fn scratch_bytes(&self, rules: &Rules, limit: usize, _threads: usize) -> u64 {
@@ -179,18 +202,20 @@ struct Fill<'a> {
     rules: &'a Rules,
     g: &'a mut [u16],
     from: usize,
+    kept: Option<State>,
 }
 
 impl WithXorPairs for Fill<'_> {
-    type Out = Result<()>;
+    type Out = Result<State>;
 
     #[inline(always)]
-    fn run<K: PairKernel>(self) -> Result<()> {
+    fn run<K: PairKernel>(self) -> Result<State> {
         let Fill {
             method,
             rules,
             g,
             from,
+            kept,
         } = self;
         let candidates = |g: &mut [u16], from: usize| {
             fill_by_candidates(rules, g, from, |lo, hi, x| {
@@ -203,9 +228,18 @@ impl WithXorPairs for Fill<'_> {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         let workers = rayon::current_num_threads().min(cores).max(1) - 1;
         with_spin_pool(workers, |pool| {
-            method.fill_with(rules, g, from, candidates, pool)
+            method.fill_with(rules, g, from, kept, candidates, pool)
         })
     }
+}
+
+/// What a fill leaves for the next chunk of a long run ([`OctalBuilder::fill_kept`]): the
+/// split of g[..split.recorded], the largest value there, and the next mask choice, so the
+/// next chunk starts where this one ended instead of reading g[..from] again.
+pub struct State {
+    split: Split,
+    max_known: usize,
+    next_choice: usize,
 }
 
 /// A position and its value, as the hot loops read them (one 8-byte load).
@@ -504,21 +538,31 @@ impl OctalBlock {
         rules: &Rules,
         g: &mut [u16],
         from: usize,
+        kept: Option<State>,
         candidates: impl Fn(&mut [u16], usize) -> Result<()>,
         pool: &SpinPool,
-    ) -> Result<()> {
+    ) -> Result<State> {
         let len = g.len();
-        let mut split = Split::new();
-        for (n, &v) in g[..from].iter().enumerate() {
-            split.record(n, v);
-        }
-        let mut max_known = g[..from].iter().copied().max().unwrap_or(0) as usize;
         // the first position not yet in a far pass
         let mut n = from;
-        // The next n at which the mask is (re)chosen: the end of the prefix, then each
-        // doubling; a fill resumed past the prefix (each chunk of a long run) chooses at
-        // once, from the finished values.
-        let mut next_choice = self.prefix.max(1).max(n);
+        let State {
+            mut split,
+            mut max_known,
+            mut next_choice,
+        } = kept.unwrap_or_else(|| {
+            let mut split = Split::new();
+            for (n, &v) in g[..from].iter().enumerate() {
+                split.record(n, v);
+            }
+            State {
+                split,
+                max_known: g[..from].iter().copied().max().unwrap_or(0) as usize,
+                // The next n at which the mask is (re)chosen: the end of the prefix, then
+                // each doubling; a fill resumed past the prefix without what the last chunk
+                // kept chooses at once, from the finished values.
+                next_choice: self.prefix.max(1).max(from),
+            }
+        });
         let mut rows = [Rows::default(), Rows::default()];
         let mut pending: Option<Pending> = None;
         loop {
@@ -614,7 +658,11 @@ impl OctalBlock {
                 rows.swap(0, 1);
             }
         }
-        Ok(())
+        Ok(State {
+            split,
+            max_known,
+            next_choice,
+        })
     }
 
     /// Takes the best mask of the kinds `rules` admits ([`Histogram::best_mask`]) when it
@@ -1280,6 +1328,41 @@ mod tests {
         split.take_mask(Mask::value(1), &wide);
         method.choose_mask(&rules, &mut split, &wide);
         assert!(!split.mask.splits());
+    }
+
+    #[test]
+    fn chunks_that_keep_the_split_give_the_controls_table_and_a_stale_one_is_not_used() {
+        for code in ["0.6", "grundy", "0.127", "4.07", "0.16"] {
+            let rules = Rules::parse(code).unwrap();
+            let want = control(code, 3000);
+            for (prefix, block, step) in [(64, 64, 97), (16, 7, 500), (64, 64, 3001)] {
+                let method = OctalBlock {
+                    always_mask: false,
+                    ..small(prefix, block)
+                };
+                let mut g = vec![0u16; 3001];
+                let mut kept: Kept = None;
+                let mut from = 0;
+                while from < g.len() {
+                    let end = (from + step).min(g.len());
+                    method
+                        .fill_kept(&rules, &mut g[..end], from, &mut kept)
+                        .unwrap();
+                    from = end;
+                }
+                assert_eq!(
+                    g, want,
+                    "{code}, prefix {prefix}, block {block}, step {step}"
+                );
+                // what a chunk kept for 0..3001 is not taken for a fill from 1000
+                let mut again = want.clone();
+                again[1000..].fill(0);
+                method
+                    .fill_kept(&rules, &mut again, 1000, &mut kept)
+                    .unwrap();
+                assert_eq!(again, want, "{code}: a fill from 1000 after a kept 3001");
+            }
+        }
     }
 
     #[test]

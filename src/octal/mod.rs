@@ -63,6 +63,10 @@ pub fn reference() -> &'static Entry<dyn OctalBuilder> {
     crate::registry::reference(BACKENDS)
 }
 
+/// What an octal back-end keeps from one chunk of a long run to the next
+/// ([`OctalBuilder::fill_kept`]); each back-end reads back only its own kind.
+pub type Kept = Option<Box<dyn std::any::Any + Send>>;
+
 /// An octal back-end: turns (rules, N) into g(0..=N).
 pub trait OctalBuilder: Send + Sync {
     /// Computes g[from..g.len()] for `rules`, given that g[..from] is final. Values are
@@ -70,6 +74,15 @@ pub trait OctalBuilder: Send + Sync {
     /// (the mex of n is at most its number of options, so this needs n in the 10^5 at
     /// least, and no octal game published grows that fast).
     fn fill(&self, rules: &Rules, g: &mut [u16], from: usize) -> Result<()>;
+
+    /// [`OctalBuilder::fill`] for the chunks of a long run, called in order on one table:
+    /// `kept` holds what the last call left (`None` at first), so a back-end that would
+    /// read g[..from] again at each call (its rare list, its histogram) keeps them instead,
+    /// and that pass no longer grows with the position. The default keeps nothing.
+    fn fill_kept(&self, rules: &Rules, g: &mut [u16], from: usize, kept: &mut Kept) -> Result<()> {
+        let _ = kept;
+        self.fill(rules, g, from)
+    }
 
     /// Bytes of memory beside the u16 table for N = `limit` on `threads` threads (an upper
     /// estimate, what the memory guard adds up before anything is allocated).
