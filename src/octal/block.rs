@@ -36,12 +36,13 @@
 //!    pairs, which read the block; the mex is the least value not attained.
 //!
 //! Each heap's attained values are one byte per value (a store per option, no read), kept
-//! from the far pass to the near one. The values of a heap's options are below W/2, W the
-//! byte width of the block (twice the power of two above the largest value so far), so its
-//! mex is at most W/2; a heap whose value reaches W/2 ends the block early, and the next
-//! block is wider. Before the mask is chosen (the first [`PREFIX`] values), whenever no
+//! from the far pass to the near one. The values of a heap's options are below W, the byte
+//! width of the block (the power of two above the largest value so far, so an xor of two
+//! values is below it too), and its mex is at most W: the least common value missing is
+//! then W itself, one past the row. A heap whose value reaches W ends the block early, and
+//! the next block is wider. Before the mask is chosen (the first [`PREFIX`] values), whenever no
 //! mask leaves at most 1/[`SPARSE_FRACTION`] of the positions rare, and past values of
-//! [`MAX_WIDTH`]/2, the heaps are decided by the candidate search with the xor-pair kernel,
+//! [`MAX_WIDTH`], the heaps are decided by the candidate search with the xor-pair kernel,
 //! as `octal-vector` does.
 //!
 //! Cost: per heap, one byte store per rare position below it and per splitting digit (the
@@ -109,7 +110,7 @@ pub const WITNESS_ROUND: usize = 16;
 /// Pairs swept between two checks of the rare values still missing.
 pub const SWEEP_CHUNK: usize = 64;
 
-/// The widest byte row (values below `MAX_WIDTH / 2` are decided in blocks): a wider row
+/// The widest byte row (values below `MAX_WIDTH` are decided in blocks): a wider row
 /// no longer stays in the first-level cache.
 pub const MAX_WIDTH: usize = 1 << 13;
 
@@ -531,7 +532,7 @@ impl OctalBlock {
     /// next (`pool.join`), which reads only what was final when the first began, g[..n0]
     /// of the first block, and the rare and sweep lists as they stood then. A change of
     /// mask (at the end of the prefix and at each doubling) or of row width (a value that
-    /// reached half the width) first drains the pipeline.
+    /// reached the width) first drains the pipeline.
     #[inline(always)]
     fn fill_with(
         &self,
@@ -648,8 +649,9 @@ impl OctalBlock {
                 // bounds the rare list by the share and two blocks
                 next_choice = next_choice.min(p.end);
             }
-            if done < p.end {
-                // a value reached half the row width: the next block's far pass is void
+            if done < p.end || max_known >= p.width {
+                // a value reached the row width (the block's last heap, too): the next
+                // block's far pass, made for that width, is void
                 pending = None;
                 n = done;
             } else {
@@ -695,10 +697,13 @@ impl OctalBlock {
     }
 }
 
-/// The byte width of a block's rows when the largest value so far is `max_known`: twice the
-/// power of two above it, so every option (an xor of two values) and every mex fits.
+/// The byte width of a block's rows when the largest value so far is `max_known`: the power
+/// of two above it, so every option (an xor of two values) fits, and a mex is at most the
+/// width (found as the row's length by [`least_common_missing`]). Half the width of rows that
+/// held the mex too: on Officers 16 KiB for a group of lanes instead of 32 KiB, which leaves
+/// the first-level cache room for the partners' windows.
 fn row_width(max_known: usize) -> usize {
-    (2 * (max_known + 1).next_power_of_two()).max(64)
+    (max_known + 1).next_power_of_two().max(64)
 }
 
 /// What the far pass left to the near pass, per heap and splitting digit: the rare entries
@@ -790,7 +795,7 @@ impl<'a> FarGroups<'a> {
 
 /// The near pass of block `p` in order, writing its values into `block` = g[p.n0..p.end]
 /// (`head` = g[..p.n0] final). Returns the first heap not decided: `p.end`, or earlier when
-/// a value reached half the row width.
+/// a value reached the row width.
 fn near_block(
     rules: &Rules,
     split: &Split,
@@ -827,7 +832,7 @@ fn near_block(
                 value: v as u32,
             });
         }
-        if 2 * v as usize >= width {
+        if v as usize >= width {
             return n + 1;
         }
     }
@@ -1096,8 +1101,8 @@ pub fn mark_lanes_checked(rows: &mut [u8], width: usize, g: &[u16], m0: usize, e
     }
 }
 
-/// The least value v with `common[v] == 1` and `row[v] == 0` (below the row's width; the
-/// mex of the options is at most half of it, so one is always found).
+/// The least value v with `common[v] == 1` and `row[v] == 0`, or the row's width when every
+/// common value below it is marked (the mex is at most the width: see [`row_width`]).
 #[inline]
 fn least_common_missing(row: &[u8], common: &[u8]) -> usize {
     for (w, (r, c)) in row.chunks_exact(8).zip(common.chunks_exact(8)).enumerate() {
@@ -1554,11 +1559,13 @@ mod tests {
 
     #[test]
     fn the_row_width_holds_every_option_and_mex() {
-        // values up to 5: xors up to 7, mex at most 8, width 16 (at least 64)
+        // values up to 5: xors up to 7, width 8 (at least 64)
         assert_eq!(row_width(5), 64);
-        assert_eq!(row_width(63), 128);
-        assert_eq!(row_width(64), 256);
-        assert_eq!(row_width(325), 1024);
+        assert_eq!(row_width(63), 64);
+        assert_eq!(row_width(64), 128);
+        assert_eq!(row_width(325), 512);
+        assert_eq!(row_width(511), 512);
+        assert_eq!(row_width(512), 1024);
     }
 
     #[test]
