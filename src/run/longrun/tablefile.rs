@@ -328,6 +328,19 @@ fn values_to_le(values: &[u16], buf: &mut Vec<u8>) {
     }
 }
 
+/// The FNV-1a 64 of the little-endian bytes of `values` ([`fnv1a64`] of them), hashed a
+/// chunk at a time so that no byte copy of the table is made: a table of half the memory
+/// would otherwise need the other half at its very end.
+pub fn values_fnv1a64(values: &[u16]) -> u64 {
+    let mut h = Fnv1a64::default();
+    let mut buf = Vec::new();
+    for chunk in values.chunks(CHUNK_VALUES) {
+        values_to_le(chunk, &mut buf);
+        h.update(&buf);
+    }
+    h.finish()
+}
+
 /// The block checksums of `values` as this build stores them: FNV-1a 64 of the little-endian
 /// bytes of each [`BLOCK_VALUES`] values.
 pub fn block_sums(values: &[u16]) -> Vec<u64> {
@@ -886,6 +899,21 @@ fn fits(bytes: u64, free: u64) -> bool {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_values_hash_by_chunks_is_the_hash_of_all_their_bytes() {
+        for len in [0, 1, CHUNK_VALUES - 1, CHUNK_VALUES, 2 * CHUNK_VALUES + 3] {
+            let values: Vec<u16> = (0..len as u64)
+                .map(|i| (i.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 48) as u16)
+                .collect();
+            let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+            assert_eq!(
+                super::values_fnv1a64(&values),
+                super::fnv1a64(&bytes),
+                "{len}"
+            );
+        }
+    }
+
     use super::*;
 
     #[test]
