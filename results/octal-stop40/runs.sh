@@ -32,3 +32,8 @@ $pairs 1 "$OLD2 --threads 2 octal 0.6 --limit 100000000 --quiet" "$NEW --threads
 # Officers to 2^32 (results/officers-2e32/, build MAIN, started 2026-12-04 21:57:58 UTC):
 #   /usr/bin/time -v $MAIN --threads 2 octal 0.6 --limit 4294967295 --checkpoint off.ckpt \
 #     --checkpoint-every 600 --histogram --json > officers-2e32.json 2> officers-2e32-progress.txt
+# 4. At 2^20 (after the rest): NEW against MAIN and against OLD2, one thread and two.
+for t in 1 2; do
+  $pairs 3 "$MAIN --threads $t octal 0.6 --limit 1048575 --quiet" "$NEW --threads $t octal 0.6 --limit 1048575 --quiet" > width-2e20-${t}t.txt
+  $pairs 3 "$OLD2 --threads $t octal 0.6 --limit 1048575 --quiet" "$NEW --threads $t octal 0.6 --limit 1048575 --quiet" > stop39-vs-now-2e20-${t}t.txt
+done
