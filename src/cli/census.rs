@@ -175,6 +175,8 @@ pub fn run(args: Args) -> CliResult {
     if let Some(worker) = mpi.as_mut().filter(|m| m.rank() > 0) {
         return worker.work();
     }
+    #[cfg(not(feature = "mpi"))]
+    refuse_launcher()?;
     // Everything decided before any work: the back-end, the shard, the codes, the output.
     let limit = args.limit.get();
     let entry = backend_for(args.backend.as_deref(), limit)?;
@@ -320,6 +322,22 @@ pub fn run(args: Args) -> CliResult {
             print(&out, &args, &rows, &made, &selection, shard, limit)?;
             Ok(0)
         }
+    }
+}
+
+/// Refuses a build without the `mpi` feature that an MPI launcher started as one of several
+/// processes: each would run the whole census, and all but one would then be refused the
+/// locked --out file, which makes the launcher end the job.
+#[cfg(not(feature = "mpi"))]
+fn refuse_launcher() -> Result<()> {
+    let size = ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE"]
+        .iter()
+        .find_map(|v| std::env::var(v).ok()?.parse::<usize>().ok());
+    match size {
+        Some(p) if p > 1 => Err(Error::Invalid(format!(
+            "started by an MPI launcher as one of {p} processes, but this nimsquare was built without MPI, so each would run the whole census; build it with `cargo build --release --features mpi`, or run it without the launcher"
+        ))),
+        _ => Ok(()),
     }
 }
 
