@@ -12,7 +12,8 @@
 #
 # Settings, from the environment (sbatch passes it on): CENSUS_ARGS, the census's flags
 # (default "--digits 4 --limit 1e5"); CENSUS_OUT, the rows files' stem (default census);
-# NIMSQUARE, the binary (default target/release/nimsquare); MPI_LAUNCHER (default srun).
+# NIMSQUARE, the binary (default target/release/nimsquare); MPI_LAUNCHER, the command that
+# starts the ranks (default srun).
 #
 # Every row is synced to its file the moment it is built, and every run passes --resume: a
 # job that crashed, hit its time limit or was preempted is finished by submitting the same
@@ -41,10 +42,12 @@ else
   # MPI: the launcher starts one rank per task. Rank 0 writes $out.csv and mostly sleeps;
   # each other rank builds as many codes at once as it has threads. `srun` needs a Slurm
   # that can start this MPI (e.g. `srun --mpi=pmix` for Open MPI with PMIx; `srun
-  # --mpi=list` shows what it has); where it cannot, MPI_LAUNCHER=mpirun starts the ranks
-  # with Open MPI's own launcher, which reads the job's nodes from Slurm. A rank that dies
+  # --mpi=list` shows what it has); where it cannot, MPI_LAUNCHER="mpirun --bind-to none"
+  # starts them with Open MPI's own launcher, which reads the job's nodes from Slurm (without
+  # --bind-to none it binds each rank to one socket, leaving the others idle). A rank that dies
   # ends the job; resubmitting finishes it. To give the first node a worker beside rank 0,
   # ask for one task more than nodes with --overcommit and --distribution=cyclic.
-  exec "${MPI_LAUNCHER:-srun}" "$nimsquare" "${threads[@]}" census "${census[@]}" \
+  read -r -a launcher <<<"${MPI_LAUNCHER:-srun}"
+  exec "${launcher[@]}" "$nimsquare" "${threads[@]}" census "${census[@]}" \
     --out "$out.csv" --resume
 fi
