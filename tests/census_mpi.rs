@@ -178,6 +178,34 @@ fn bad_input_under_mpi_is_refused_once_before_any_work() {
         assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
     }
     assert_eq!(text(&file), before);
+    // A worker whose node has too little memory for the largest table (rank 1 started with
+    // the memory override, in Open MPI's MPMD form `A : B`): refused by rank 0 with the
+    // worker's message, before any work, and no --out file is begun.
+    let fresh = dir.join("fresh.csv");
+    let args = [&CENSUS[..], &["--out", fresh.to_str().unwrap()]].concat();
+    let out = output(
+        mpirun(1)
+            .args(&args)
+            .args([":", "-n", "1", "env"])
+            .arg(format!(
+                "{}=1000",
+                nimsquare::base::memory::AVAILABLE_OVERRIDE
+            ))
+            .arg(env!("CARGO_BIN_EXE_nimsquare"))
+            .args(&args),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    let errors: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("error: "))
+        .collect();
+    assert_eq!(errors.len(), 1, "{stderr}");
+    assert!(
+        errors[0].starts_with("error: rank 1 on ") && errors[0].contains("memory"),
+        "{stderr}"
+    );
+    assert!(!fresh.exists());
 }
 
 /// The pid of the rank `rank` of the MPI job whose command line holds `marker`, once it runs.
