@@ -388,6 +388,32 @@ fn bad_census_input_is_refused_before_any_work() {
     assert!(e.contains("not a census rows file"), "{e}");
 }
 
+/// A build without MPI started by `mpirun -n 3` (its environment, made here) would run the
+/// whole census in each process: refused, naming the feature. (With the feature, the same
+/// environment would start MPI for real.)
+#[cfg(not(feature = "mpi"))]
+#[test]
+fn a_census_without_mpi_refuses_to_run_as_one_of_several_mpi_ranks() {
+    for variable in ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE"] {
+        let out = nimsquare()
+            .args(["census", "--digits", "1", "--limit", "100"])
+            .env(variable, "3")
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{variable}: {stderr}");
+        assert!(stderr.contains("--features mpi"), "{variable}: {stderr}");
+        assert!(out.stdout.is_empty(), "{variable}");
+    }
+    // One process of one is the plain census.
+    let out = nimsquare()
+        .args(["census", "--digits", "1", "--limit", "100", "--quiet"])
+        .env("OMPI_COMM_WORLD_SIZE", "1")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+}
+
 #[test]
 fn merge_refuses_gaps_overlaps_and_mismatched_parameters() {
     let dir = scratch("merge");

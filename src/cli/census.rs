@@ -68,6 +68,16 @@ pub const LONG_ABOUT: &str = "Builds every octal game 0.d1..dk and 4.d1..dk for 
     whole census, refusing files of different censuses, a shard twice or missing, or a shard \
     not finished. With Slurm: `sbatch --array=0-3` running `nimsquare census --shard \
     $SLURM_ARRAY_TASK_ID/4 --out part-$SLURM_ARRAY_TASK_ID.csv --resume`.\n\n\
+    MPI (a build with --features mpi): `mpirun -n P nimsquare census ...` makes rank 0 the \
+    coordinator: it plans and refuses exactly as above, hands the codes out to the other \
+    ranks most expensive first, writes each row to --out as it arrives and prints what one \
+    process prints; the rows' cpu column names the workers' CPUs. Each other rank builds as \
+    many codes at once as it has threads: start one rank per node, plus rank 0, which mostly \
+    sleeps, with `mpirun --bind-to none` (Open MPI binds each rank to one core or socket \
+    otherwise, and a rank bound to one core builds on one thread). A rank that dies ends the whole \
+    job (MPI's default); the rows received are in --out, and the same command with \
+    --resume (under mpirun or not) finishes the census. Without a launcher, or with -n 1, \
+    it is the census above. scripts/census-slurm.sh runs both ways under Slurm.\n\n\
     Progress on stderr (hidden by --quiet): on a terminal one line redrawn, elsewhere one line \
     every 5 seconds (NIMSQUARE_PROGRESS_EVERY seconds when set): codes done of the total, \
     positions a second, an ETA from the estimated costs, and the slowest code in flight.\n\n\
@@ -157,6 +167,16 @@ pub fn run(args: Args) -> CliResult {
     if let Some(Sub::Merge(m)) = args.command {
         return merge(m);
     }
+    // Started by an MPI launcher (the `mpi` feature): the other ranks only build rows for
+    // rank 0, which goes on below as the census and hands the codes out (census_mpi.rs).
+    #[cfg(feature = "mpi")]
+    let mut mpi = super::census_mpi::Mpi::start()?;
+    #[cfg(feature = "mpi")]
+    if let Some(worker) = mpi.as_mut().filter(|m| m.rank() > 0) {
+        return worker.work();
+    }
+    #[cfg(not(feature = "mpi"))]
+    refuse_launcher()?;
     // Everything decided before any work: the back-end, the shard, the codes, the output.
     let limit = args.limit.get();
     let entry = backend_for(args.backend.as_deref(), limit)?;
@@ -182,13 +202,25 @@ pub fn run(args: Args) -> CliResult {
         .filter(|&i| owner[i] == shard.index)
         .collect();
     // The memory of one table and its scratch, checked once on the largest code of the share.
-    if let Some(&big) = share.iter().max_by_key(|&&i| costs[i]) {
-        nimsquare::octal::prepare(entry.name, &selection.codes[big], limit as u64)?;
+    let largest = share
+        .iter()
+        .max_by_key(|&&i| costs[i])
+        .map(|&i| &selection.codes[i]);
+    if let Some(big) = largest {
+        nimsquare::octal::prepare(entry.name, big, limit as u64)?;
     }
+    // Under MPI the workers check it too, on their own nodes; the rows name their CPUs.
+    #[cfg(feature = "mpi")]
+    let cpu = match mpi.as_mut().filter(|m| m.size() > 1) {
+        Some(coordinator) => coordinator.handshake(entry.name, limit, largest)?,
+        None => cpu_model(),
+    };
+    #[cfg(not(feature = "mpi"))]
+    let cpu = cpu_model();
     let made = Made {
         backend: entry.name.to_string(),
         build: git_rev(),
-        cpu: cpu_model(),
+        cpu,
         date: utc_date_today(),
     };
     let format = if args.json {
@@ -257,6 +289,12 @@ pub fn run(args: Args) -> CliResult {
     };
     let result = std::thread::scope(|s| {
         s.spawn(|| tracker.tick_until_done());
+        #[cfg(feature = "mpi")]
+        let r = match mpi.as_mut().filter(|m| m.size() > 1) {
+            Some(coordinator) => coordinator.run_each(&list, &watch),
+            None => census::run_each(entry, &list, limit, &watch),
+        };
+        #[cfg(not(feature = "mpi"))]
         let r = census::run_each(entry, &list, limit, &watch);
         tracker.finish();
         r
@@ -284,6 +322,22 @@ pub fn run(args: Args) -> CliResult {
             print(&out, &args, &rows, &made, &selection, shard, limit)?;
             Ok(0)
         }
+    }
+}
+
+/// Refuses a build without the `mpi` feature that an MPI launcher started as one of several
+/// processes: each would run the whole census, and all but one would then be refused the
+/// locked --out file, which makes the launcher end the job.
+#[cfg(not(feature = "mpi"))]
+fn refuse_launcher() -> Result<()> {
+    let size = ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE"]
+        .iter()
+        .find_map(|v| std::env::var(v).ok()?.parse::<usize>().ok());
+    match size {
+        Some(p) if p > 1 => Err(Error::Invalid(format!(
+            "started by an MPI launcher as one of {p} processes, but this nimsquare was built without MPI, so each would run the whole census; build it with `cargo build --release --features mpi`, or run it without the launcher"
+        ))),
+        _ => Ok(()),
     }
 }
 

@@ -4,6 +4,8 @@
 
 pub mod args;
 mod census;
+#[cfg(feature = "mpi")]
+mod census_mpi;
 mod common;
 mod compare;
 mod games;

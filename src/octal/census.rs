@@ -20,6 +20,7 @@ use super::{OctalBuilder, Rules};
 use crate::base::error::{Error, Result};
 use crate::registry::Entry;
 use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 /// The most digits after the point the census takes: 65 534 codes at D = 5. D = 6 would be
@@ -27,8 +28,8 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 /// a few longer codes runs `octal CODE` on each.
 pub const MAX_DIGITS: usize = 5;
 
-/// One code's result.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One code's result (serializable, so a census spread over processes can send it whole).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Row {
     /// The code, as [`Rules::label`] prints it.
     pub code: String,

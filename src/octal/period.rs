@@ -37,9 +37,10 @@
 //! been compared, g(n + p) = g(n), inside the table.
 
 use super::Rules;
+use serde::{Deserialize, Serialize};
 
 /// A period proved by the theorem.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Period {
     /// The least e with g(n + p) = g(n) for every n >= e: the number of values before the
     /// periodic part.
@@ -51,7 +52,7 @@ pub struct Period {
 }
 
 /// What the values up to N say about the period.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Verdict {
     /// Periodic, proved within the table.
     Periodic(Period),

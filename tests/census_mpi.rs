@@ -1,0 +1,279 @@
+//! The census under MPI (the `mpi` feature): `mpirun -n 1`, `-n 2` and `-n 3` write the rows
+//! one process writes, to a file and to stdout, finish a file one process began (`--resume`),
+//! refuse bad input once, before any work, and leave, when a worker dies, a file that
+//! `--resume` finishes. Each holds an MPI run against a one-process run of the same census.
+//! `mpirun` must be on the PATH: a build with the feature but no MPI fails here, naming what
+//! to install, rather than skipping.
+
+mod common;
+
+use common::{nimsquare, Scratch};
+use nimsquare::run::wisdom::OFF_VARIABLE;
+use std::path::Path;
+use std::process::{Command, Output};
+
+const CENSUS: [&str; 5] = ["census", "--digits", "2", "--limit", "300"];
+
+/// `mpirun -n P` on the built binary, followed by its arguments. Open MPI is allowed to run
+/// as root (CI runs as root), to start more ranks than this machine has cores, and to leave
+/// each rank on every core (its default binds a rank to one core or socket).
+fn mpirun(p: usize) -> Command {
+    let mut cmd = Command::new("mpirun");
+    cmd.env(OFF_VARIABLE, "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .env("OMPI_MCA_rmaps_base_oversubscribe", "1")
+        .env("OMPI_MCA_hwloc_base_binding_policy", "none")
+        .args(["-n", &p.to_string(), env!("CARGO_BIN_EXE_nimsquare")]);
+    cmd
+}
+
+fn output(cmd: &mut Command) -> Output {
+    cmd.output().unwrap_or_else(|e| {
+        panic!(
+            "cannot start mpirun ({e}): the mpi feature's tests need Open MPI \
+             (apt-get install openmpi-bin libopenmpi-dev)"
+        )
+    })
+}
+
+/// Runs `cmd` and asserts it succeeded; returns its stdout.
+fn succeeds(cmd: &mut Command) -> String {
+    let out = output(cmd);
+    assert!(
+        out.status.success(),
+        "{:?}: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn scratch(name: &str) -> Scratch {
+    Scratch::new(format!(
+        "nimsquare-census-mpi-{name}-{}",
+        std::process::id()
+    ))
+}
+
+fn text(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap()
+}
+
+/// The lines of a census CSV with each row's last column, the UTC date, cut off (two runs
+/// on either side of midnight differ there and nowhere else); `skip` header lines are kept
+/// whole.
+fn undated(csv: &str, skip: usize) -> Vec<String> {
+    csv.lines()
+        .enumerate()
+        .map(|(i, l)| match l.rsplit_once(',') {
+            Some((rest, _)) if i >= skip => rest.to_string(),
+            _ => l.to_string(),
+        })
+        .collect()
+}
+
+#[test]
+fn mpi_runs_write_the_rows_of_one_process() {
+    let dir = scratch("rows");
+    let one = dir.join("one.csv");
+    nimsquare()
+        .args(CENSUS)
+        .args(["--quiet", "--out", one.to_str().unwrap()])
+        .assert()
+        .success();
+    let whole = text(&one);
+    assert_eq!(whole.lines().count(), 2 + 2 * (7 + 56));
+    for p in [1, 2, 3] {
+        let file = dir.join(format!("mpi{p}.csv"));
+        succeeds(
+            mpirun(p)
+                .args(CENSUS)
+                .args(["--quiet", "--out", file.to_str().unwrap()]),
+        );
+        assert_eq!(undated(&text(&file), 2), undated(&whole, 2), "-n {p}");
+    }
+    // The other route: rows kept in memory and printed by rank 0 alone.
+    let printed = common::stdout_of(CENSUS.iter().chain(&["--csv", "--quiet"]));
+    let mpi = succeeds(mpirun(3).args(CENSUS).args(["--csv", "--quiet"]));
+    assert_eq!(undated(&mpi, 1), undated(&printed, 1));
+    // The progress's last line, from rank 0 only.
+    let out = output(mpirun(2).args(CENSUS).arg("--csv"));
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let last = "census: 126/126 codes up to N = 300 in ";
+    assert_eq!(stderr.matches(last).count(), 1, "{stderr}");
+}
+
+#[test]
+fn mpi_resumes_a_file_one_process_began() {
+    let dir = scratch("resume");
+    let whole = dir.join("whole.csv");
+    nimsquare()
+        .args(CENSUS)
+        .args(["--quiet", "--out", whole.to_str().unwrap()])
+        .assert()
+        .success();
+    let all = text(&whole);
+    // The header, the column names and every third row, as a kill might leave them.
+    let lines: Vec<&str> = all.lines().collect();
+    let mut partial = format!("{}\n{}\n", lines[0], lines[1]);
+    for line in lines[2..].iter().step_by(3) {
+        partial += line;
+        partial.push('\n');
+    }
+    let half = dir.join("half.csv");
+    std::fs::write(&half, partial).unwrap();
+    let out = output(mpirun(3).args(CENSUS).args([
+        "--quiet",
+        "--resume",
+        "--out",
+        half.to_str().unwrap(),
+    ]));
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(undated(&text(&half), 2), undated(&all, 2));
+}
+
+#[test]
+fn bad_input_under_mpi_is_refused_once_before_any_work() {
+    let dir = scratch("refusals");
+    let file = dir.join("one.csv");
+    let path = file.to_str().unwrap();
+    nimsquare()
+        .args(CENSUS)
+        .args(["--quiet", "--out", path])
+        .assert()
+        .success();
+    let before = text(&file);
+    // Refused by rank 0 alone (the workers never read the file), with the message one
+    // process gives.
+    for (args, says) in [
+        (
+            &[
+                "census", "--digits", "2", "--limit", "400", "--resume", "--out", path,
+            ][..],
+            "limit (300 there, 400 here)",
+        ),
+        (
+            &[
+                "census", "--digits", "2", "--limit", "300", "--shard", "3/2",
+            ],
+            "--shard 3/2",
+        ),
+        (
+            &["census", "--digits", "2", "--limit", "300", "--out", path],
+            "already exists",
+        ),
+    ] {
+        let out = output(mpirun(2).args(args));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+        let errors: Vec<&str> = stderr
+            .lines()
+            .filter(|l| l.starts_with("error: "))
+            .collect();
+        assert_eq!(errors.len(), 1, "{args:?}: {stderr}");
+        assert!(errors[0].contains(says), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
+    assert_eq!(text(&file), before);
+    // A worker whose node has too little memory for the largest table (rank 1 started with
+    // the memory override, in Open MPI's MPMD form `A : B`): refused by rank 0 with the
+    // worker's message, before any work, and no --out file is begun.
+    let fresh = dir.join("fresh.csv");
+    let args = [&CENSUS[..], &["--out", fresh.to_str().unwrap()]].concat();
+    let out = output(
+        mpirun(1)
+            .args(&args)
+            .args([":", "-n", "1", "env"])
+            .arg(format!(
+                "{}=1000",
+                nimsquare::base::memory::AVAILABLE_OVERRIDE
+            ))
+            .arg(env!("CARGO_BIN_EXE_nimsquare"))
+            .args(&args),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    let errors: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("error: "))
+        .collect();
+    assert_eq!(errors.len(), 1, "{stderr}");
+    assert!(
+        errors[0].starts_with("error: rank 1 on ") && errors[0].contains("memory"),
+        "{stderr}"
+    );
+    assert!(!fresh.exists());
+}
+
+/// The pid of the rank `rank` of the MPI job whose command line holds `marker`, once it runs.
+fn rank_pid(marker: &str, rank: usize) -> Option<libc::pid_t> {
+    let want = format!("OMPI_COMM_WORLD_RANK={rank}");
+    std::fs::read_dir("/proc").ok()?.find_map(|entry| {
+        let dir = entry.ok()?.path();
+        let pid: libc::pid_t = dir.file_name()?.to_str()?.parse().ok()?;
+        let cmdline = std::fs::read(dir.join("cmdline")).ok()?;
+        let environ = std::fs::read(dir.join("environ")).ok()?;
+        let has = |bytes: &[u8], s: &str| bytes.split(|&b| b == 0).any(|w| w == s.as_bytes());
+        (has(&cmdline, marker) && has(&environ, &want)).then_some(pid)
+    })
+}
+
+#[test]
+fn a_dead_worker_leaves_rows_that_resume_finishes() {
+    let dir = scratch("death");
+    let base = ["census", "--digits", "3", "--limit", "3000", "--quiet"];
+    let whole = dir.join("whole.csv");
+    nimsquare()
+        .args(base)
+        .args(["--out", whole.to_str().unwrap()])
+        .assert()
+        .success();
+    let file = dir.join("killed.csv");
+    let path = file.to_str().unwrap();
+    let mut job = mpirun(3)
+        .args(base)
+        .args(["--out", path])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("mpirun starts (the mpi feature's tests need Open MPI)");
+    // A worker killed outright (no handler runs) once a few rows are in the file.
+    let rows = |f: &Path| std::fs::read_to_string(f).map_or(0, |t| t.lines().count());
+    let killed = loop {
+        if job.try_wait().unwrap().is_some() {
+            break false;
+        }
+        if rows(&file) >= 2 + 5 {
+            if let Some(pid) = rank_pid(path, 1) {
+                // SAFETY: a signal to a process of the job this test started.
+                unsafe { libc::kill(pid, libc::SIGKILL) };
+                break true;
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    };
+    let out = job.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    // The census runs for seconds, its first five rows come in the first tenth of it.
+    assert!(
+        killed,
+        "the job ended before a worker could be killed: {stderr}"
+    );
+    // mpirun ends the job (SIGTERM to every rank, SIGKILL after a while); rank 0 says how far
+    // its file got and how to finish it.
+    assert!(!out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("census: stopped by SIGTERM") && stderr.contains("--resume"),
+        "{stderr}"
+    );
+    assert!(rows(&file) < rows(&whole), "{stderr}");
+    // One process finishes what the job left: the uninterrupted run's file.
+    nimsquare()
+        .args(base)
+        .args(["--resume", "--out", path])
+        .assert()
+        .success();
+    assert_eq!(undated(&text(&file), 2), undated(&text(&whole), 2));
+}
