@@ -152,7 +152,7 @@ fn csv_rows(text: &str) -> Vec<(String, String, String, String)> {
     let mut lines = text.lines();
     assert_eq!(
         lines.next(),
-        Some("code,limit,status,preperiod,period,max_value,backend,build,cpu,date")
+        Some("code,limit,status,preperiod,period,max_value,rare,backend,build,cpu,date,seconds,positions_per_second")
     );
     lines
         .map(|l| {
@@ -412,4 +412,25 @@ fn octal_histogram_counts_the_values_below_each_power_of_two() {
             assert_eq!(c.as_u64(), Some(direct as u64), "below {l}, value {value}");
         }
     }
+}
+
+#[test]
+fn census_rows_carry_the_rare_count_and_what_the_code_cost() {
+    // Officers to 30 000: the published rare list's 1 584 rare positions (counting 0), as
+    // `octal` reports them above; the cost columns are a time and N + 1 over it.
+    let out = stdout_of([
+        "census", "--codes", "0.6", "--limit", "30000", "--csv", "--quiet",
+    ]);
+    let mut lines = out.lines();
+    let columns: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let row: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let field = |name: &str| row[columns.iter().position(|c| *c == name).unwrap()];
+    assert_eq!((field("code"), field("rare")), ("0.6", "1584"));
+    let seconds: f64 = field("seconds").parse().unwrap();
+    let rate: f64 = field("positions_per_second").parse().unwrap();
+    assert!(seconds > 0.0, "{seconds}");
+    assert!(
+        (rate * seconds / 30_001.0 - 1.0).abs() < 0.01,
+        "{rate} {seconds}"
+    );
 }

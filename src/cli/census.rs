@@ -49,10 +49,13 @@ const REDRAW_EVERY: Duration = Duration::from_millis(500);
 pub const LONG_ABOUT: &str = "Builds every octal game 0.d1..dk and 4.d1..dk for k = 1..=D \
     with dk != 0 (each code once; 1022 codes for D = 3, 65534 for D = 5) up to N and reports \
     for each the period and preperiod proved by the theorem of Guy and Smith (see `nimsquare \
-    octal --help`), or 'open' when none is proved up to N, and the largest value. Every row \
-    names the back-end, the build, the CPU and the date.\n\n\
+    octal --help`), or 'open' when none is proved up to N, the largest value and the rare \
+    positions of the rare/common split (empty or '-' when there is none). Every row names the \
+    back-end, the build, the CPU and the date, and what the code cost: the seconds of its \
+    table and period check, and positions (N + 1) a second.\n\n\
     Output: a text table (default), --csv (header code,limit,status,preperiod,period,max_value,\
-    backend,build,cpu,date) or --json (one object with a `rows` array) on stdout.\n\n\
+    rare,backend,build,cpu,date,seconds,positions_per_second) or --json (one object with a \
+    `rows` array) on stdout.\n\n\
     --out FILE (a regular file) keeps the rows durably: each row is appended to FILE and synced \
     the moment its code finishes (CSV, or JSON Lines with --json), so a kill loses only the \
     codes in flight. The first line names the census (`# census {...}` in CSV, \
@@ -613,6 +616,9 @@ fn print(
                     o.insert("code".into(), r.code.clone().into());
                     o.insert("limit".into(), r.limit.into());
                     o.insert("max_value".into(), r.max_value.into());
+                    o.insert("rare".into(), r.rare.into());
+                    o.insert("seconds".into(), r.seconds.into());
+                    o.insert("positions_per_second".into(), r.positions_per_second().into());
                     v
                 }).collect::<Vec<_>>(),
             });
@@ -648,15 +654,17 @@ fn write_text(
     )?;
     writeln!(
         w,
-        "{:<8} {:>10} {:>8} {:>10}",
-        "code", "preperiod", "period", "max value"
+        "{:<8} {:>10} {:>8} {:>10} {:>8} {:>10}",
+        "code", "preperiod", "period", "max value", "rare", "seconds"
     )?;
     let mut open = 0;
     for row in rows {
+        let rare = row.rare.map_or("-".to_string(), |r| r.to_string());
+        let seconds = format!("{:.3}", row.seconds);
         match row.verdict {
             Verdict::Periodic(p) => writeln!(
                 w,
-                "{:<8} {:>10} {:>8} {:>10}",
+                "{:<8} {:>10} {:>8} {:>10} {rare:>8} {seconds:>10}",
                 row.code, p.preperiod, p.period, row.max_value
             )?,
             other => {
@@ -668,7 +676,7 @@ fn write_text(
                 };
                 writeln!(
                     w,
-                    "{:<8} {:>19} {:>10}",
+                    "{:<8} {:>19} {:>10} {rare:>8} {seconds:>10}",
                     row.code,
                     format!("{status} up to N"),
                     row.max_value

@@ -16,20 +16,24 @@
 //! [`crate::run::longrun::censusfile`].
 
 use super::period::{self, Verdict};
+use super::rare_common::SplitSummary;
 use super::{OctalBuilder, Rules};
 use crate::base::error::{Error, Result};
 use crate::registry::Entry;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::Instant;
 
 /// The most digits after the point the census takes: 65 534 codes at D = 5. D = 6 would be
 /// 524 286 codes, past what a census at a useful N finishes even on a cluster; a user after
 /// a few longer codes runs `octal CODE` on each.
 pub const MAX_DIGITS: usize = 5;
 
-/// One code's result (serializable, so a census spread over processes can send it whole).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// One code's result (serializable, so a census spread over processes can send it whole):
+/// what the table says ([`Row::facts`]) and what it cost. Two runs of one census agree on the
+/// facts; the cost is a measurement and differs from run to run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Row {
     /// The code, as [`Rules::label`] prints it.
     pub code: String,
@@ -39,6 +43,36 @@ pub struct Row {
     pub verdict: Verdict,
     /// The largest g(n), n <= N.
     pub max_value: u16,
+    /// Rare positions 0 <= n <= N of the table's rare/common split
+    /// ([`SplitSummary`]), or None when no mask leaves the positions sparse: how much of the
+    /// table the rare/common back-ends treat the slow way, the main cause of a code's cost.
+    pub rare: Option<usize>,
+    /// Wall-clock seconds this code took where it was built: its table and the period check.
+    pub seconds: f64,
+}
+
+impl Row {
+    /// What the table says, without the cost: the part of the row two runs of one census
+    /// agree on.
+    pub fn facts(&self) -> (&str, usize, Verdict, u16, Option<usize>) {
+        (
+            &self.code,
+            self.limit,
+            self.verdict,
+            self.max_value,
+            self.rare,
+        )
+    }
+
+    /// Positions (0..=N) a second: N + 1 over [`Row::seconds`] (0 for a time too short to
+    /// measure).
+    pub fn positions_per_second(&self) -> f64 {
+        if self.seconds > 0.0 {
+            (self.limit as f64 + 1.0) / self.seconds
+        } else {
+            0.0
+        }
+    }
 }
 
 /// Every code of 1 to `digits` digits after the point with a non-zero last digit, first by
@@ -93,12 +127,18 @@ pub fn order_key(label: &str) -> Option<(usize, u8, u64)> {
 /// The row of `rules` with the table of `entry` up to `limit` (checked as
 /// [`super::build`] checks it).
 pub fn row(entry: &'static Entry<dyn OctalBuilder>, rules: &Rules, limit: usize) -> Result<Row> {
+    let start = Instant::now();
     let table = super::build(entry.name, rules, limit as u64)?;
+    let verdict = period::find(rules, table.values());
+    let seconds = start.elapsed().as_secs_f64();
+    let split = SplitSummary::of(rules, table.values());
     Ok(Row {
         code: rules.label().to_string(),
         limit,
-        verdict: period::find(rules, table.values()),
+        verdict,
         max_value: table.max_value(),
+        rare: split.mask.map(|_| split.rare),
+        seconds,
     })
 }
 

@@ -25,10 +25,12 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 /// The column names of a CSV rows file (and of `census --csv`).
-pub const CSV_COLUMNS: &str = "code,limit,status,preperiod,period,max_value,backend,build,cpu,date";
+/// What the table says first, then where the row was made, then its cost (the two columns two
+/// runs of one census differ in, with the date).
+pub const CSV_COLUMNS: &str = "code,limit,status,preperiod,period,max_value,rare,backend,build,cpu,date,seconds,positions_per_second";
 
-/// The version of the format, in every header.
-pub const VERSION: u32 = 1;
+/// The version of the format, in every header (2: the rare count and the cost columns).
+pub const VERSION: u32 = 2;
 
 /// How the rows are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -131,22 +133,26 @@ pub fn encode(format: Format, row: &Row, made: &Made) -> String {
             // The CPU name may hold commas: quoted, with quotes doubled.
             let cpu = format!("\"{}\"", made.cpu.replace('"', "\"\""));
             format!(
-                "{},{},{status},{},{},{},{},{},{cpu},{}",
+                "{},{},{status},{},{},{},{},{},{},{cpu},{},{:.6},{:.0}",
                 row.code,
                 row.limit,
                 text(e),
                 text(p),
                 row.max_value,
+                text(row.rare),
                 made.backend,
                 made.build,
-                made.date
+                made.date,
+                row.seconds,
+                row.positions_per_second()
             )
         }
         Format::JsonLines => {
             let mut v = serde_json::json!({
                 "code": row.code, "limit": row.limit, "status": status,
-                "max_value": row.max_value, "backend": made.backend, "build": made.build,
-                "cpu": made.cpu, "date": made.date,
+                "max_value": row.max_value, "rare": row.rare, "backend": made.backend,
+                "build": made.build, "cpu": made.cpu, "date": made.date,
+                "seconds": row.seconds, "positions_per_second": row.positions_per_second(),
             });
             if let (Verdict::Periodic(q), Some(o)) = (row.verdict, v.as_object_mut()) {
                 o.insert("preperiod".into(), q.preperiod.into());
@@ -241,14 +247,15 @@ pub fn read(path: &Path, flag: &str) -> Result<Contents> {
         let damaged = |why: &str| refuse(format!("line {} is damaged ({why})", i + 1));
         let (code, limit, backend) = match format {
             Format::Csv => {
-                let f: Vec<&str> = line.splitn(8, ',').collect();
-                if f.len() < 8 {
+                // The fields before the quoted CPU name hold no comma.
+                let f: Vec<&str> = line.splitn(10, ',').collect();
+                if f.len() < 10 {
                     return Err(damaged("too few fields"));
                 }
                 (
                     f[0].to_string(),
                     f[1].parse::<usize>().ok(),
-                    f[6].to_string(),
+                    f[7].to_string(),
                 )
             }
             Format::JsonLines => {
@@ -560,7 +567,52 @@ mod tests {
         Temp(path)
     }
 
-    const ROW: &str = "0.7,100,periodic,0,2,1,octal-block,b,\"cpu, with comma\",d";
+    const ROW: &str =
+        "0.7,100,periodic,0,2,1,,octal-block,b,\"cpu, with comma\",d,0.000101,1000000";
+
+    #[test]
+    fn a_row_is_written_with_its_rare_count_and_cost_and_read_back() {
+        use crate::octal::period::Period;
+        let made = Made {
+            backend: "octal-block".into(),
+            build: "b".into(),
+            cpu: "cpu, with comma".into(),
+            date: "d".into(),
+        };
+        let mut row = Row {
+            code: "0.7".into(),
+            limit: 100,
+            verdict: Verdict::Periodic(Period {
+                preperiod: 0,
+                period: 2,
+                proof: (0, 4),
+            }),
+            max_value: 1,
+            rare: None,
+            seconds: 0.000101,
+        };
+        assert_eq!(encode(Format::Csv, &row, &made), ROW);
+        row.rare = Some(3);
+        let line = encode(Format::JsonLines, &row, &made);
+        let v: serde_json::Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(
+            (v["rare"].as_u64(), v["seconds"].as_f64()),
+            (Some(3), Some(0.000101))
+        );
+        let rate = v["positions_per_second"].as_f64().unwrap();
+        assert!((rate - 1e6).abs() < 1e-3, "{rate}");
+        // A file of the first version (no rare count, no cost) is another format.
+        let old = Header {
+            version: 1,
+            ..header()
+        };
+        let f = temp("v1", &header_text(Format::Csv, &old));
+        let e = resume(&f.0, Format::Csv, &header())
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("format version (1 there, 2 here)"), "{e}");
+    }
 
     #[test]
     fn damaged_duplicate_and_foreign_rows_are_refused() {
