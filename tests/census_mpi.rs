@@ -218,7 +218,8 @@ fn rank_pid(marker: &str, rank: usize) -> Option<libc::pid_t> {
 #[test]
 fn a_dead_worker_leaves_rows_that_resume_finishes() {
     let dir = scratch("death");
-    let base = ["census", "--digits", "3", "--limit", "3000", "--quiet"];
+    // Long enough (seconds) that the job cannot finish between the kill and mpirun ending it.
+    let base = ["census", "--digits", "3", "--limit", "6000", "--quiet"];
     let whole = dir.join("whole.csv");
     nimsquare()
         .args(base)

@@ -335,6 +335,7 @@ impl Mpi {
         };
         send(&world, 0, READY, &ready);
         let (rows, finished) = mpsc::channel::<(usize, Result<Row>)>();
+        let builders = census::RowBuilders::start(entry, limit, threads, rows);
         let mut in_flight = 0usize;
         let answer = |(index, row): (usize, Result<Row>)| match row {
             Ok(row) => send(&world, 0, ROW, &Done { index, row }),
@@ -353,13 +354,9 @@ impl Mpi {
                     match decode::<Code>(0, &bytes) {
                         Ok(Code { index, code }) => {
                             in_flight += 1;
-                            let rows = rows.clone();
-                            // On the thread pool, as a one-process census builds its rows.
-                            rayon::spawn(move || {
-                                let row = Rules::parse(&code)
-                                    .and_then(|rules| census::row(entry, &rules, limit));
-                                let _ = rows.send((index, row));
-                            });
+                            // Each code on one thread, as a one-process census
+                            // builds its rows (QUEUED a thread wait their turn).
+                            builders.build(index, code);
                         }
                         Err(e) => fail(e.to_string()),
                     }

@@ -23,6 +23,7 @@ use crate::registry::Entry;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{mpsc, Arc, Mutex};
 use std::time::Instant;
 
 /// The most digits after the point the census takes: 65 534 codes at D = 5. D = 6 would be
@@ -142,6 +143,26 @@ pub fn row(entry: &'static Entry<dyn OctalBuilder>, rules: &Rules, limit: usize)
     })
 }
 
+/// [`row`] built on one thread: in a rayon pool of one thread that belongs to the calling
+/// thread (made on its first call). For a census that builds as many codes at once as it has
+/// threads: there a code's own parallel far pass (`octal-block`'s spinning workers) only takes
+/// the cores from the other codes, and the spinning and yielding cost more than they give.
+/// Without the pool (it could not start) the row is built by [`row`] as it is.
+pub fn row_on_one_thread(
+    entry: &'static Entry<dyn OctalBuilder>,
+    rules: &Rules,
+    limit: usize,
+) -> Result<Row> {
+    thread_local! {
+        static ONE: Option<rayon::ThreadPool> =
+            rayon::ThreadPoolBuilder::new().num_threads(1).build().ok();
+    }
+    ONE.with(|one| match one {
+        Some(pool) => pool.install(|| row(entry, rules, limit)),
+        None => row(entry, rules, limit),
+    })
+}
+
 /// The census of every code of [`codes`]`(digits)` up to `limit` with `entry`; `progress`
 /// is called with (codes done, codes in all) after each code, from any worker thread.
 pub fn census(
@@ -192,32 +213,136 @@ pub fn run_each(
     // Set by the first failure, so no other worker starts a code after it.
     let failed = AtomicBool::new(false);
     let workers = rayon::current_num_threads().min(list.len()).max(1);
-    (0..workers)
-        .into_par_iter()
-        .try_for_each(|_| -> Result<()> {
-            loop {
-                if failed.load(Ordering::Relaxed) || watcher.stop() {
-                    return Ok(());
-                }
-                let index = next.fetch_add(1, Ordering::Relaxed);
-                let Some(rules) = list.get(index) else {
-                    return Ok(());
-                };
-                watcher.started(index);
-                let done = row(entry, rules, limit).and_then(|r| watcher.finished(index, r));
-                if let Err(e) = done {
-                    failed.store(true, Ordering::Relaxed);
-                    return Err(e);
-                }
-                finished.fetch_add(1, Ordering::Relaxed);
+    let work = || -> Result<()> {
+        loop {
+            if failed.load(Ordering::Relaxed) || watcher.stop() {
+                return Ok(());
             }
+            let index = next.fetch_add(1, Ordering::Relaxed);
+            let Some(rules) = list.get(index) else {
+                return Ok(());
+            };
+            watcher.started(index);
+            // Several codes at once: each on one thread; a lone code on every thread.
+            let built = if workers > 1 {
+                row_on_one_thread(entry, rules, limit)
+            } else {
+                row(entry, rules, limit)
+            };
+            if let Err(e) = built.and_then(|r| watcher.finished(index, r)) {
+                failed.store(true, Ordering::Relaxed);
+                return Err(e);
+            }
+            finished.fetch_add(1, Ordering::Relaxed);
+        }
+    };
+    if workers == 1 {
+        work()?;
+    } else {
+        // Plain threads, not the rayon pool's: a rayon worker waiting for its one-thread
+        // pool would steal and run another worker's loop inside its own, and the codes of
+        // both would then share one core while the other core idled.
+        std::thread::scope(|s| {
+            let handles: Vec<_> = (0..workers).map(|_| s.spawn(work)).collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                .collect::<Result<Vec<()>>>()
         })?;
+    }
     Ok(finished.into_inner())
+}
+
+/// Threads that build the rows of the codes handed to them, each code on one thread
+/// ([`row_on_one_thread`]), and send each row back with its index: the builders of a census
+/// whose codes arrive one at a time (a worker of the census over MPI). Plain threads, for
+/// the reason [`run_each`] gives. Dropping it lets the threads finish the codes handed out,
+/// then joins them.
+pub struct RowBuilders {
+    codes: Option<mpsc::Sender<(usize, String)>>,
+    threads: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl RowBuilders {
+    /// `threads` builders of `entry`'s tables up to `limit`, sending (index, row or error)
+    /// to `rows`.
+    pub fn start(
+        entry: &'static Entry<dyn OctalBuilder>,
+        limit: usize,
+        threads: usize,
+        rows: mpsc::Sender<(usize, Result<Row>)>,
+    ) -> RowBuilders {
+        let (codes, queue) = mpsc::channel::<(usize, String)>();
+        let queue = Arc::new(Mutex::new(queue));
+        let threads = (0..threads.max(1))
+            .map(|_| {
+                let (queue, rows) = (Arc::clone(&queue), rows.clone());
+                std::thread::spawn(move || loop {
+                    // The lock is held only while waiting for the next code.
+                    let next = queue.lock().unwrap_or_else(|e| e.into_inner()).recv();
+                    let Ok((index, code)) = next else { return };
+                    let row = Rules::parse(&code)
+                        .and_then(|rules| row_on_one_thread(entry, &rules, limit));
+                    if rows.send((index, row)).is_err() {
+                        return;
+                    }
+                })
+            })
+            .collect();
+        RowBuilders {
+            codes: Some(codes),
+            threads,
+        }
+    }
+
+    /// Hands code `code` (list index `index`) to the next free builder.
+    pub fn build(&self, index: usize, code: String) {
+        if let Some(codes) = &self.codes {
+            let _ = codes.send((index, code));
+        }
+    }
+}
+
+impl Drop for RowBuilders {
+    fn drop(&mut self) {
+        self.codes = None;
+        for t in self.threads.drain(..) {
+            let _ = t.join();
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rows_built_on_one_thread_or_by_the_builders_are_the_rows() {
+        let entry = crate::octal::find("octal-block").unwrap();
+        let list = ["0.07", "0.6", "4.77", "0.137", ".1377"];
+        let direct: Vec<Row> = list
+            .iter()
+            .map(|c| row(entry, &Rules::parse(c).unwrap(), 3000).unwrap())
+            .collect();
+        let (rows, finished) = mpsc::channel();
+        let builders = RowBuilders::start(entry, 3000, 2, rows);
+        for (i, c) in list.iter().enumerate() {
+            builders.build(i, c.to_string());
+        }
+        drop(builders);
+        let mut built: Vec<(usize, Row)> = finished.iter().map(|(i, r)| (i, r.unwrap())).collect();
+        built.sort_by_key(|(i, _)| *i);
+        assert_eq!(built.len(), list.len());
+        for ((i, r), d) in built.iter().zip(&direct) {
+            assert_eq!(r.facts(), d.facts(), "{}", list[*i]);
+            let one = row_on_one_thread(entry, &Rules::parse(list[*i]).unwrap(), 3000).unwrap();
+            assert_eq!(one.facts(), d.facts());
+        }
+        // Dawson's Kayles: period 34 from 53 (the census test of tests/octal_cli.rs).
+        assert!(
+            matches!(direct[0].verdict, Verdict::Periodic(p) if (p.preperiod, p.period) == (53, 34))
+        );
+    }
 
     #[test]
     fn the_codes_are_listed_once_each() {
