@@ -1,7 +1,7 @@
 //! Times the `sieve` cold-set back-end once: wall time, cold count and peak memory.
 //!
 //! `cargo run --release --example sieve_time -- N [WINDOW_BYTES]`; the thread count comes
-//! from `RAYON_NUM_THREADS` (rayon's default: one per core). Used for `results/sieve.md`.
+//! from `RAYON_NUM_THREADS` (rayon's default: one per core). Used for `results/sequences/sieve.md`.
 
 use nimsquare::base::memory::{human, peak_rss_bytes};
 use nimsquare::base::moves::Moves;

@@ -12,8 +12,8 @@
 # (matrix.json: the same rows, and what the ratio interval is; MEASURING.md).
 #
 # MEASURING.md gives the duration of a full run; the log records each run.
-# NIMSQUARE_RESULTS=DIR writes into DIR instead (NIMSQUARE_RESULTS=results for the tracked
-# folder, on a quiet machine). NIMSQUARE_RATIO_TO=NAME takes the ratios to back-end NAME.
+# NIMSQUARE_RESULTS=DIR writes into DIR instead (NIMSQUARE_RESULTS=results/scaling for the
+# tracked folder, on a quiet machine). NIMSQUARE_RATIO_TO=NAME takes the ratios to back-end NAME.
 # NIMSQUARE_QUICK=1: N = 10^3 and 10^4 only, short measurement, output to target/quick-results/.
 # Extra arguments go to criterion (a filter like table/, --save-baseline NAME, ...); compare
 # two runs with scripts/bench-check.sh OLD/matrix.csv NEW/matrix.csv.

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# scripts/flamegraph.sh: one pprof flamegraph per table back-end -> results/flamegraphs/.
+# scripts/flamegraph.sh: one pprof flamegraph per table back-end -> results/table/flamegraphs/.
 #
 # For every table back-end in `nimsquare list`, samples solves at N = 10^6 (that table, the
 # default count back-end) at 997 Hz with `nimsquare profile`, repeated until 1000 samples are
-# taken, and writes results/flamegraphs/<backend>.svg; the samples taken are in
-# results/flamegraphs/profile.log.
+# taken, and writes results/table/flamegraphs/<backend>.svg; the samples taken are in
+# results/table/flamegraphs/profile.log.
 # NIMSQUARE_QUICK=1: N = 3*10^5 and 200 samples, output to target/quick-results/flamegraphs/.
 # NIMSQUARE_RESULTS=DIR overrides the parent folder of flamegraphs/.
 set -euo pipefail
@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 source scripts/lib.sh
 
 quick="$(quick_mode)"
-out_dir="$(results_dir "$quick")/flamegraphs"
+out_dir="$(results_dir "$quick" table)/flamegraphs"
 if [[ -n "$quick" ]]; then limit=300000; samples=200; else limit=1e6; samples=1000; fi
 mkdir -p "$out_dir"
 

@@ -15,11 +15,12 @@ quick_mode() {
   echo "$q"
 }
 
-# results_dir QUICK: where a script writes: NIMSQUARE_RESULTS if set, else target/quick-results
-# for a quick run (QUICK not empty), else results.
+# results_dir QUICK TOPIC: where a script writes: NIMSQUARE_RESULTS if set, else
+# target/quick-results for a quick run (QUICK not empty), else results/TOPIC (the topic folder
+# of results/README.md).
 results_dir() {
   if [[ -n "$1" ]]; then echo "${NIMSQUARE_RESULTS:-target/quick-results}"
-  else echo "${NIMSQUARE_RESULTS:-results}"; fi
+  else echo "${NIMSQUARE_RESULTS:-results/$2}"; fi
 }
 
 # Wall seconds of one run of a command, its output thrown away (the speed scripts' pairs).

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/scale.sh: the standard scaling study -> results/scaling.csv, scaling.svg, scaling.log.
+# scripts/scale.sh: the standard scaling study -> results/scaling/scaling.csv, scaling.svg, scaling.log.
 #
 # Times every table back-end on 13 values of N from 10^3 to 10^7 (3 per decade), 3 repeats
 # each (median kept), and fits the exponent of log(seconds) on log(N) over N >= 10^4 (the
@@ -7,7 +7,7 @@
 # over 120 s for one run is skipped from there on; each skip is a `skip ...` line in the log.
 # All back-ends at one N are measured back to back, so their ratios share the machine's state.
 #
-# MEASURING.md says how long it takes; results/scaling.log records the runs.
+# MEASURING.md says how long it takes; results/scaling/scaling.log records the runs.
 # NIMSQUARE_QUICK=1: 10^3..10^5, 5 points, 1 repeat, output to target/quick-results/.
 # NIMSQUARE_RESULTS=DIR overrides the output folder; NIMSQUARE_RESUME=1 continues an
 # interrupted study (keeps the rows already in the CSV). Extra arguments go to `nimsquare scale`
@@ -18,7 +18,7 @@ cd "$(dirname "$0")/.."
 source scripts/lib.sh
 
 quick="$(quick_mode)"
-out_dir="$(results_dir "$quick")"
+out_dir="$(results_dir "$quick" scaling)"
 if [[ -n "$quick" ]]; then
   grid=(--from 1e3 --to 1e5 --points 5 --repeat 1 --skip-over 120)
 else

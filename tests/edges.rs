@@ -79,7 +79,7 @@ fn the_mask_back_ends_build_values_up_to_the_u16_cap() {
 }
 
 /// The control at the u16 cap: a BTreeSet of up to 65535 values per position, 2.4·10^9
-/// inserts, over the minute CI affords (its time: results/mutants.md, "The u16 cap").
+/// inserts, over the minute CI affords (its time: results/quality/mutants.md, "The u16 cap").
 #[test]
 #[ignore = "about 2 minutes of CPU: cargo test --release --features testing --test edges -- --ignored the_control"]
 fn the_control_builds_values_up_to_the_u16_cap() {
@@ -87,7 +87,7 @@ fn the_control_builds_values_up_to_the_u16_cap() {
 }
 
 /// `value-bounded` at the u16 cap: 65 536 value classes, each a pass over the unassigned
-/// positions, O((m + 1)·S/64), near cubic in the number of moves here (results/mutants.md,
+/// positions, O((m + 1)·S/64), near cubic in the number of moves here (results/quality/mutants.md,
 /// "The u16 cap"). Slow, like `bitset` here, but not refused: the same bound holds for
 /// every move set, and its users choose it where the largest value stays small.
 #[test]

@@ -1,5 +1,5 @@
-//! Tests written for the mutants `cargo mutants` found missed (results/mutants.md lists each
-//! mutant, the command that ran it and the test here that now catches it). Each test asserts
+//! Tests written for the mutants `cargo mutants` found missed (results/quality/mutants.md lists
+//! each mutant, the command that ran it and the test here that now catches it). Each test asserts
 //! a fact known independently of the code it guards: positions of subtract-a-square from the
 //! seeds' facts, the naive control's table, or arithmetic done here by hand.
 

@@ -337,7 +337,7 @@ fn oeis_periods() -> Vec<(String, String, usize, usize)> {
 fn the_census_agrees_with_the_oeis_periods_it_can_reach() {
     // Every OEIS octal-game row with a period, for the codes of the census (up to 3 digits
     // after the point) whose proof needs N <= 8000: the theorem needs g up to
-    // 2e + 2p + t - 1. The rows beyond (.16, .56, .127, .376, ...) are in results/octal.md.
+    // 2e + 2p + t - 1. The rows beyond (.16, .56, .127, .376, ...) are in results/octal/octal.md.
     let entry = octal::find("octal-sparse").unwrap();
     let mut checked = 0;
     let mut differences = Vec::new();

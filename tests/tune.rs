@@ -110,7 +110,7 @@ fn solve_with(path: &Path) -> (String, String, String) {
     )
 }
 
-// At N = 1000 the built-in choice is stamped-lanes on every path (results/planner.md), so
+// At N = 1000 the built-in choice is stamped-lanes on every path (results/table/planner.md), so
 // `bitset` there can only come from the file.
 const BUILT_IN_AT_1000: &str = "stamped-lanes";
 

@@ -142,12 +142,12 @@ pub fn decide_output(path: &Path, flag: &str, force: Option<bool>) -> Result<Out
 }
 
 /// Decides, before any work, the regular file `flag` names when that file is written whole as
-/// a new file renamed over the old one, `PATH.tmp` then a rename (a checkpoint, a table file):
-/// returns the path to write, with symlinks resolved, so a symlink is written through to its
-/// target and stays a symlink; or refuses in one line naming `flag`: an empty path, a folder,
-/// a FIFO, a device or a socket (`what` cannot be renamed over one, and a FIFO could never be
-/// read back), a symlink whose target is missing, and a folder that does not exist or where
-/// the temporary file cannot be made. An existing regular file is returned, not refused:
+/// a new file renamed over the old one, a temporary file beside it then a rename (a checkpoint,
+/// a table file): returns the path to write, with symlinks resolved, so a symlink is written
+/// through to its target and stays a symlink; or refuses in one line naming `flag`: an empty
+/// path, a folder, a FIFO, a device or a socket (`what` cannot be renamed over one, and a FIFO
+/// could never be read back), a symlink whose target is missing, and a folder that does not
+/// exist or where the temporary file cannot be made. An existing regular file is returned, not refused:
 /// whether it may be replaced is the caller's rule (a checkpoint is resumed, a table refused).
 pub fn decide_replaced_file(path: &Path, flag: &str, what: &str) -> Result<PathBuf> {
     use std::os::unix::fs::FileTypeExt;
@@ -213,8 +213,9 @@ fn examine(
     Ok(Some((target, meta)))
 }
 
-/// `PATH.tmp`, the sibling a file replaced whole is first written to (by
-/// [`replace_atomically`] and the table files), so a probe is made where the write will be.
+/// `PATH.tmp`, the sibling a file replaced whole is first written to by
+/// [`replace_atomically`] (the table files write a `PATH.XXXXXX.tmp` beside it, in the same
+/// folder), so a probe is made where the write will be.
 pub fn tmp_sibling(path: &Path) -> PathBuf {
     let mut name = path.as_os_str().to_os_string();
     name.push(".tmp");

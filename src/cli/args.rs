@@ -79,27 +79,29 @@ impl QuietArg {
 pub struct LongRunArgs {
     /// Keep the table's progress in FILE: written every --checkpoint-every seconds and on
     /// Ctrl-C/SIGTERM, resumed from when the same command runs again, and holding the complete
-    /// table at the end. Each write is a new FILE.tmp renamed over FILE, so FILE must be a
-    /// regular file (or not exist yet) in an existing, writable folder; a symlink is written
-    /// through to its target and stays a symlink. Refused, before any work, if FILE is a
-    /// folder, a FIFO, a device, a symlink to nothing or not a table file for the same moves,
-    /// and with a back-end that does not build in position order (`value-bounded`).
+    /// table at the end. Each write is a new temporary file beside FILE renamed over FILE, so
+    /// FILE must be a regular file (or not exist yet) in an existing, writable folder; a
+    /// symlink is written through to its target and stays a symlink. Refused, before any work, if FILE is a
+    /// folder, a FIFO, a device, a symlink to nothing or not a table file for the same rules
+    /// (moves or octal code), and with a back-end that does not build its table in position
+    /// order.
     #[arg(long, value_name = "FILE")]
     pub checkpoint: Option<std::path::PathBuf>,
-    /// Seconds between two checkpoint writes (0: after every chunk of about half a second).
+    /// Seconds between two checkpoint writes (0: after every chunk of work, about half a second
+    /// for a subtraction game and 4 s for an octal game).
     #[arg(long, value_name = "SECONDS", default_value = "60", value_parser = parse_seconds,
           allow_hyphen_values = true)]
     pub checkpoint_every: std::time::Duration,
     /// Write the finished table g(0..=N) to FILE: a header whose length H is the u32 at byte 12
-    /// (4096 unless the moves list is very long), then g as little-endian u16 (the format of
-    /// `nimsquare::run::longrun::tablefile`), as FILE.tmp renamed to FILE at the end. Refused,
-    /// before any work, if FILE exists (an existing file is never replaced, also through a
+    /// (4096 unless the rules' label is very long), then g as little-endian u16 (the format of
+    /// `nimsquare::run::longrun::tablefile`), as a temporary file beside FILE renamed to FILE at
+    /// the end. Refused, before any work, if FILE exists (an existing file is never replaced, also through a
     /// symlink), is a FIFO, a device or a symlink to nothing, or its folder is missing or not
     /// writable.
     #[arg(long, value_name = "FILE")]
     pub save_table: Option<std::path::PathBuf>,
-    /// Start from the table or checkpoint in FILE (same moves, any N: a table for a smaller N
-    /// supplies its prefix).
+    /// Start from the table or checkpoint in FILE (same rules, moves or octal code; any N: a
+    /// table for a smaller N supplies its prefix).
     #[arg(long, value_name = "FILE")]
     pub load_table: Option<std::path::PathBuf>,
     /// No progress bar (it is only ever drawn on a terminal, after the first second).

@@ -637,10 +637,10 @@ fn write_text(
     shard: Shard,
     limit: usize,
 ) -> std::io::Result<()> {
-    let mut which = format!(
-        "census of the octal codes with 1 to {} digits",
-        selection.digits
-    );
+    let mut which = match selection.digits {
+        1 => "census of the octal codes with 1 digit".to_string(),
+        d => format!("census of the octal codes with 1 to {d} digits"),
+    };
     if let Some(filter) = &selection.filter {
         which += &format!(" among {filter}");
     }

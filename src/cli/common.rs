@@ -24,6 +24,15 @@ pub(crate) fn fmt_seconds(s: f64) -> String {
     nimsquare::base::units::human_seconds(s)
 }
 
+/// `n` and `word`, plural unless `n` is 1: `1 pair`, `9 pairs`.
+pub(crate) fn count_of(n: usize, word: &str) -> String {
+    if n == 1 {
+        format!("1 {word}")
+    } else {
+        format!("{n} {word}s")
+    }
+}
+
 /// Keeps `Result` in scope for the subcommand files.
 pub(crate) type CliResult = Result<i32>;
 

@@ -309,7 +309,8 @@ pub fn run(args: Args, threads: Option<usize>, isa: Option<Isa>) -> CliResult {
             let seconds = (a.wall_seconds + b.wall_seconds) * pair_count as f64;
             if seconds > FORECAST_NOTE_SECONDS {
                 eprintln!(
-                    "note: the {pair_count} pairs will take about {} (from the warm-up runs)",
+                    "note: the {} will take about {} (from the warm-up runs)",
+                    super::common::count_of(pair_count, "pair"),
                     nimsquare::run::longrun::progress::fmt_eta(seconds)
                 );
             }
@@ -324,8 +325,8 @@ pub fn run(args: Args, threads: Option<usize>, isa: Option<Isa>) -> CliResult {
     };
     if !quiet {
         eprintln!(
-            "compare: {} pairs of `{}` runs after {} warm-up run(s) of each; --quiet hides these lines",
-            args.pairs,
+            "compare: {} of `{}` runs after {} warm-up run(s) of each; --quiet hides these lines",
+            super::common::count_of(args.pairs, "pair"),
             side_a.args.join(" "),
             args.warmup
         );

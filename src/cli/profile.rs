@@ -56,7 +56,7 @@ pub struct Args {
     limit: Option<Limit>,
     /// Table back-end (see `nimsquare list`; the same default as `solve`). With --octal, an
     /// octal back-end (`auto`: `octal-block`, the octal default).
-    #[arg(long, value_name = "NAME", default_value = DEFAULT_TABLE)]
+    #[arg(long, visible_alias = "backend", value_name = "NAME", default_value = DEFAULT_TABLE)]
     table: String,
     /// Count back-end (see `nimsquare list`; the same default as `solve`).
     #[arg(long, value_name = "NAME", default_value = DEFAULT_COUNT)]

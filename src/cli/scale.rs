@@ -50,7 +50,12 @@ pub struct Args {
     /// the naive controls, which are there to check, not to race). `auto` times the one the
     /// planner picks at each N (wisdom or built-in, as `solve` would), as a row named auto.
     /// With --octal, octal back-ends (`auto` is for subtraction games only).
-    #[arg(long, value_name = "NAMES", value_delimiter = ',')]
+    #[arg(
+        long,
+        visible_alias = "backend",
+        value_name = "NAMES",
+        value_delimiter = ','
+    )]
     table: Vec<String>,
     #[command(flatten)]
     grid: GridArgs,

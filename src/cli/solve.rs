@@ -22,7 +22,8 @@ pub struct Args {
     #[command(flatten)]
     limit: LimitArg,
     /// Table back-end (see `nimsquare list`); `auto` lets the planner choose by N and threads.
-    #[arg(long, value_name = "NAME", default_value = planner::AUTO)]
+    /// `--table` is the older name of this flag.
+    #[arg(long = "backend", visible_alias = "table", value_name = "NAME", default_value = planner::AUTO)]
     table: String,
     /// Count back-end (see `nimsquare list`); `auto` lets the planner choose.
     #[arg(long, value_name = "NAME", default_value = planner::AUTO)]

@@ -29,7 +29,7 @@
 //!
 //! Bytes rather than bits: a mark is a plain store, which never waits for its cache line,
 //! where a bit needs the word loaded first. One bit a position (8 times the positions per
-//! window) was tried and cost more CPU time (the figures are in `results/sieve.md`).
+//! window) was tried and cost more CPU time (the figures are in `results/sequences/sieve.md`).
 //!
 //! Type limits: N < 2^32; targets are `u64`, so c + s cannot overflow; move indices are `u32`
 //! (at most 65 536 squares below 2^32, at most 65 535 listed moves).
@@ -54,7 +54,7 @@ pub const ENTRY: Entry<dyn ColdFinder> = Entry {
 
 /// The default window: 512 KiB (2^19 positions), half of this CPU's 1 MiB L2 per core,
 /// leaving room for the cursors streamed through it. The fastest of 256 KiB, 512 KiB and
-/// 1 MiB at N = 10^9 (`results/sieve.md`): smaller windows visit every cursor more often,
+/// 1 MiB at N = 10^9 (`results/sequences/sieve.md`): smaller windows visit every cursor more often,
 /// larger ones spill out of L2.
 pub const DEFAULT_WINDOW: usize = 512 * 1024;
 

@@ -7,7 +7,7 @@
 //! pages are first touched. The advice is a hint: where the kernel has no huge pages, or on
 //! systems other than Linux, nothing changes, and the values never depend on it. Cost: one
 //! `madvise` call per table, before its first touch. What it gains is measured in
-//! results/big-n.md.
+//! results/scaling/big-n.md.
 //!
 //! Invariant: the advice only ever covers whole pages inside the table's own buffer, so it
 //! cannot change a value.

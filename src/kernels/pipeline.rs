@@ -186,7 +186,7 @@ pub fn fill(
 /// them, [`recycle`] puts them back). Fresh buffers each run were allocated and freed on
 /// every build, and glibc handed their pages back to the kernel each time (trimming the
 /// arena top with `brk` or `madvise`), so each build page-faulted them in again, a cost
-/// that weighs most on small builds (measured in results/big-n.md, target 4). What is kept
+/// that weighs most on small builds (measured in results/scaling/big-n.md, target 4). What is kept
 /// is the two buffers of the last run (at most what its `scratch_bytes` counted for them, a
 /// few MB at N = 10^9).
 static SPARE_MASKS: std::sync::Mutex<Option<[Vec<u64>; 2]>> = std::sync::Mutex::new(None);

@@ -5,7 +5,7 @@
 //!
 //! A prefetch is a hint: it never faults, never changes memory and never changes a result,
 //! so only the lines it names can be tested ([`span_bytes`], against the lines the span
-//! occupies); whether it pays is a measurement (results/mutants.md).
+//! occupies); whether it pays is a measurement (results/quality/mutants.md).
 //!
 //! [`lanes::PREFETCH_AHEAD`]: crate::kernels::lanes::PREFETCH_AHEAD
 

@@ -5,7 +5,7 @@
 //! Why not `rayon::join`: a rayon worker with nothing to do goes to sleep, and a join then
 //! waits for the operating system to wake it, at its start (the job is stolen late) and often
 //! at its end (the caller sleeps on the latch). That costs tens of microseconds a join on a
-//! virtual machine, which is a tenth of a block of `octal-block` (results/octal.md, stop 38).
+//! virtual machine, which is a tenth of a block of `octal-block` (results/octal/octal.md, stop 38).
 //! The workers here spin on an atomic counter between jobs instead (then yield, then nap
 //! after a long idle stretch, so a pool left idle does not keep a core busy for ever).
 //!

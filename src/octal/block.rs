@@ -91,14 +91,14 @@ pub const ENTRY: Entry<dyn OctalBuilder> = Entry {
 
 /// Heaps per block: the near pass reads the rare positions below two blocks per heap, and
 /// the threads meet once a block (a join), so smaller blocks meet more often.
-/// Chosen on Xeon-167 only, in a first look beside a build (results/octal.md, stop 37); not
+/// Chosen on Xeon-167 only, in a first look beside a build (results/octal/octal.md, stop 37); not
 /// checked on the EPYCs.
 pub const BLOCK: usize = 512;
 
 /// The lanes sweep together while at least this many of them still miss a rare value;
 /// then each open lane sweeps on alone (a lane sweep costs about a third of a lane's own
 /// per pair, but goes on for every lane until the slowest is done). Chosen on Xeon-167 only,
-/// in a first look beside a build (results/octal.md, stop 37).
+/// in a first look beside a build (results/octal/octal.md, stop 37).
 pub const LANE_SWEEP_MIN: usize = 12;
 
 /// The most witnesses listed for one rare value (see `Split::list_witnesses`).

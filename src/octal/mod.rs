@@ -45,9 +45,9 @@ pub static BACKENDS: &[Entry<dyn OctalBuilder>] = &[
 crate::registry::stage!("octal", dyn OctalBuilder, BACKENDS);
 
 /// The back-end used where none is named: `octal-block`, exact for every code, and on
-/// Officers far ahead of the others (results/octal.md, stop 37). Without a sparse split it
+/// Officers far ahead of the others (results/octal/octal.md, stop 37). Without a sparse split it
 /// runs `octal-vector`'s candidate search itself; a split of the second kind (the position's
-/// parity, as .127 needs, [`rare_common`]) it runs as one of the first (results/octal.md,
+/// parity, as .127 needs, [`rare_common`]) it runs as one of the first (results/octal/octal.md,
 /// stop 39). So it chooses by code itself, as the table goes (the rare/common passes while
 /// a mask leaves the positions sparse, the candidate search otherwise): on the codes timed
 /// at stop 39 it was the fastest back-end, or within 4% of `octal-vector` where no mask

@@ -12,7 +12,7 @@
 //! back-end names, whether the counter supports the number of heaps, and the memory the run
 //! needs (each back-end states its own scratch through its trait). Like RustFFT's planner
 //! choosing an algorithm by length, `auto` picks a back-end from N and the thread count,
-//! using crossovers measured on the project's 2-core machines (results/planner.md), or from
+//! using crossovers measured on the project's 2-core machines (results/table/planner.md), or from
 //! wisdom `tune` measured on this one.
 //!
 //! The planner only chooses; it never changes an answer (every back-end it can name is in
@@ -36,33 +36,33 @@ pub const AUTO: &str = "auto";
 
 /// Below this N the plain `stamped` mex wins: the lane blocks' set-up (a 32-lane scratch
 /// and its stride dispatch) costs more than the few option steps there are
-/// (results/planner.md, "Table").
+/// (results/table/planner.md, "Table").
 pub const TABLE_LANES_FROM: usize = 100;
 
 /// From this N on, with two or more threads, `stamped-parallel` beats `stamped-lanes`:
 /// below it the per-super-block synchronisation outweighs the split work. Off the AVX-512
-/// path only (results/planner.md, "Table").
+/// path only (results/table/planner.md, "Table").
 pub const TABLE_PARALLEL_FROM: usize = 300_000;
 
 /// On the AVX-512 path, from this N on, `bitset` beats `stamped-lanes` on one thread, and on
 /// two below [`TABLE_BITSET_PARALLEL_FROM`] it also beats `stamped-parallel`: its far-move
-/// OR takes 64 lanes in a few vector ops (results/planner.md, "The AVX-512 path").
+/// OR takes 64 lanes in a few vector ops (results/table/planner.md, "The AVX-512 path").
 pub const TABLE_BITSET_FROM: usize = 30_000;
 
 /// On the AVX-512 path with two or more threads, from this N on, `bitset-parallel` beats
 /// `bitset` and `stamped-parallel`: below it a super-block's far work is too short for the
-/// second thread's hand-offs (results/planner.md, "Built-in choices against the best, per
+/// second thread's hand-offs (results/table/planner.md, "Built-in choices against the best, per
 /// machine": 1.3-1.5x faster than `bitset` from 2·10^5 to 10^6 on the EPYC's quiet studies).
 pub const TABLE_BITSET_PARALLEL_FROM: usize = 200_000;
 
 /// On the AVX-512 path the bitset back-ends are chosen only up to this N: past it the
 /// largest value (for the squares) needs 7 mask words or more, and the AVX-512 far-move OR
 /// takes them in groups of 16 lanes that each reread every move's lines, so the stamped
-/// back-ends win (results/planner.md, "The AVX-512 path").
+/// back-ends win (results/table/planner.md, "The AVX-512 path").
 pub const TABLE_BITSET_UNTIL: usize = 10_000_000;
 
 /// On the AVX2 path, from this N to [`TABLE_AVX2_BITSET_UNTIL`], `bitset` beats
-/// `stamped-lanes` (1.4x at 10^4, 1.7x at 10^5 on the EPYC-AVX2, results/planner.md "Built-in
+/// `stamped-lanes` (1.4x at 10^4, 1.7x at 10^5 on the EPYC-AVX2, results/table/planner.md "Built-in
 /// choices against the best, per machine"; `tune` there: 1.2-1.9x from 10^4 to 10^6).
 pub const TABLE_AVX2_BITSET_FROM: usize = 10_000;
 
@@ -72,7 +72,7 @@ pub const TABLE_AVX2_BITSET_PARALLEL_FROM: usize = 100_000;
 
 /// On the AVX2 path the bitset back-ends are chosen up to this N: past it their mask words
 /// multiply with the values and the stamped back-ends win (at 3·10^6 and 10^7 on the
-/// EPYC-AVX2 `tune` run, results/planner.md).
+/// EPYC-AVX2 `tune` run, results/table/planner.md).
 pub const TABLE_AVX2_BITSET_UNTIL: usize = 1_000_000;
 
 /// The table back-end `auto` means for (N, threads) by the built-in crossovers, on the path this run's kernels
@@ -94,7 +94,7 @@ pub struct Crossovers {
 /// The built-in crossovers (the constants above say where each was measured): the bitset
 /// kernels in the middle range of N on the AVX-512 and AVX2 paths, each with its own
 /// crossovers, the stamped ones below and above it and on the scalar and portable paths
-/// (results/planner.md, "Built-in choices against the best, per machine").
+/// (results/table/planner.md, "Built-in choices against the best, per machine").
 pub static BUILT_IN: &[Crossovers] = &[
     Crossovers {
         paths: &[Isa::Avx512],
@@ -211,7 +211,7 @@ pub const CALIBRATION_LIMIT: usize = 1_000_000;
 ///
 /// `wht` works on the value histogram the table already holds, O(G log G) per heap count,
 /// against O(G^2) for `burnside` and O(N·G) for the sweeps, and it counts any K; it was the
-/// fastest count back-end at every N measured (results/planner.md, "Count"), so there is
+/// fastest count back-end at every N measured (results/table/planner.md, "Count"), so there is
 /// no crossover to encode.
 pub fn choose_count() -> &'static Entry<dyn Counter> {
     &count::wht::ENTRY

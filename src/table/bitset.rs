@@ -66,7 +66,7 @@ impl TableBuilder for Bitset {
 
 /// The running max below which the AVX-512 path runs the AVX2 kernels: while every mask is
 /// one word the AVX2 block loop is the faster, from two words on (N ~ 6·10^4 for the
-/// squares) the AVX-512 one (results/big-n.md, target 4).
+/// squares) the AVX-512 one (results/scaling/big-n.md, target 4).
 pub const AVX2_BELOW_MAX: usize = 64;
 
 /// `fill` on the path `isa` with the moves up to N (`moves`, ascending). `isa` must be

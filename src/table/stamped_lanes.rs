@@ -76,7 +76,7 @@ impl TableBuilder for StampedLanes {
 }
 
 /// The running max below which the block loop takes the scalar path on every `--isa`: the
-/// measured crossover (N ~ 1.2·10^4 for the squares; results/big-n.md, target 4), below
+/// measured crossover (N ~ 1.2·10^4 for the squares; results/scaling/big-n.md, target 4), below
 /// which the scalar loop beats the AVX-512 one and above which it loses.
 pub const SCALAR_BELOW_MAX: usize = 36;
 

@@ -46,7 +46,12 @@ pub struct Args {
     limit: LimitArg,
     /// Table back-ends to time, comma-separated or repeated (default: every one but the
     /// naive controls).
-    #[arg(long, value_name = "NAMES", value_delimiter = ',')]
+    #[arg(
+        long,
+        visible_alias = "backend",
+        value_name = "NAMES",
+        value_delimiter = ','
+    )]
     table: Vec<String>,
     /// Count back-ends to time on the table, comma-separated or repeated (default: every one
     /// but the naive controls).

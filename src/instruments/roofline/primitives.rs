@@ -96,7 +96,7 @@ impl Budget {
     /// because a bound is what the machine can do and other jobs only slow a primitive: on
     /// a machine at load 9 one 60 ms timing of `scatter_store` ranged 0.28-0.97 ns within
     /// five rounds, the fastest of five 12 ms timings kept its median within 10% of the
-    /// quiet figure (results/roofline-repeat.md).
+    /// quiet figure (results/instruments/roofline-repeat.md).
     pub const ROUND: Budget = Budget {
         target: Duration::from_millis(12),
         runs: 5,
@@ -204,7 +204,7 @@ fn kept(samples: &[f64], fastest: bool) -> f64 {
 /// The copies run on the threads of the rayon pool, the ones the parallel back-ends use,
 /// whenever it has enough of them: starting fresh OS threads instead slowed the parallel
 /// back-ends timed after them in the same process (`scale` measures the primitives between
-/// its points; results/big-n.md, target 4).
+/// its points; results/scaling/big-n.md, target 4).
 fn run_concurrently(
     threads: usize,
     reps: u64,

@@ -48,7 +48,7 @@ use std::time::Instant;
 
 /// Points of fewer option steps than this get one untimed build before the timed ones: a
 /// build of micro- to milliseconds is slowed by what ran just before it in the process
-/// (results/big-n.md, target 4). Above it one build costs a second or more, and a warm-up
+/// (results/scaling/big-n.md, target 4). Above it one build costs a second or more, and a warm-up
 /// would double the study for no visible effect.
 pub const WARM_UP_BELOW_STEPS: u128 = 1 << 30;
 

@@ -146,8 +146,8 @@ impl<const G: usize, K: LaneKernel> SeenLanes<G, K> {
     /// every s (true whenever s >= LANES or the block is complete).
     ///
     /// Kept out of line: the same loop inlined into the block loop's AVX2 entry made
-    /// `stamped-lanes` slower at 10^7 on the EPYC-AVX2 (results/tune.md, "No back-end slower
-    /// than at 6a4a985"); it does one call per block of 32 positions.
+    /// `stamped-lanes` slower at 10^7 on the EPYC-AVX2 (results/instruments/tune.md, "No
+    /// back-end slower than at 6a4a985"); it does one call per block of 32 positions.
     #[inline(never)]
     pub fn stamp_moves(&mut self, g: &[u16], n0: usize, moves: &[usize]) {
         let stamp = self.stamp;

@@ -15,7 +15,7 @@
 //! time, reads each move's 128 bytes of g once per block rather than once per 8 lanes; C·V
 //! is kept within the register file. Each move also prefetches the lines it will read in
 //! the next block (past N ~ 10^6 g no longer fits L2 and the block loop otherwise waits on
-//! memory). What each of the two gains is measured in `results/isa-bits.md`.
+//! memory). What each of the two gains is measured in `results/table/isa-bits.md`.
 //!
 //! Invariant: a move s takes the vector step for a group only when s <= n0 + jg (every lane
 //! of the group has its option), so the loads g[n0 + jg - s ..][..L] lie in finished blocks

@@ -51,12 +51,30 @@
 //! used for all checksums: it is a few lines, needs no dependency, and catches the damage
 //! that matters here (a torn or truncated write, a flipped byte); it is not a defence against
 //! deliberate tampering.
+//!
+//! # Files
+//!
+//! This file holds the format itself: the constants, the checksum, the header and its
+//! encoding, and the size of a file. Beside it, in `tablefile/`:
+//! - `reader.rs`: reading a table or a checkpoint back, every check, and what a damaged
+//!   checkpoint still gives ([`read`], [`read_checkpoint`], [`TableFile`], [`Damage`]);
+//! - `writer.rs`: writing one so that the path always holds the old file or the whole new one
+//!   ([`write_atomic`], through the `tempfile` crate);
+//! - `checks.rs`: what is refused before any work, a file not to write over
+//!   ([`check_overwritable`], [`check_absent`]) and files that will not fit on their file
+//!   system ([`check_room`]).
+
+mod checks;
+mod reader;
+mod writer;
+
+pub use checks::{check_absent, check_overwritable, check_room, folder_of, free_bytes};
+pub use reader::{read, read_checkpoint, read_complete, read_header, Damage, TableFile};
+pub use writer::write_atomic;
 
 use super::ruleset::{self, Ruleset};
 use crate::base::error::{Error, Result};
-use std::fs::{self, File};
-use std::io::{Read, Seek, SeekFrom, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// The first 8 bytes of every table file.
 pub const MAGIC: &[u8; 8] = b"NIMSQTBL";
@@ -161,86 +179,6 @@ impl Header {
     }
 }
 
-impl TableFile {
-    /// Refuses a file made for other rules ([`Header::check_matches`]), and one whose values
-    /// break the rules at a spot-checked position ([`Ruleset::first_wrong`]): what every use
-    /// of a loaded table goes through.
-    pub fn check_usable(&self, rules: &dyn Ruleset) -> Result<()> {
-        let path = &self.path;
-        self.header.check_matches(rules, path)?;
-        match rules.first_wrong(&self.values) {
-            None => Ok(()),
-            Some((n, found, rules)) => Err(invalid(
-                path,
-                &format!(
-                    "g({n}) is {found} in the file, but the mex of its options there is {rules}: the values are wrong although the checksum holds; rebuild the table"
-                ),
-            )),
-        }
-    }
-}
-
-/// A table or checkpoint read back, every check passed. It reads as its [`Header`]
-/// (`file.limit`, `file.done`, `file.max`, `file.moves_label`, `file.provides(n)`, ...)
-/// through `Deref`, so the two never describe a file twice; `max` has been checked against
-/// the values. From [`read_checkpoint`] the header describes the good prefix kept, not the
-/// file (`damage` says what was dropped).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TableFile {
-    /// The checked header.
-    pub header: Header,
-    /// g(0), ..., g(done - 1).
-    pub values: Vec<u16>,
-    /// The file it was read from (for messages).
-    pub path: PathBuf,
-    /// The first bad block of a checkpoint whose good prefix was kept ([`read_checkpoint`]);
-    /// always `None` from [`read`].
-    pub damage: Option<Damage>,
-}
-
-impl std::ops::Deref for TableFile {
-    type Target = Header;
-
-    fn deref(&self) -> &Header {
-        &self.header
-    }
-}
-
-/// The first bad block of a checkpoint: block `block` of `blocks`, positions g(from..to),
-/// damaged (`cut_short` false: its checksum does not match) or missing in part (the file is
-/// shorter than its header says). Everything from `from` on was dropped.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Damage {
-    /// The bad block's index, from 0.
-    pub block: usize,
-    /// How many blocks the file's header promises.
-    pub blocks: usize,
-    /// Its first position: the length of the good prefix kept.
-    pub from: u64,
-    /// One past its last position.
-    pub to: u64,
-    /// The file ends inside or before this block (rather than a checksum mismatch).
-    pub cut_short: bool,
-}
-
-impl std::fmt::Display for Damage {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "block {} of {} (g({}..{})) is {}",
-            self.block,
-            self.blocks,
-            self.from,
-            self.to,
-            if self.cut_short {
-                "cut short"
-            } else {
-                "damaged (checksum mismatch)"
-            }
-        )
-    }
-}
-
 /// Refuses a file whose label is not `rules.label()`, naming both: `was made for moves
 /// 1,3,4, not squares` between two subtraction sets, `was made for octal 0.6, not moves
 /// squares` across the families.
@@ -311,6 +249,52 @@ fn encode_header(limit: u64, done: u64, max: u16, label: &str, block_sums: &[u64
     h
 }
 
+/// The fields of an intact header `h`, refused if they contradict each other or the limits.
+fn decode_header(h: &[u8], path: &Path) -> Result<Header> {
+    let limit = le_u64(h, 16);
+    let done = le_u64(h, 24);
+    let max = u16::from_le_bytes([h[32], h[33]]);
+    let label_len = le_u32(h, 36) as usize;
+    let moves_label = String::from_utf8(h[LABEL_AT..LABEL_AT + label_len].to_vec())
+        .map_err(|_| invalid(path, "damaged header (moves label is not UTF-8)"))?;
+    if limit > crate::table::MAX_LIMIT {
+        return Err(invalid(
+            path,
+            &format!("N = {limit} is above the supported maximum"),
+        ));
+    }
+    if done > limit + 1 {
+        return Err(invalid(
+            path,
+            &format!("claims {done} positions for N = {limit} (at most N + 1)"),
+        ));
+    }
+    let block_values = le_u32(h, BLOCK_VALUES_AT) as u64;
+    if block_values == 0 {
+        return Err(invalid(path, "damaged header (block size 0)"));
+    }
+    let blocks = block_count(done, block_values);
+    let s = sums_at(label_len);
+    if s + 8 * blocks > h.len() {
+        return Err(invalid(
+            path,
+            &format!(
+                "damaged header ({blocks} block checksums do not fit in {} bytes)",
+                h.len()
+            ),
+        ));
+    }
+    Ok(Header {
+        limit,
+        done,
+        max,
+        moves_label,
+        header_bytes: h.len(),
+        block_values,
+        block_sums: (0..blocks).map(|k| le_u64(h, s + 8 * k)).collect(),
+    })
+}
+
 fn le_u32(b: &[u8], at: usize) -> u32 {
     u32::from_le_bytes(b[at..at + 4].try_into().expect("4 bytes"))
 }
@@ -358,443 +342,6 @@ pub fn block_sums(values: &[u16]) -> Vec<u64> {
         .collect()
 }
 
-/// The temporary file next to `path` that [`write_atomic`] writes first.
-pub fn tmp_path(path: &Path) -> PathBuf {
-    let mut name = path.file_name().unwrap_or_default().to_os_string();
-    name.push(".tmp");
-    path.with_file_name(name)
-}
-
-/// Writes g(0..values_done.len()) for `rules` and N = `limit` to `path` so that `path` is always
-/// either the old file or the whole new one: write `path.tmp` in the same folder, fsync it,
-/// rename it over `path`, fsync the folder. `max` must be the largest value in `values_done`
-/// (0 when empty). Overwrites `path` without asking: callers check first
-/// ([`check_overwritable`]).
-pub fn write_atomic(
-    path: &Path,
-    rules: &dyn Ruleset,
-    limit: u64,
-    values_done: &[u16],
-    max: u16,
-) -> Result<()> {
-    let done = values_done.len() as u64;
-    if done > limit + 1 {
-        return Err(invalid(
-            path,
-            &format!("cannot store {done} values for N = {limit} (at most N + 1)"),
-        ));
-    }
-    let label = rules.label();
-    let tmp = tmp_path(path);
-    let write = || -> std::io::Result<()> {
-        let mut file = File::create(&tmp)?;
-        // The header is written last, once the block checksums are known: one pass over g.
-        let blocks = block_count(done, BLOCK_VALUES as u64);
-        let placeholder = vec![0u8; header_len_for(label.len(), blocks)];
-        file.write_all(&placeholder)?;
-        let mut sums = Vec::with_capacity(blocks);
-        let mut buf = Vec::new();
-        {
-            let mut out = std::io::BufWriter::with_capacity(1 << 20, &mut file);
-            for block in values_done.chunks(BLOCK_VALUES) {
-                let mut sum = Fnv1a64::default();
-                for chunk in block.chunks(CHUNK_VALUES) {
-                    values_to_le(chunk, &mut buf);
-                    sum.update(&buf);
-                    out.write_all(&buf)?;
-                }
-                sums.push(sum.finish());
-            }
-            out.flush()?;
-        }
-        let header = encode_header(limit, done, max, &label, &sums);
-        file.seek(SeekFrom::Start(0))?;
-        file.write_all(&header)?;
-        file.sync_all()?;
-        Ok(())
-    };
-    if let Err(e) = write() {
-        let _ = fs::remove_file(&tmp);
-        return Err(io_error(&tmp, "write", e));
-    }
-    fs::rename(&tmp, path).map_err(|e| {
-        let _ = fs::remove_file(&tmp);
-        io_error(path, "rename the new table onto", e)
-    })?;
-    // The rename is durable only once the folder entry is: fsync the folder (best effort on
-    // systems where a directory cannot be opened for syncing).
-    if let Ok(d) = File::open(folder_of(path)) {
-        let _ = d.sync_all();
-    }
-    Ok(())
-}
-
-/// Reads and checks the header of the table file at `path`, and that the file length matches
-/// it. Does not read or check the values (see [`read`]).
-pub fn read_header(path: &Path) -> Result<Header> {
-    let (mut file, file_len) = open_with_len(path)?;
-    let header = read_header_from(&mut file, file_len, path)?;
-    check_file_len(&header, file_len, path)?;
-    Ok(header)
-}
-
-/// Opens `path` for reading and tells its length.
-fn open_with_len(path: &Path) -> Result<(File, u64)> {
-    let file = File::open(path).map_err(|e| io_error(path, "open", e))?;
-    let len = file
-        .metadata()
-        .map_err(|e| io_error(path, "read", e))?
-        .len();
-    Ok((file, len))
-}
-
-/// Reads the header at the start of `file` (`file_len` bytes long) and checks it, in the
-/// order a damaged file is most usefully described: what the file is, whether the header is
-/// whole and intact, what it claims. The file length is left to the caller.
-fn read_header_from(file: &mut File, file_len: u64, path: &Path) -> Result<Header> {
-    let mut first = [0u8; 16];
-    let header_len = read_prefix(file, &mut first, path)?;
-    if file_len < header_len as u64 {
-        return Err(invalid(path, "truncated (the header is incomplete)"));
-    }
-    let h = read_whole_header(file, &first, header_len, path)?;
-    decode_header(&h, path)
-}
-
-/// Reads the first 16 bytes into `first` and checks the magic, the version and the header
-/// length, which it returns.
-fn read_prefix(file: &mut File, first: &mut [u8; 16], path: &Path) -> Result<usize> {
-    let got = read_up_to(file, first).map_err(|e| io_error(path, "read", e))?;
-    if got < 8 || &first[0..8] != MAGIC {
-        return Err(invalid(
-            path,
-            "not a nimsquare table file (it does not start with NIMSQTBL)",
-        ));
-    }
-    if got < 16 {
-        return Err(invalid(path, "truncated (the header is incomplete)"));
-    }
-    let version = le_u32(first, 8);
-    if version > FORMAT_VERSION {
-        return Err(invalid(
-            path,
-            &format!(
-                "written by a newer nimsquare: format version {version}, this build reads {FORMAT_VERSION}"
-            ),
-        ));
-    }
-    if version == 1 {
-        return Err(invalid(
-            path,
-            "format version 1 (one checksum over all values), which this build no longer reads; compute the table again",
-        ));
-    }
-    if version == 0 {
-        return Err(invalid(path, "damaged (format version 0)"));
-    }
-    let header_len = le_u32(first, 12) as usize;
-    if header_len < HEADER_BYTES || !header_len.is_multiple_of(HEADER_BYTES) || header_len > 1 << 24
-    {
-        return Err(invalid(
-            path,
-            &format!("damaged header (header length {header_len})"),
-        ));
-    }
-    Ok(header_len)
-}
-
-/// The whole `header_len`-byte header (`first` and the rest read from `file`), its label
-/// length within it and its checksum verified; the checksum field is left zeroed.
-fn read_whole_header(
-    file: &mut File,
-    first: &[u8; 16],
-    header_len: usize,
-    path: &Path,
-) -> Result<Vec<u8>> {
-    let mut h = vec![0u8; header_len];
-    h[..16].copy_from_slice(first);
-    file.read_exact(&mut h[16..])
-        .map_err(|e| io_error(path, "read", e))?;
-    let label_len = le_u32(&h, 36) as usize;
-    if sums_at(label_len) > h.len() {
-        return Err(invalid(path, "damaged header (label length)"));
-    }
-    let stored_sum = le_u64(&h, HEADER_SUM_AT);
-    h[HEADER_SUM_AT..HEADER_SUM_AT + 8].fill(0);
-    if fnv1a64(&h[..sums_at(label_len)]) != stored_sum {
-        return Err(invalid(
-            path,
-            "damaged header (checksum mismatch); delete it and compute the table again",
-        ));
-    }
-    Ok(h)
-}
-
-/// The fields of an intact header `h`, refused if they contradict each other or the limits.
-fn decode_header(h: &[u8], path: &Path) -> Result<Header> {
-    let limit = le_u64(h, 16);
-    let done = le_u64(h, 24);
-    let max = u16::from_le_bytes([h[32], h[33]]);
-    let label_len = le_u32(h, 36) as usize;
-    let moves_label = String::from_utf8(h[LABEL_AT..LABEL_AT + label_len].to_vec())
-        .map_err(|_| invalid(path, "damaged header (moves label is not UTF-8)"))?;
-    if limit > crate::table::MAX_LIMIT {
-        return Err(invalid(
-            path,
-            &format!("N = {limit} is above the supported maximum"),
-        ));
-    }
-    if done > limit + 1 {
-        return Err(invalid(
-            path,
-            &format!("claims {done} positions for N = {limit} (at most N + 1)"),
-        ));
-    }
-    let block_values = le_u32(h, BLOCK_VALUES_AT) as u64;
-    if block_values == 0 {
-        return Err(invalid(path, "damaged header (block size 0)"));
-    }
-    let blocks = block_count(done, block_values);
-    let s = sums_at(label_len);
-    if s + 8 * blocks > h.len() {
-        return Err(invalid(
-            path,
-            &format!(
-                "damaged header ({blocks} block checksums do not fit in {} bytes)",
-                h.len()
-            ),
-        ));
-    }
-    Ok(Header {
-        limit,
-        done,
-        max,
-        moves_label,
-        header_bytes: h.len(),
-        block_values,
-        block_sums: (0..blocks).map(|k| le_u64(h, s + 8 * k)).collect(),
-    })
-}
-
-/// Refuses a file that does not hold exactly the header and `header.done` values.
-fn check_file_len(header: &Header, file_len: u64, path: &Path) -> Result<()> {
-    let done = header.done;
-    let want_len = header.header_bytes as u64 + 2 * done;
-    if file_len < want_len {
-        return Err(invalid(
-            path,
-            &format!("truncated ({file_len} bytes, the header promises {want_len}: {done} values)"),
-        ));
-    }
-    check_not_longer(header, file_len, path)
-}
-
-/// Refuses a file longer than the header and its `done` values: something else was written
-/// to it.
-fn check_not_longer(header: &Header, file_len: u64, path: &Path) -> Result<()> {
-    let want_len = header.header_bytes as u64 + 2 * header.done;
-    if file_len > want_len {
-        return Err(invalid(
-            path,
-            &format!("damaged ({file_len} bytes, the header promises {want_len})"),
-        ));
-    }
-    Ok(())
-}
-
-/// Reads as many bytes as the file has, up to `buf.len()`.
-fn read_up_to(file: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {
-    let mut got = 0;
-    while got < buf.len() {
-        match file.read(&mut buf[got..])? {
-            0 => break,
-            n => got += n,
-        }
-    }
-    Ok(got)
-}
-
-/// Reads a table file and checks everything: magic, version, header checksum, length, every
-/// block checksum (a mismatch is refused naming the first bad block) and the stored max.
-/// Every refusal is one line naming the file and the reason.
-pub fn read(path: &Path) -> Result<TableFile> {
-    let (mut file, file_len) = open_with_len(path)?;
-    let header = read_header_from(&mut file, file_len, path)?;
-    check_file_len(&header, file_len, path)?;
-    let (values, max, damage) = read_blocks(&mut file, &header, file_len, path)?;
-    if let Some(d) = damage {
-        return Err(invalid(
-            path,
-            &format!("damaged values: {d}; delete it and compute the table again"),
-        ));
-    }
-    if max != header.max {
-        return Err(invalid(
-            path,
-            &format!(
-                "damaged (the header says max {}, the values have {max})",
-                header.max
-            ),
-        ));
-    }
-    Ok(TableFile {
-        header,
-        values,
-        path: path.to_path_buf(),
-        damage: None,
-    })
-}
-
-/// Reads a checkpoint to resume from: like [`read`], except that values damaged or cut short
-/// do not refuse the file. The blocks before the first bad one are kept, the header then
-/// describes that prefix (its `done`, `max` and block checksums), and `damage` names the bad
-/// block. A damaged header, a file for another format and a file longer than its header
-/// says are still refused: nothing in them can be trusted.
-pub fn read_checkpoint(path: &Path) -> Result<TableFile> {
-    let (mut file, file_len) = open_with_len(path)?;
-    let mut header = read_header_from(&mut file, file_len, path)?;
-    check_not_longer(&header, file_len, path)?;
-    let (values, max, damage) = read_blocks(&mut file, &header, file_len, path)?;
-    if damage.is_none() && max != header.max {
-        return Err(invalid(
-            path,
-            &format!(
-                "damaged (the header says max {}, the values have {max})",
-                header.max
-            ),
-        ));
-    }
-    if let Some(d) = &damage {
-        header.done = d.from;
-        header.max = max;
-        header.block_sums.truncate(d.block);
-    }
-    Ok(TableFile {
-        header,
-        values,
-        path: path.to_path_buf(),
-        damage,
-    })
-}
-
-/// Reads the values after the header block by block, checking each block's checksum, until
-/// the first block that is damaged or not wholly in the file (`file_len` bytes). Returns the
-/// values of the good blocks before it, their max, and the bad block if there is one.
-fn read_blocks(
-    file: &mut File,
-    header: &Header,
-    file_len: u64,
-    path: &Path,
-) -> Result<(Vec<u16>, u16, Option<Damage>)> {
-    let done = usize::try_from(header.done).map_err(|_| invalid(path, "too large"))?;
-    let in_file = ((file_len - header.header_bytes as u64) / 2).min(header.done);
-    let mut values = Vec::with_capacity(done);
-    let mut max = 0u16;
-    let mut buf = vec![0u8; 2 * CHUNK_VALUES.min(done.max(1))];
-    let blocks = header.block_sums.len();
-    for (k, &stored) in header.block_sums.iter().enumerate() {
-        let (from, to) = header.block_span(k);
-        let damage = |cut_short| Damage {
-            block: k,
-            blocks,
-            from,
-            to,
-            cut_short,
-        };
-        if to > in_file {
-            return Ok((values, max, Some(damage(true))));
-        }
-        let mut sum = Fnv1a64::default();
-        let mut block_max = 0u16;
-        let mut left = (to - from) as usize;
-        while left > 0 {
-            let n = left.min(CHUNK_VALUES);
-            let bytes = &mut buf[..2 * n];
-            file.read_exact(bytes)
-                .map_err(|e| io_error(path, "read", e))?;
-            sum.update(bytes);
-            for pair in bytes.chunks_exact(2) {
-                let v = u16::from_le_bytes([pair[0], pair[1]]);
-                block_max = block_max.max(v);
-                values.push(v);
-            }
-            left -= n;
-        }
-        if sum.finish() != stored {
-            values.truncate(from as usize);
-            return Ok((values, max, Some(damage(false))));
-        }
-        max = max.max(block_max);
-    }
-    Ok((values, max, None))
-}
-
-/// Refuses to let a checkpoint for `rules` and N = `limit` replace `path` unless `path` does
-/// not exist or is a checkpoint or table for the same rules holding no more positions than the
-/// run will (so nothing the user did not ask to lose is overwritten).
-pub fn check_overwritable(path: &Path, rules: &dyn Ruleset, limit: usize) -> Result<()> {
-    if !path.exists() {
-        return Ok(());
-    }
-    // Its length is not checked: a checkpoint cut short is still one to resume and replace.
-    let header = open_with_len(path)
-        .and_then(|(mut file, len)| read_header_from(&mut file, len, path))
-        .map_err(|e| {
-            Error::Invalid(format!(
-                "{e} (refusing to overwrite it; delete it or choose another file)"
-            ))
-        })?;
-    header.check_matches(rules, path)?;
-    if header.done > limit as u64 + 1 {
-        return Err(invalid(
-            path,
-            &format!(
-                "holds {} positions, more than N + 1 = {} this run writes; refusing to overwrite it (choose another file)",
-                header.done,
-                limit + 1
-            ),
-        ));
-    }
-    Ok(())
-}
-
-/// Reads the complete table in `path` made for `rules`, for a command's `flag` (such as
-/// `--load-table`): refuses, naming the flag, a damaged file, one made for other rules, and a
-/// checkpoint that is not finished. Its values are not spot-checked: `verify` checks them all,
-/// and other users call [`TableFile::check_usable`].
-pub fn read_complete(path: &Path, rules: &dyn Ruleset, flag: &str) -> Result<TableFile> {
-    let named = |e: Error| Error::Invalid(format!("{flag}: {e}"));
-    let file = read(path).map_err(named)?;
-    file.check_matches(rules, path).map_err(named)?;
-    if !file.is_complete() {
-        return Err(Error::Invalid(format!(
-            "{flag} {}: a checkpoint of {} of {} positions; finish it first (run the command that keeps it with --checkpoint again)",
-            path.display(),
-            file.done,
-            file.limit + 1
-        )));
-    }
-    Ok(file)
-}
-
-/// Refuses if `path` exists: a finished table is never written over an existing file.
-pub fn check_absent(path: &Path, flag: &str) -> Result<()> {
-    if path.is_dir() {
-        return Err(Error::Invalid(format!(
-            "{flag} {}: is a folder; give the name of a file to create (for example {}/g.tbl)",
-            path.display(),
-            path.display()
-        )));
-    }
-    if path.exists() {
-        return Err(Error::Invalid(format!(
-            "{flag} {}: the file already exists; remove it or choose another name",
-            path.display()
-        )));
-    }
-    Ok(())
-}
-
 /// The bytes of a complete table file for `rules` and N = `limit`: the header with its block
 /// checksums and N + 1 little-endian u16 values.
 pub fn file_bytes(rules: &dyn Ruleset, limit: u64) -> u64 {
@@ -802,103 +349,10 @@ pub fn file_bytes(rules: &dyn Ruleset, limit: u64) -> u64 {
     header_len_for(rules.label().len(), blocks) as u64 + 2 * (limit + 1)
 }
 
-/// Bytes free to an unprivileged writer on the file system holding `folder` (statvfs's
-/// `f_bavail · f_frsize`), or `None` when the system cannot tell.
-pub fn free_bytes(folder: &Path) -> Option<u64> {
-    use std::os::unix::ffi::OsStrExt;
-    let c = std::ffi::CString::new(folder.as_os_str().as_bytes()).ok()?;
-    // SAFETY: `statvfs` reads the NUL-terminated path and writes only into the zeroed struct
-    // it is given.
-    let stat = unsafe {
-        let mut st: libc::statvfs = std::mem::zeroed();
-        if libc::statvfs(c.as_ptr(), &mut st) != 0 {
-            return None;
-        }
-        st
-    };
-    Some((stat.f_bavail as u64).saturating_mul(stat.f_frsize as u64))
-}
-
-/// The folder a file `path` is written in (`.` for a bare name).
-pub fn folder_of(path: &Path) -> &Path {
-    match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    }
-}
-
-/// Refuses, before any work, files that will not fit: `files` are (path, bytes, flag), and
-/// the files whose folders share a file system (one `st_dev`) must fit in its free space
-/// together, so two outputs on one small disk are refused although each alone would fit.
-/// A folder whose free space cannot be read is not refused here (the write will say).
-pub fn check_room(files: &[(&Path, u64, &str)]) -> Result<()> {
-    use std::os::unix::fs::MetadataExt;
-    let device = |folder: &Path| std::fs::metadata(folder).ok().map(|m| m.dev());
-    for need in room_needed(files, device) {
-        let Some(free) = free_bytes(need.folder) else {
-            continue;
-        };
-        if !fits(need.bytes, free) {
-            return Err(Error::Invalid(format!(
-                "{} needs {} on the file system of '{}', which has {} free; free some space or choose another folder",
-                need.names.join(" and "),
-                crate::base::memory::human(need.bytes),
-                need.folder.display(),
-                crate::base::memory::human(free)
-            )));
-        }
-    }
-    Ok(())
-}
-
-/// The bytes `files` need on one file system, as [`check_room`] adds them up.
-#[derive(Debug, PartialEq, Eq)]
-struct RoomNeeded<'a> {
-    /// The folder of the first file on it, where its free space is read.
-    folder: &'a Path,
-    bytes: u64,
-    /// `FLAG PATH` of each file on it.
-    names: Vec<String>,
-}
-
-/// `files` grouped by the file system of their folders (`device` of a folder; a folder
-/// without one is left out), the bytes of each group summed, in the order first met.
-fn room_needed<'a>(
-    files: &[(&'a Path, u64, &str)],
-    device: impl Fn(&Path) -> Option<u64>,
-) -> Vec<RoomNeeded<'a>> {
-    let mut by_device: Vec<(u64, RoomNeeded<'a>)> = Vec::new();
-    for &(path, bytes, flag) in files {
-        let folder = folder_of(path);
-        let Some(dev) = device(folder) else {
-            continue;
-        };
-        let name = format!("{flag} {}", path.display());
-        match by_device.iter_mut().find(|d| d.0 == dev) {
-            Some((_, need)) => {
-                need.bytes += bytes;
-                need.names.push(name);
-            }
-            None => by_device.push((
-                dev,
-                RoomNeeded {
-                    folder,
-                    bytes,
-                    names: vec![name],
-                },
-            )),
-        }
-    }
-    by_device.into_iter().map(|(_, need)| need).collect()
-}
-
-/// True when `bytes` fit in `free` bytes (exactly filling them is fitting).
-fn fits(bytes: u64, free: u64) -> bool {
-    bytes <= free
-}
-
 #[cfg(test)]
 mod tests {
+    use super::*;
+
     #[test]
     fn the_values_hash_by_chunks_is_the_hash_of_all_their_bytes() {
         for len in [0, 1, CHUNK_VALUES - 1, CHUNK_VALUES, 2 * CHUNK_VALUES + 3] {
@@ -906,15 +360,9 @@ mod tests {
                 .map(|i| (i.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 48) as u16)
                 .collect();
             let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
-            assert_eq!(
-                super::values_fnv1a64(&values),
-                super::fnv1a64(&bytes),
-                "{len}"
-            );
+            assert_eq!(values_fnv1a64(&values), fnv1a64(&bytes), "{len}");
         }
     }
-
-    use super::*;
 
     #[test]
     fn fnv_known_values() {
@@ -946,71 +394,5 @@ mod tests {
         let full = 503 * (1u64 << 20);
         assert_eq!(file_bytes(&m, full - 1), 4096 + 2 * full);
         assert_eq!(file_bytes(&m, full), 8192 + 2 * (full + 1));
-    }
-
-    #[test]
-    fn free_space_is_read_for_a_folder_that_exists_and_a_bare_name_is_in_the_current_one() {
-        assert!(free_bytes(Path::new(".")).is_some());
-        assert_eq!(free_bytes(Path::new("/no/such/folder/here")), None);
-        assert_eq!(folder_of(Path::new("g.tbl")), Path::new("."));
-        assert_eq!(folder_of(Path::new("/data/g.tbl")), Path::new("/data"));
-    }
-
-    #[test]
-    fn files_are_summed_per_file_system_and_fit_when_they_fill_it_exactly() {
-        // Folders /a and /b on device 1, /c on 2, /d on none that can be read.
-        let device = |f: &Path| match f.to_str().unwrap() {
-            "/a" | "/b" => Some(1),
-            "/c" => Some(2),
-            _ => None,
-        };
-        let (a, b, c, d) = (
-            Path::new("/a/x"),
-            Path::new("/b/y"),
-            Path::new("/c/z"),
-            Path::new("/d/w"),
-        );
-        let got = room_needed(
-            &[
-                (a, 1, "--one"),
-                (c, 5, "--three"),
-                (d, 9, "--four"),
-                (b, 7, "--two"),
-            ],
-            device,
-        );
-        let want = [
-            RoomNeeded {
-                folder: Path::new("/a"),
-                bytes: 8,
-                names: vec!["--one /a/x".into(), "--two /b/y".into()],
-            },
-            RoomNeeded {
-                folder: Path::new("/c"),
-                bytes: 5,
-                names: vec!["--three /c/z".into()],
-            },
-        ];
-        assert_eq!(got, want);
-        assert!(fits(10, 10) && fits(9, 10) && !fits(11, 10));
-    }
-
-    #[test]
-    fn files_on_one_file_system_must_fit_its_free_space_together() {
-        let dir = std::env::temp_dir();
-        let free = free_bytes(&dir).expect("the temp dir's free space");
-        let (a, b) = (dir.join("a.tbl"), dir.join("b.tbl"));
-        // Six tenths of the free space each: one fits, the two together do not.
-        let part = free / 10 * 6;
-        assert!(check_room(&[(&a, part, "--checkpoint")]).is_ok());
-        let err = check_room(&[(&a, part, "--checkpoint"), (&b, part, "--save-table")])
-            .unwrap_err()
-            .to_string();
-        assert!(
-            err.contains("--checkpoint") && err.contains("--save-table"),
-            "{err}"
-        );
-        let err = check_room(&[(&a, free + (1 << 30), "--save-table")]).unwrap_err();
-        assert!(err.to_string().contains("free some space"), "{err}");
     }
 }

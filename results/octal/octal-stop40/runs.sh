@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The stop-40 measurements of results/octal.md (Xeon-167, 2026-12-04/05 UTC), as they were run:
+# The stop-40 measurements of results/octal/octal.md (Xeon-167, 2026-12-04/05 UTC), as they were run:
 # release builds copied aside, helpers' processes paused (SIGSTOP, rescanned every second).
 # OLD2 = 2b3f5f1 (stop 39's build), MAIN = d778bac (the keep-the-split merge), NEW = ea63daf
 # (rows as wide as the power of two above the largest value). Reports go to this folder.
@@ -8,7 +8,7 @@ cd "$(dirname "$0")"
 OLD2=${OLD2:-/tmp/ns-off32b}
 MAIN=${MAIN:-/tmp/ns-main}
 NEW=${NEW:-/tmp/ns-final40}
-pairs=../../scripts/speed/pair-commands.sh
+pairs=../../../scripts/speed/pair-commands.sh
 export NIMSQUARE_NO_WISDOM=1
 # 1. Rows half as wide: MAIN against NEW at 2^22 values on one thread and on two.
 for t in 1 2; do
@@ -29,7 +29,7 @@ $pairs 3 "$OLD2 --threads 2 octal 0.6 --limit 10000000 --quiet" "$NEW --threads 
   > pair-1e7-2t-stop39-vs-now.txt
 $pairs 1 "$OLD2 --threads 2 octal 0.6 --limit 100000000 --quiet" "$NEW --threads 2 octal 0.6 --limit 100000000 --quiet" \
   > pair-1e8-2t-stop39-vs-now.txt
-# Officers to 2^32 (results/officers-2e32/, build MAIN, started 2026-12-04 21:57:58 UTC):
+# Officers to 2^32 (results/octal/officers-2e32/, build MAIN, started 2026-12-04 21:57:58 UTC):
 #   /usr/bin/time -v $MAIN --threads 2 octal 0.6 --limit 4294967295 --checkpoint off.ckpt \
 #     --checkpoint-every 600 --histogram --json > officers-2e32.json 2> officers-2e32-progress.txt
 # 4. At 2^20 (after the rest): NEW against MAIN and against OLD2, one thread and two.

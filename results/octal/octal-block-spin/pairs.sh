@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
-# The stop-38 measurements of results/octal.md: octal-block with its far groups claimed from a
+# The stop-38 measurements of results/octal/octal.md: octal-block with its far groups claimed from a
 # counter and joined on the spin pool (NEW, the build of aaad81b) against the same back-end
 # joined with rayon (OLD, the build of c3f0724), Officers (0.6), whole-process pairs, nothing
 # else running. Both binaries are release builds copied aside so a rebuild cannot change them
-# mid-run. Reports go to results/octal-block-spin/.
+# mid-run. Reports go to results/octal/octal-block-spin/.
 set -euo pipefail
 cd "$(dirname "$0")"
 OLD=${OLD:-/tmp/ns-old}
 NEW=${NEW:-/tmp/ns-new2}
-pairs=../../scripts/speed/pair-commands.sh
+pairs=../../../scripts/speed/pair-commands.sh
 # 1. 10^8 on two and on one thread, single runs with the time and the peak memory.
 for t in 2 1; do
   /usr/bin/time -v "$NEW" --threads $t octal 0.6 --limit 100000000 --quiet --json \

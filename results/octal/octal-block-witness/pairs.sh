@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# The stop-39 measurements of results/octal.md: octal-block with witness lists for the rare
+# The stop-39 measurements of results/octal/octal.md: octal-block with witness lists for the rare
 # values and Grundy's game on the lanes (NEW) against stop 38's final build (OLD, 52928b6),
 # whole-process pairs, nothing else running. Both binaries are release builds copied aside so
-# a rebuild cannot change them mid-run. Reports go to results/octal-block-witness/.
+# a rebuild cannot change them mid-run. Reports go to results/octal/octal-block-witness/.
 set -euo pipefail
 cd "$(dirname "$0")"
 OLD=${OLD:-/tmp/ns-base}
 NEW=${NEW:-/tmp/ns-new}
-pairs=../../scripts/speed/pair-commands.sh
+pairs=../../../scripts/speed/pair-commands.sh
 # 1. Before and after, 2^22 values, Officers and Grundy's game, on one thread and on two.
 for code in 0.6 grundy; do
   for t in 1 2; do

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# The octal-block measurements of results/octal.md ("Stop 37"): whole-process pairs on
+# The octal-block measurements of results/octal/octal.md ("Stop 37"): whole-process pairs on
 # Officers (0.6), nothing else running. NSQ is the release binary (`cargo build --release`,
 # copied aside so a rebuild cannot change it mid-run); TCZAJKA is the public C++ solver
 # (tczajka/octal-games, old/src/analyze_exec.cc built with its Makefile and given N as a
-# second argument), optional. Reports go to results/octal-block/.
+# second argument), optional. Reports go to results/octal/octal-block/.
 set -euo pipefail
 cd "$(dirname "$0")"
 NSQ=${NSQ:-/tmp/nsq}
-pairs=../../scripts/speed/pair-commands.sh
+pairs=../../../scripts/speed/pair-commands.sh
 # 1. One thread: the old default octal-sparse against octal-block (the project's compare).
 for n in 1e5 1e6; do
   "$NSQ" --threads 1 compare octal-sparse octal-block --octal 0.6 --limit $n --pairs 6 --quiet --json \
