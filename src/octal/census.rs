@@ -16,7 +16,7 @@
 //! [`crate::run::longrun::censusfile`].
 
 use super::period::{self, Verdict};
-use super::{OctalBuilder, Rules};
+use super::{Builder, Rules};
 use crate::base::error::{Error, Result};
 use crate::registry::Entry;
 use rayon::prelude::*;
@@ -92,7 +92,7 @@ pub fn order_key(label: &str) -> Option<(usize, u8, u64)> {
 
 /// The row of `rules` with the table of `entry` up to `limit` (checked as
 /// [`super::build`] checks it).
-pub fn row(entry: &'static Entry<dyn OctalBuilder>, rules: &Rules, limit: usize) -> Result<Row> {
+pub fn row(entry: &'static Entry<dyn Builder<Rules>>, rules: &Rules, limit: usize) -> Result<Row> {
     let table = super::build(entry.name, rules, limit as u64)?;
     Ok(Row {
         code: rules.label().to_string(),
@@ -105,7 +105,7 @@ pub fn row(entry: &'static Entry<dyn OctalBuilder>, rules: &Rules, limit: usize)
 /// The census of every code of [`codes`]`(digits)` up to `limit` with `entry`; `progress`
 /// is called with (codes done, codes in all) after each code, from any worker thread.
 pub fn census(
-    entry: &'static Entry<dyn OctalBuilder>,
+    entry: &'static Entry<dyn Builder<Rules>>,
     digits: usize,
     limit: usize,
     progress: &(dyn Fn(usize, usize) + Sync),
@@ -142,7 +142,7 @@ pub trait Watcher: Sync {
 /// the number of codes finished (all of `list` unless `watcher` stopped the run), or the first
 /// error of a build or of [`Watcher::finished`].
 pub fn run_each(
-    entry: &'static Entry<dyn OctalBuilder>,
+    entry: &'static Entry<dyn Builder<Rules>>,
     list: &[Rules],
     limit: usize,
     watcher: &dyn Watcher,
