@@ -2,7 +2,8 @@
 //! stated once ([`Rulebook`]), and the one builder trait generic over them ([`Builder`]).
 //!
 //! A workload is a kind of game whose one-heap Grundy table the harness builds: the squares'
-//! subtraction games ([`crate::table`]), octal games ([`crate::octal`]). Each states its rules as a [`Rulebook`] and its back-ends as
+//! subtraction games ([`crate::table`]), octal games ([`crate::octal`]), finite subtraction
+//! games ([`crate::finite`]). Each states its rules as a [`Rulebook`] and its back-ends as
 //! [`Builder`]s of those rules; the registry ([`crate::registry::workload`]) erases the type
 //! of the rules so that the instruments are written once over every workload.
 //!

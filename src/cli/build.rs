@@ -21,7 +21,7 @@ use std::time::Instant;
 )]
 pub struct Args {
     /// The workload and its rules, `KIND:RULES` (`table:squares`, `octal:0.6`,
-    /// `table:1,3,4`), or a workload's name alone for its example rules.
+    /// `finite:1,3,4`), or a workload's name alone for its example rules.
     #[arg(long, value_name = "KIND[:RULES]", default_value = "table:squares")]
     workload: String,
     /// The back-end (default: the workload's default back-end for N). `--table` is the

@@ -42,7 +42,7 @@ pub fn subject(moves: &Moves, octal: Option<&str>, spec: Option<&str>) -> Result
 }
 
 /// The help of every `--workload` flag.
-pub const WORKLOAD_HELP: &str = "Build the tables of another workload: `KIND:RULES` (`octal:0.6`, `table:1,3,4`) or a workload's name alone for its example rules; `nimsquare list` names the workloads";
+pub const WORKLOAD_HELP: &str = "Build the tables of another workload: `KIND:RULES` (`octal:0.6`, `finite:1,3,4`) or a workload's name alone for its example rules; `nimsquare list` names the workloads";
 
 /// Keeps `Result` in scope for the subcommand files.
 pub(crate) type CliResult = Result<i32>;

@@ -30,7 +30,7 @@ separate medians do not.\n\n\
 A and B are back-end names from `nimsquare list`, each optionally with a vector path after \
 `@` (`bitset@avx2`). Table back-ends are timed by the table seconds their run reports, count \
 back-ends by the count seconds (`--measure wall` times whole processes instead).\n\n\
-With --workload KIND:RULES (any workload of `nimsquare list`: `octal:0.6`, `table:1,3,4`) \
+With --workload KIND:RULES (any workload of `nimsquare list`: `octal:0.6`, `finite:1,3,4`) \
 or --octal CODE (0.6, .137, grundy), A and B are back-ends of that workload, each side a whole \
 `build --workload KIND:RULES --json` run timed by the build seconds it reports, and the two \
 tables must be identical (their digests, FNV-1a of the values, are compared). A naive control \

@@ -47,7 +47,8 @@ pub struct Grid {
 
 impl Grid {
     /// The full matrix: tables at 10^4, 10^5 and 10^6, counts at 10^5 and 10^6, solves at
-    /// 10^5, Officers (0.6) and Dawson's chess (0.137) at 10^4 and 10^5.
+    /// 10^5, Officers (0.6) and Dawson's chess (0.137) at 10^4 and 10^5, the finite set
+    /// {1, 3, 4} at 10^5 and 10^6.
     pub fn full() -> Grid {
         Grid {
             table: vec![10_000, 100_000, 1_000_000],
@@ -56,6 +57,7 @@ impl Grid {
             games: vec![
                 ("octal:0.6", vec![10_000, 100_000]),
                 ("octal:0.137", vec![10_000, 100_000]),
+                ("finite:1,3,4", vec![100_000, 1_000_000]),
             ],
             measure: Duration::from_secs(3),
             warm_up: Duration::from_secs(1),
@@ -71,6 +73,7 @@ impl Grid {
             games: vec![
                 ("octal:0.6", vec![1_000, 10_000]),
                 ("octal:0.137", vec![10_000]),
+                ("finite:1,3,4", vec![10_000]),
             ],
             measure: Duration::from_millis(300),
             warm_up: Duration::from_millis(100),

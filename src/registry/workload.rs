@@ -1,7 +1,7 @@
 //! The workloads, erased: what the instruments hold instead of naming a stage.
 //!
 //! A workload is a kind of game whose Grundy table the harness builds (the squares' table,
-//! octal games). Its folder states the rules ([`Rulebook`]), its
+//! octal games, finite subtraction games). Its folder states the rules ([`Rulebook`]), its
 //! back-ends ([`Builder`]s of those rules, listed in a [`Stage`]) and one [`WorkloadKind`]
 //! static: its name, what its rules look like on the command line, and how to parse them.
 //! `run::workload::KINDS` lists every kind, one line each. An instrument holds a [`Subject`]
@@ -55,7 +55,7 @@ pub struct WorkloadKind<B: ?Sized + BuilderOf + 'static> {
 
 /// A workload kind with its type erased: what `run::workload::KINDS` lists.
 pub trait Kind: Sync {
-    /// Its name (the stage's: `table`, `octal`).
+    /// Its name (the stage's: `table`, `octal`, `finite`).
     fn name(&self) -> &'static str;
     /// One line saying what tables it builds.
     fn about(&self) -> &'static str;

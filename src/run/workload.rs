@@ -17,12 +17,12 @@ use crate::base::error::{Error, Result};
 use crate::base::limit::Limit;
 use crate::base::memory;
 use crate::base::moves::Moves;
-use crate::{octal, table};
+use crate::{finite, octal, table};
 
 pub use crate::registry::workload::{Backend, Kind, Made, Subject};
 
 /// Every workload, in the order `list` shows them: one line per workload.
-pub static KINDS: &[&dyn Kind] = &[&table::WORKLOAD, &octal::WORKLOAD];
+pub static KINDS: &[&dyn Kind] = &[&table::WORKLOAD, &octal::WORKLOAD, &finite::WORKLOAD];
 
 /// The workload called `name`, or an error listing the names.
 pub fn kind(name: &str) -> Result<&'static dyn Kind> {
@@ -49,7 +49,7 @@ pub fn parse(kind_name: &str, rules: &str) -> Result<Subject> {
 }
 
 /// The subject `KIND:RULES` (`octal:0.6`, `table:1,3,4`), or a workload name alone with its
-/// example rules (`octal`).
+/// example rules (`finite`).
 pub fn parse_spec(text: &str) -> Result<Subject> {
     match text.split_once(':') {
         Some((k, rules)) => parse(k.trim(), rules),
