@@ -31,6 +31,7 @@
 
 use criterion::{BenchmarkId, Criterion, SamplingMode, Throughput};
 use nimsquare::base::isa::{self, Isa};
+use nimsquare::base::moves::Moves;
 use nimsquare::instruments::check;
 use nimsquare::instruments::matrix::{self, Bench, BenchArgs, GateCase, Grid, Group};
 use nimsquare::instruments::matrix_report;
@@ -75,7 +76,7 @@ impl Checked {
         }
     }
 
-    /// Keeps each table's first seconds of an octal gate case's `tables` (on `path`).
+    /// Keeps each table's first seconds of a tables-only gate case's `tables` (on `path`).
     fn record_tables(&mut self, tables: &check::Tables, path: Option<Isa>, n: usize) {
         let judge = (tables.judge, tables.judge_seconds);
         for (name, s) in std::iter::once(judge).chain(tables.checked.iter().copied()) {
@@ -83,7 +84,7 @@ impl Checked {
                 Some(p) => format!("{name}@{p}"),
                 None => name.to_string(),
             };
-            let id = format!("octal/{at}/{}/{n}", tables.game.label());
+            let id = format!("{}/{at}/{}/{n}", tables.game.stage(), tables.game.label());
             if !self.seconds.iter().any(|(i, _)| *i == id) {
                 self.seconds.push((id, s));
             }
@@ -137,7 +138,7 @@ fn gate(selected: &[Bench]) -> Checked {
     let start = Instant::now();
     let mut want: Vec<(usize, u128)> = Vec::new();
     for case in &cases {
-        if case.game.moves().is_none() {
+        if case.game.rules::<Moves>().is_none() {
             let tables = matrix::check_gate_tables(case)
                 .and_then(|t| t.into_result())
                 .unwrap_or_else(|e| panic!("bench matrix refused to time: {e}"));
@@ -169,8 +170,9 @@ fn gate(selected: &[Bench]) -> Checked {
         }
         checked.record(&report, case.path, case.n);
     }
-    let (squares, octal): (Vec<&GateCase>, Vec<&GateCase>) =
-        cases.iter().partition(|c| c.game.moves().is_some());
+    let (squares, others): (Vec<&GateCase>, Vec<&GateCase>) = cases
+        .iter()
+        .partition(|c| c.game.rules::<Moves>().is_some());
     let names = |of: &[&GateCase], f: fn(&GateCase) -> &Vec<&'static str>| {
         let mut all: Vec<&str> = of.iter().flat_map(|c| f(c).iter().copied()).collect();
         all.sort_unstable();
@@ -196,17 +198,17 @@ fn gate(selected: &[Bench]) -> Checked {
             start.elapsed().as_secs_f64()
         );
     }
-    if !octal.is_empty() {
-        let mut games: Vec<String> = octal
+    if !others.is_empty() {
+        let mut games: Vec<String> = others
             .iter()
-            .map(|c| format!("{} at N = {}", c.game.label(), c.n))
+            .map(|c| format!("{} at N = {}", c.game.describe(), c.n))
             .collect();
         games.dedup();
         eprintln!(
-            "agreement gate: octal tables [{}] agree with the octal judges ({}) on {} path(s) ({:.1} s)",
-            names(&octal, |c| &c.tables),
+            "agreement gate: tables [{}] agree with their workloads' judges ({}) on {} path(s) ({:.1} s)",
+            names(&others, |c| &c.tables),
             games.join(", "),
-            paths(&octal),
+            paths(&others),
             start.elapsed().as_secs_f64()
         );
     }
@@ -250,10 +252,7 @@ fn size(
 
 /// Times `selected` (already gated), group by group.
 fn run(c: &mut Criterion, grid: &Grid, args: &BenchArgs, selected: &[Bench], checked: &Checked) {
-    for g in Group::ALL {
-        if !selected.iter().any(|b| b.group == g) {
-            continue;
-        }
+    for g in Group::of(selected) {
         let mut group = c.benchmark_group(g.name());
         for b in selected.iter().filter(|b| b.group == g) {
             if g != Group::Count {

@@ -8,6 +8,8 @@
 
 use crate::base::error::{Error, Result};
 
+pub mod workload;
+
 /// What a back-end is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Role {

@@ -5,11 +5,11 @@
 use nimsquare::base::isa::Isa;
 use nimsquare::base::moves::Moves;
 use nimsquare::instruments::matrix::{self, BenchArgs, GateCase, Grid};
-use nimsquare::run::workload::Game;
+use nimsquare::run::workload::{self, Subject};
 use nimsquare::{count, octal, registry, table};
 
-fn squares() -> Game {
-    Game::Subtraction(Moves::Squares)
+fn squares() -> Subject {
+    workload::subtraction(Moves::Squares)
 }
 
 fn args(a: &[&str]) -> BenchArgs {
@@ -223,7 +223,7 @@ fn every_fast_octal_back_end_is_timed_on_each_octal_game_of_the_grid_with_stable
     assert_eq!(
         gated,
         [10_000, 100_000].map(|n| GateCase {
-            game: Game::octal("0.6").unwrap(),
+            game: workload::parse("octal", "0.6").unwrap(),
             n,
             path: None,
             tables: vec!["octal-vector"],
@@ -263,11 +263,10 @@ fn the_octal_gate_passes_every_registered_back_end() {
 #[test]
 fn the_octal_gate_refuses_a_wrong_back_end() {
     use nimsquare::instruments::check::testing::OCTAL_WRONG_AT_500;
-    use nimsquare::run::workload::Backend;
     // A back-end whose table differs at one position is refused, named with the position,
     // by the control at a small N and by the reference `octal-sparse` beyond it.
-    let officers = Game::octal("0.6").unwrap();
-    let wrong = Backend::Octal(&OCTAL_WRONG_AT_500);
+    let officers = workload::parse("octal", "0.6").unwrap();
+    let wrong = octal::WORKLOAD.backend(&OCTAL_WRONG_AT_500);
     for (n, judge) in [(1_000, "octal-naive"), (30_000, "octal-sparse")] {
         let e = matrix::gate_tables(&officers, n, None, &[wrong])
             .unwrap()

@@ -30,7 +30,7 @@ fn first_difference(a: &Table, b: &Table) -> Option<usize> {
 
 /// The paths a back-end is run on: every supported path when it follows `--isa`, else the
 /// active one.
-fn paths_of(e: &registry::Entry<dyn octal::OctalBuilder>) -> Vec<Isa> {
+fn paths_of(e: &registry::Entry<dyn octal::Builder<octal::Rules>>) -> Vec<Isa> {
     if e.follows_isa() {
         Isa::supported_all()
     } else {

@@ -3,8 +3,10 @@
 //! printed before a long run. The dispatcher (`cli/mod.rs`) and the subcommands import it;
 //! it imports neither.
 
-use nimsquare::base::error::Result;
+use nimsquare::base::error::{Error, Result};
+use nimsquare::base::moves::Moves;
 use nimsquare::run::wisdom;
+use nimsquare::run::workload::{self, Subject};
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
@@ -32,6 +34,24 @@ pub(crate) fn count_of(n: usize, word: &str) -> String {
         format!("{n} {word}s")
     }
 }
+
+/// What a command that builds tables reads its game from: `--workload KIND[:RULES]` (any
+/// workload of `nimsquare list`), else `--octal CODE` (the octal workload's own flag), else
+/// `--moves` (the table workload's). Each refusal names its flag.
+pub fn subject(moves: &Moves, octal: Option<&str>, spec: Option<&str>) -> Result<Subject> {
+    match (spec, octal) {
+        (Some(spec), _) => {
+            workload::parse_spec(spec).map_err(|e| Error::Invalid(format!("--workload: {e}")))
+        }
+        (None, Some(code)) => {
+            workload::parse("octal", code).map_err(|e| Error::Invalid(format!("--octal: {e}")))
+        }
+        (None, None) => Ok(workload::subtraction(moves.clone())),
+    }
+}
+
+/// The help of every `--workload` flag.
+pub const WORKLOAD_HELP: &str = "Build the tables of another workload: `KIND:RULES` (`octal:0.6`, `finite:1,3,4`) or a workload's name alone for its example rules; `nimsquare list` names the workloads";
 
 /// Keeps `Result` in scope for the subcommand files.
 pub(crate) type CliResult = Result<i32>;

@@ -1,5 +1,5 @@
 //! `nimsquare compare A B`: two back-ends (or two `--isa` paths, or two binaries) timed as
-//! whole `solve` runs (with `--octal`, `octal` runs) in alternating pairs, their answers
+//! whole `solve` runs (with `--workload` or `--octal`, `build` runs) in alternating pairs, their answers
 //! (an octal game's: its table digest) checked equal, and the verdict given
 //! as the median ratio B/A with a confidence interval (see
 //! [`nimsquare::instruments::compare`]).
@@ -9,6 +9,7 @@ use super::common::{fmt_seconds, print_json, CliResult};
 use nimsquare::base::error::{Error, Result};
 use nimsquare::base::isa::Isa;
 use nimsquare::instruments::compare::{self, Event, Measure, Side, Summary};
+use nimsquare::run::workload::{self, BuildPlan, Subject};
 use std::path::PathBuf;
 
 /// Exit status when `--fail-above` finds B slower than the limit beyond doubt.
@@ -29,9 +30,11 @@ separate medians do not.\n\n\
 A and B are back-end names from `nimsquare list`, each optionally with a vector path after \
 `@` (`bitset@avx2`). Table back-ends are timed by the table seconds their run reports, count \
 back-ends by the count seconds (`--measure wall` times whole processes instead).\n\n\
-With --octal CODE (0.6, .137, grundy) A and B are octal back-ends, each side a whole \
-`octal CODE --json` run timed by the build seconds it reports, and the two tables must be \
-identical (their digests, FNV-1a of the values, are compared).\n\n\
+With --workload KIND:RULES (any workload of `nimsquare list`: `octal:0.6`, `finite:1,3,4`) \
+or --octal CODE (0.6, .137, grundy), A and B are back-ends of that workload, each side a whole \
+`build --workload KIND:RULES --json` run timed by the build seconds it reports, and the two \
+tables must be identical (their digests, FNV-1a of the values, are compared). A naive control \
+past the N it affords is refused before any run.\n\n\
 The verdict: a winner when the whole interval lies beyond 1 + --noise (or below \
 1/(1 + --noise)); \"no difference larger than X%\" when it lies wholly within [1/(1 + X), \
 1 + X] for X the noise threshold or the --margin (5% by default), whichever is narrower and \
@@ -58,6 +61,9 @@ pub struct Args {
     /// solves of a subtraction game. Refused with --moves or --heaps.
     #[arg(long, value_name = "CODE", conflicts_with_all = ["moves", "heaps"])]
     octal: Option<String>,
+    #[arg(long, value_name = "KIND[:RULES]", help = super::common::WORKLOAD_HELP,
+          conflicts_with_all = ["moves", "octal", "heaps"])]
+    workload: Option<String>,
     /// Timed pairs (1 to 1000). Fewer than 6 cannot give a 95% interval; the confidence
     /// reached is always printed.
     #[arg(long, value_name = "P", default_value_t = 9, value_parser = count_usize(1, MAX_PAIRS),
@@ -128,20 +134,22 @@ fn parse_ratio(text: &str) -> std::result::Result<f64, String> {
     }
 }
 
-/// The stage a comparison times.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+/// What a comparison times: the table or the count stage of a subtraction game's solve, or
+/// the table of a workload's game built alone (`nimsquare build`, for `--workload` and
+/// `--octal`).
+#[derive(Clone, PartialEq, Debug)]
 enum Stage {
     Table,
     Count,
-    Octal,
+    Build(Subject),
 }
 
 impl Stage {
-    fn name(self) -> &'static str {
+    fn name(&self) -> &'static str {
         match self {
             Stage::Table => "table",
             Stage::Count => "count",
-            Stage::Octal => "octal",
+            Stage::Build(subject) => subject.stage(),
         }
     }
 }
@@ -155,8 +163,9 @@ struct Spec {
 }
 
 /// Parses `NAME[@PATH]`; `which` is `A` or `B` for the messages. The name is checked against
-/// this binary's registries (the octal one when `octal`), the path against this CPU.
-fn parse_spec(text: &str, which: &str, octal: bool) -> Result<Spec> {
+/// this binary's registries (the subject's workload when one is given), the path against
+/// this CPU.
+fn parse_spec(text: &str, which: &str, subject: Option<&Subject>) -> Result<Spec> {
     let (name, isa) = match text.split_once('@') {
         Some((name, path)) => {
             let isa = Isa::parse(path)
@@ -171,9 +180,11 @@ fn parse_spec(text: &str, which: &str, octal: bool) -> Result<Spec> {
         }
         None => (text, None),
     };
-    let stage = if octal {
-        nimsquare::octal::find(name).map_err(|e| Error::Invalid(format!("side {which}: {e}")))?;
-        Some(Stage::Octal)
+    let stage = if let Some(subject) = subject {
+        subject
+            .find(name)
+            .map_err(|e| Error::Invalid(format!("side {which}: {e}")))?;
+        Some(Stage::Build(subject.clone()))
     } else if name == nimsquare::run::planner::AUTO {
         None
     } else if nimsquare::table::find(name).is_ok() {
@@ -193,6 +204,31 @@ fn parse_spec(text: &str, which: &str, octal: bool) -> Result<Spec> {
     })
 }
 
+/// Refuses, before any run, a side that would be refused after its warm-up: a naive control
+/// past the N it affords, a table that does not fit in memory (each side is planned as the
+/// run it stands for plans it, so the refusal is this one line, naming the limit). `auto`
+/// is the planner's, which never chooses a control.
+fn check_affords(args: &Args, stage: &Stage, sides: [&Spec; 2]) -> Result<()> {
+    let subject = match stage {
+        Stage::Build(subject) => subject.clone(),
+        Stage::Table => workload::subtraction(args.moves.moves.clone()),
+        Stage::Count => return Ok(()),
+    };
+    for spec in sides {
+        if spec.name == nimsquare::run::planner::AUTO {
+            continue;
+        }
+        let backend = subject.find(&spec.name)?;
+        BuildPlan::new(
+            subject.clone(),
+            backend,
+            args.limit.limit.as_u64(),
+            "--limit",
+        )?;
+    }
+    Ok(())
+}
+
 /// The program for one side: `--a-binary`/`--b-binary`, checked to exist, or this binary.
 fn program(flag: &str, path: &Option<PathBuf>) -> Result<PathBuf> {
     match path {
@@ -207,16 +243,17 @@ fn program(flag: &str, path: &Option<PathBuf>) -> Result<PathBuf> {
 }
 
 pub fn run(args: Args, threads: Option<usize>, isa: Option<Isa>) -> CliResult {
-    let rules = match &args.octal {
-        Some(code) => Some(
-            nimsquare::octal::Rules::parse(code)
-                .map_err(|e| Error::Invalid(format!("--octal: {e}")))?,
-        ),
-        None => None,
+    let subject = match (&args.octal, &args.workload) {
+        (None, None) => None,
+        (octal, spec) => Some(super::common::subject(
+            &args.moves.moves,
+            octal.as_deref(),
+            spec.as_deref(),
+        )?),
     };
-    let a = parse_spec(&args.a, "A", rules.is_some())?;
-    let b = parse_spec(&args.b, "B", rules.is_some())?;
-    let stage = match (a.stage, b.stage) {
+    let a = parse_spec(&args.a, "A", subject.as_ref())?;
+    let b = parse_spec(&args.b, "B", subject.as_ref())?;
+    let stage = match (a.stage.clone(), b.stage.clone()) {
         (Some(x), Some(y)) if x != y => {
             return Err(Error::Invalid(format!(
                 "A ('{}') and B ('{}') belong to different stages; compare two table back-ends or two count back-ends",
@@ -225,15 +262,16 @@ pub fn run(args: Args, threads: Option<usize>, isa: Option<Isa>) -> CliResult {
         }
         (x, y) => x.or(y).unwrap_or(Stage::Table),
     };
-    let measure = match (args.measure.as_str(), stage) {
+    check_affords(&args, &stage, [&a, &b])?;
+    let measure = match (args.measure.as_str(), &stage) {
         ("wall", _) => Measure::Wall,
         (_, Stage::Table) => Measure::Reported("table_seconds"),
         (_, Stage::Count) => Measure::Reported("count_seconds"),
-        (_, Stage::Octal) => Measure::Reported("seconds"),
+        (_, Stage::Build(_)) => Measure::Reported("seconds"),
     };
     // What the reports say of the game: `moves squares, 3 heaps` or `octal game 0.6`.
-    let game = match &rules {
-        Some(r) => format!("octal game {r}"),
+    let game = match &subject {
+        Some(s) => s.describe(),
         None => format!(
             "moves {}, {} heaps",
             args.moves.moves.label(),
@@ -249,12 +287,13 @@ pub fn run(args: Args, threads: Option<usize>, isa: Option<Isa>) -> CliResult {
             argv.extend(["--isa".into(), path.name().into()]);
         }
         let limit = args.limit.limit.to_string();
-        let answer_key = match (stage, &rules) {
-            (Stage::Octal, Some(rules)) => {
+        let answer_key = match &stage {
+            Stage::Build(subject) => {
                 argv.extend(
                     [
-                        "octal",
-                        rules.label(),
+                        "build",
+                        "--workload",
+                        &format!("{}:{}", subject.stage(), subject.label()),
                         "--json",
                         "--quiet",
                         "--limit",
@@ -360,13 +399,13 @@ pub fn run(args: Args, threads: Option<usize>, isa: Option<Isa>) -> CliResult {
                 "max_seconds": t.2,
             })
         };
-        print_json(serde_json::json!({
+        let mut json = serde_json::json!({
             "stage": stage.name(),
             "measure": measure.name(),
             "limit": args.limit.limit.as_u64(),
-            "moves": rules.is_none().then(|| args.moves.moves.label()),
-            "heaps": rules.is_none().then_some(args.heaps.heaps),
-            "octal": rules.as_ref().map(|r| r.label().to_string()),
+            "moves": subject.is_none().then(|| args.moves.moves.label()),
+            "heaps": subject.is_none().then_some(args.heaps.heaps),
+            "workload": subject.as_ref().map(|s| s.stage()),
             "answer": answer,
             "pairs": summary.pairs,
             "warmup": args.warmup,
@@ -389,7 +428,12 @@ pub fn run(args: Args, threads: Option<usize>, isa: Option<Isa>) -> CliResult {
             "fail_above": args.fail_above,
             "gate_failed": args.fail_above.map(|_| gate_failed),
             "elapsed_seconds": started.elapsed().as_secs_f64(),
-        }));
+        });
+        // The game under its workload's name too (`"octal": "0.6"`).
+        if let Some(s) = &subject {
+            json[s.stage()] = serde_json::json!(s.label());
+        }
+        print_json(json);
     } else {
         print_text(&args, &game, &a, &b, &pairs, &summary, measure, &answer);
         if let Some(r) = args.fail_above {
@@ -413,7 +457,7 @@ fn print_text(
     measure: Measure,
     answer: &str,
 ) {
-    let agreed = if args.octal.is_some() {
+    let agreed = if args.octal.is_some() || args.workload.is_some() {
         format!("both built the table with digest {answer}")
     } else {
         format!("both answered {answer}")

@@ -1,4 +1,5 @@
-//! `nimsquare list`: the back-ends of each stage, straight from the registries, and the
+//! `nimsquare list`: the back-ends of each workload (`run::workload::KINDS`) and of the
+//! count and cold stages, straight from the registries, and the
 //! vector paths (`--isa`) this CPU supports with the one active, and those it cannot run (so
 //! a run whose per-path tests skipped a path says which).
 
@@ -6,7 +7,8 @@ use super::args::JsonArg;
 use super::common::{print_json, wisdom, CliResult};
 use nimsquare::base::isa::{self, Isa};
 use nimsquare::registry::{Entry, Role};
-use nimsquare::{cold, count, table};
+use nimsquare::run::workload::{Backend, KINDS};
+use nimsquare::{cold, count};
 use serde_json::json;
 
 #[derive(clap::Args)]
@@ -17,28 +19,30 @@ pub struct Args {
 
 pub fn run(args: Args) -> CliResult {
     if args.json.json {
-        print_json(json!({
-            "table": stage_json(table::BACKENDS),
+        let mut out = json!({
             "count": stage_json(count::BACKENDS),
             "cold": stage_json(cold::BACKENDS),
-            "octal": stage_json(nimsquare::octal::BACKENDS),
             "isa": {
                 "supported": Isa::supported_all().iter().map(|i| i.name()).collect::<Vec<_>>(),
                 "active": isa::active().name(),
                 "unavailable": unavailable(),
             },
             "auto_table_choices": auto_choices(),
-        }));
+        });
+        for kind in KINDS {
+            out[kind.name()] = json!(workload_json(&kind.backends()));
+        }
+        print_json(out);
         return Ok(0);
     }
-    println!("table back-ends (--table NAME):");
-    print_stage(table::BACKENDS);
+    for kind in KINDS {
+        println!("{}", kind.heading());
+        print_rows(&workload_rows(&kind.backends()));
+    }
     println!("count back-ends (--count NAME):");
     print_stage(count::BACKENDS);
     println!("cold-set back-ends (g = 0 only; `solve --heaps 1` uses the reference):");
     print_stage(cold::BACKENDS);
-    println!("octal-game back-ends (`octal` and `census`, --backend NAME):");
-    print_stage(nimsquare::octal::BACKENDS);
     // One unindented line: the back-end lines are the indented ones.
     let supported: Vec<&str> = Isa::supported_all().iter().map(|i| i.name()).collect();
     let missing = unavailable();
@@ -97,16 +101,45 @@ fn stage_json<T: ?Sized>(entries: &[Entry<T>]) -> Vec<serde_json::Value> {
         .collect()
 }
 
-/// One line per back-end, the name column as wide as the longest name.
+/// A workload's back-ends as `list --json` shows a stage's.
+fn workload_json(backends: &[Backend]) -> Vec<serde_json::Value> {
+    backends
+        .iter()
+        .map(|b| {
+            json!({"name": b.name(), "role": role_word(b.role()), "description": b.description(), "cost": b.cost()})
+        })
+        .collect()
+}
+
+/// A listed back-end: name, role, description, cost.
+type Listed = (&'static str, Role, &'static str, &'static str);
+
+fn workload_rows(backends: &[Backend]) -> Vec<Listed> {
+    backends
+        .iter()
+        .map(|b| (b.name(), b.role(), b.description(), b.cost()))
+        .collect()
+}
+
+/// One line per back-end of a stage.
 fn print_stage<T: ?Sized>(entries: &[Entry<T>]) {
-    let width = entries.iter().map(|e| e.name.len()).max().unwrap_or(0);
-    for e in entries {
+    let rows: Vec<Listed> = entries
+        .iter()
+        .map(|e| (e.name, e.role, e.description, e.cost))
+        .collect();
+    print_rows(&rows);
+}
+
+/// One line per back-end, the name column as wide as the longest name.
+fn print_rows(rows: &[Listed]) {
+    let width = rows.iter().map(|r| r.0.len()).max().unwrap_or(0);
+    for (name, role, description, cost) in rows {
         println!(
             "  {:<width$}  {:<9}  {}  [{}]",
-            e.name,
-            role_word(e.role),
-            e.description,
-            e.cost
+            name,
+            role_word(*role),
+            description,
+            cost
         );
     }
 }

@@ -3,6 +3,7 @@
 //! every error into one line on stderr and a non-zero exit.
 
 pub mod args;
+mod build;
 mod census;
 #[cfg(feature = "mpi")]
 mod census_mpi;
@@ -91,6 +92,9 @@ enum Command {
     /// to a wisdom file, which `auto` then follows.
     #[command(long_about = tune::LONG_ABOUT)]
     Tune(tune::Args),
+    /// Build one table of any workload with one back-end: its seconds, largest value and
+    /// digest.
+    Build(build::Args),
     /// Is A faster than B? Two back-ends (or paths, or builds) in alternating whole runs: the
     /// median ratio with a confidence interval, a verdict, and an exit status to gate on.
     #[command(long_about = compare::LONG_ABOUT)]
@@ -156,6 +160,7 @@ pub fn main() -> i32 {
         Command::Octal(args) => octal::run(args),
         Command::Census(args) => census::run(args),
         Command::Compare(args) => compare::run(args, threads, isa),
+        Command::Build(args) => build::run(args),
         Command::Tune(args) => tune::run(args, common::wisdom_flag()),
     };
     match result {

@@ -15,7 +15,7 @@ use nimsquare::base::limit::Limit;
 use nimsquare::octal::histogram;
 use nimsquare::octal::period::{self, Verdict};
 use nimsquare::octal::rare_common::SplitSummary;
-use nimsquare::octal::{self, OctalBuilder, Rules};
+use nimsquare::octal::{self, Builder, Rules};
 use nimsquare::registry::Entry;
 use nimsquare::run::longrun::{self, LongRun, Start};
 use nimsquare::table::Table;
@@ -84,7 +84,7 @@ pub struct Args {
 
 /// The back-end named by --backend (or the default for `limit`), refused before any work
 /// when unknown or when `limit` is past what it affords; errors name the flags.
-pub fn backend_for(name: Option<&str>, limit: usize) -> Result<&'static Entry<dyn OctalBuilder>> {
+pub fn backend_for(name: Option<&str>, limit: usize) -> Result<&'static Entry<dyn Builder<Rules>>> {
     let entry = match name {
         Some(name) => octal::find(name).map_err(|e| Error::Invalid(format!("--backend: {e}")))?,
         None => octal::default_backend(limit),

@@ -14,9 +14,10 @@ use super::args::{count, limit_parser, MovesArg, QuietArg};
 use super::common::CliResult;
 use nimsquare::base::error::{Error, Result};
 use nimsquare::base::limit::Limit;
+use nimsquare::base::moves::Moves;
 use nimsquare::base::paths::{decide_output, write_output, Output};
-use nimsquare::octal::{self, OctalBuilder, Rules};
 use nimsquare::run::planner;
+use nimsquare::run::workload::{BuildPlan, Made};
 use nimsquare::table;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -24,8 +25,9 @@ use std::time::Instant;
 /// The default limit: the same N as `solve`'s large default runs; the repeats, not N, make
 /// the graph readable.
 const DEFAULT_PROFILE_LIMIT: u64 = 1_000_000;
-/// The default limit of an octal game: its builds cost about a thousand times more a value
-/// (the splits), so that one build stays within the sampling bound.
+/// The default limit of a game of another workload than the squares' table (an octal
+/// game's builds cost about a thousand times more a value, the splits), so that one build
+/// stays within the sampling bound.
 const DEFAULT_OCTAL_PROFILE_LIMIT: u64 = 100_000;
 /// The wall-clock bound on the repeats, for a frequency or machine that samples slowly.
 const MAX_SAMPLING_SECONDS: f64 = 30.0;
@@ -67,6 +69,9 @@ pub struct Args {
     /// or `grundy`. Refused with --moves or --count.
     #[arg(long, value_name = "CODE", conflicts_with_all = ["moves", "count"])]
     octal: Option<String>,
+    #[arg(long, value_name = "KIND[:RULES]", help = super::common::WORKLOAD_HELP,
+          conflicts_with_all = ["moves", "octal", "count"])]
+    workload: Option<String>,
     /// Where to write the flamegraph.
     #[arg(long, value_name = "FILE.svg", default_value = "flamegraph.svg")]
     out: PathBuf,
@@ -113,12 +118,8 @@ enum Work {
         /// The resolved plan, for the forecast note.
         planned: Box<planner::Plan>,
     },
-    /// A build of an octal game's table.
-    Octal {
-        rules: Rules,
-        name: &'static str,
-        builder: Box<dyn OctalBuilder>,
-    },
+    /// A build of a table of any workload (no count).
+    Build { plan: BuildPlan, builder: Made },
 }
 
 impl Work {
@@ -126,7 +127,7 @@ impl Work {
     fn table_name(&self) -> &'static str {
         match self {
             Work::Solve { table_name, .. } => table_name,
-            Work::Octal { name, .. } => name,
+            Work::Build { plan, .. } => plan.backend.name(),
         }
     }
 
@@ -134,15 +135,15 @@ impl Work {
     fn count_name(&self) -> &'static str {
         match self {
             Work::Solve { count_name, .. } => count_name,
-            Work::Octal { .. } => "none",
+            Work::Build { .. } => "none",
         }
     }
 
     /// The game in words: `moves squares`, `octal game 0.6`.
-    fn game(&self, moves: &nimsquare::base::moves::Moves) -> String {
+    fn game(&self, moves: &Moves) -> String {
         match self {
             Work::Solve { .. } => format!("moves {}", moves.label()),
-            Work::Octal { rules, .. } => format!("octal game {rules}"),
+            Work::Build { plan, .. } => plan.subject.describe(),
         }
     }
 }
@@ -186,9 +187,16 @@ pub fn run(args: Args) -> CliResult {
 
 /// Every refusal, before any work.
 fn parse(args: Args) -> Result<Job> {
-    let (limit, work) = match &args.octal {
-        Some(code) => octal_work(code, &args)?,
-        None => solve_work(&args)?,
+    let subject = super::common::subject(
+        &args.moves.moves,
+        args.octal.as_deref(),
+        args.workload.as_deref(),
+    )?;
+    // A subtraction set is solved (its table, then the count); any other game's table is
+    // built alone.
+    let (limit, work) = match subject.rules::<Moves>() {
+        Some(_) if args.workload.is_none() => solve_work(&args)?,
+        _ => build_work(subject, &args)?,
     };
     // Where each file goes, decided now: `-`, a FIFO or a device written in place, a file
     // (through a symlink) replaced only with --force.
@@ -232,30 +240,21 @@ fn solve_work(args: &Args) -> Result<(usize, Work)> {
     ))
 }
 
-/// The octal game of `code` and the octal back-end `--table` names, checked as `octal`
-/// checks them (the control's size, the memory).
-fn octal_work(code: &str, args: &Args) -> Result<(usize, Work)> {
-    let rules = Rules::parse(code).map_err(|e| Error::Invalid(format!("--octal: {e}")))?;
+/// The build of `subject`'s table by the back-end `--table` names (`auto`: its workload's
+/// default), planned once (the limit, the control's size, the memory).
+fn build_work(subject: nimsquare::run::workload::Subject, args: &Args) -> Result<(usize, Work)> {
     let limit = args
         .limit
         .map_or(DEFAULT_OCTAL_PROFILE_LIMIT, |l| l.as_u64());
-    let name = match args.table.as_str() {
-        planner::AUTO => octal::default_backend(limit as usize).name,
-        other => {
-            octal::find(other.trim())
-                .map_err(|e| Error::Invalid(format!("--table: {e}")))?
-                .name
-        }
+    let backend = match args.table.as_str() {
+        planner::AUTO => subject.default_backend(limit as usize),
+        other => subject
+            .find(other.trim())
+            .map_err(|e| Error::Invalid(format!("--table: {e}")))?,
     };
-    let (builder, limit) = octal::prepare(name, &rules, limit)?;
-    Ok((
-        limit,
-        Work::Octal {
-            rules,
-            name,
-            builder,
-        },
-    ))
+    let plan = BuildPlan::new(subject, backend, limit, "--limit")?;
+    let builder = backend.make();
+    Ok((plan.limit, Work::Build { plan, builder }))
 }
 
 /// Runs the solve under the profiler until `--samples` samples are taken (at least once, at
@@ -348,9 +347,9 @@ fn solve_once(plan: &Job) -> Result<u128> {
             );
             counter.count(&t, 3)
         }
-        Work::Octal { rules, builder, .. } => {
-            Ok(u128::from(builder.build(rules, plan.limit)?.max_value()))
-        }
+        Work::Build { plan, builder } => Ok(u128::from(
+            builder.build(&plan.subject, plan.limit)?.max_value(),
+        )),
     }
 }
 

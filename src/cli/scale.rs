@@ -9,11 +9,12 @@
 use super::args::{GridArgs, MovesArg, RepeatArg, StudyFileArgs, StudyOutputs};
 use super::common::CliResult;
 use nimsquare::base::error::{Error, Result};
+use nimsquare::base::moves::Moves;
 use nimsquare::base::paths::Output;
 use nimsquare::instruments::scaling::study::{Event, Skip, Study, WARM_UP_BELOW_STEPS};
 use nimsquare::instruments::scaling::{self, CsvLog, Row, Settings, FIT_MIN_N};
 use nimsquare::run::planner;
-use nimsquare::run::workload::{Backend, Game};
+use nimsquare::run::workload::Subject;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
@@ -77,6 +78,9 @@ pub struct Args {
     /// `grundy`. Refused with --moves.
     #[arg(long, value_name = "CODE", conflicts_with = "moves")]
     octal: Option<String>,
+    #[arg(long, value_name = "KIND[:RULES]", help = super::common::WORKLOAD_HELP,
+          conflicts_with_all = ["moves", "octal"])]
+    workload: Option<String>,
 }
 
 /// A checked invocation: the study and where its results go, refused arguments already
@@ -98,21 +102,20 @@ pub fn run(args: Args) -> CliResult {
         Output::File(path) if plan.resume => CsvLog::resume(path, &plan.study.settings)?,
         out => CsvLog::start(out)?,
     };
-    let builds: Vec<_> = plan
-        .study
-        .todo(&log)
-        .into_iter()
-        .filter_map(|(name, n)| {
-            let warm_up = plan.study.game.option_steps(n as usize) < WARM_UP_BELOW_STEPS;
-            let times = plan.study.settings.repeats as u64 + u64::from(warm_up);
-            match plan.study.entry(name, n).expect("checked") {
-                Backend::Table(entry) => Some((entry, n as usize, times)),
-                // The planner forecasts the table stage's builds only.
-                Backend::Octal(_) => None,
-            }
-        })
-        .collect();
-    if let Some(moves) = plan.study.game.moves() {
+    // The planner forecasts the table workload's builds only.
+    if let Some(moves) = plan.study.game.rules::<Moves>() {
+        let builds: Vec<_> = plan
+            .study
+            .todo(&log)
+            .into_iter()
+            .map(|(name, n)| {
+                let warm_up = plan.study.game.option_steps(n as usize) < WARM_UP_BELOW_STEPS;
+                let times = plan.study.settings.repeats as u64 + u64::from(warm_up);
+                let chosen = plan.study.entry(name, n).expect("checked").name();
+                let entry = nimsquare::table::find(chosen).expect("a table back-end");
+                (entry, n as usize, times)
+            })
+            .collect();
         super::common::forecast_builds(moves, &builds);
     }
     measure(&plan, &mut log)?;
@@ -123,10 +126,11 @@ pub fn run(args: Args) -> CliResult {
 fn parse(args: Args) -> Result<Plan> {
     let grid = args.grid.grid()?;
     check_numbers(&args)?;
-    let game = match &args.octal {
-        Some(code) => Game::octal(code).map_err(|e| Error::Invalid(format!("--octal: {e}")))?,
-        None => Game::Subtraction(args.moves.moves.clone()),
-    };
+    let game = super::common::subject(
+        &args.moves.moves,
+        args.octal.as_deref(),
+        args.workload.as_deref(),
+    )?;
     let names = backend_names(&game, &args.table)?;
     // `solve`'s rule for the naive controls: one named past the N it affords would run for
     // minutes to hours at the top of the grid.
@@ -173,11 +177,12 @@ fn check_numbers(args: &Args) -> Result<()> {
 
 /// The back-ends of `game`'s stage to time, in the order given, without repeats (all but the
 /// controls by default); `auto` only for a subtraction game.
-fn backend_names(game: &Game, asked: &[String]) -> Result<Vec<&'static str>> {
+fn backend_names(game: &Subject, asked: &[String]) -> Result<Vec<&'static str>> {
     if asked.is_empty() {
         return Ok(game.fast().iter().map(|b| b.name()).collect());
     }
-    let subtraction = game.moves().is_some();
+    // `auto` is the table workload's planner
+    let subtraction = game.rules::<Moves>().is_some();
     let mut names = Vec::new();
     for n in asked {
         let name = match n.trim() {

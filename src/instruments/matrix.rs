@@ -3,9 +3,10 @@
 //!
 //! The matrix times every fast back-end of the registries: `table/<name>/<N>` at each table
 //! N, `count/<name>/<N>` on the table of each count N, `solve/<table>+<count>/<N>` end to
-//! end, and `octal/<name>/<code>/<N>` for each octal game of the grid ([`Grid::octal`]). The
-//! table and octal groups are one loop over a [`Game`]'s back-ends, so a stage that builds
-//! another kind of table enters with its games in the grid. A back-end with vector kernels is timed on every path the CPU supports: on the
+//! end, and `<workload>/<name>/<rules>/<N>` for each other game of the grid ([`Grid::games`]:
+//! `octal/octal-sparse/0.6/100000`). Every table group is one loop over a [`Subject`]'s
+//! back-ends, so a workload that builds another kind of table enters with its games in the
+//! grid, one line each. A back-end with vector kernels is timed on every path the CPU supports: on the
 //! active path (`--isa`, by default the widest) under its plain name, on each other path as
 //! `<name>@<path>` (so `table/stamped-lanes/100000` is the path a user runs by default, and
 //! `table/stamped-lanes@scalar/100000` its scalar twin).
@@ -20,7 +21,7 @@ use crate::base::moves::Moves;
 use crate::count::{self, Counter};
 use crate::instruments::check::{self, Case};
 use crate::registry::{self, Entry};
-use crate::run::workload::{Backend, Game};
+use crate::run::workload::{parse_spec, squares, Backend, Subject};
 use crate::table;
 use std::time::Duration;
 
@@ -33,10 +34,12 @@ pub struct Grid {
     pub table: Vec<usize>,
     pub count: Vec<usize>,
     pub solve: Vec<usize>,
-    /// The octal games timed, each with its limits: sizes every fast octal back-end builds
-    /// in about a second or less on the active path (`octal-vector` is quadratic, and
-    /// `octal-sparse` has no sparse space on a periodic game such as 0.137).
-    pub octal: Vec<(&'static str, Vec<usize>)>,
+    /// The games timed beside the squares, as `workload:rules`
+    /// ([`crate::run::workload::parse_spec`]), each with its limits: sizes every fast
+    /// back-end of the workload builds in about a second or less on the active path (for the
+    /// octal games: `octal-vector` is quadratic, and `octal-sparse` has no sparse space on a
+    /// periodic game such as 0.137).
+    pub games: Vec<(&'static str, Vec<usize>)>,
     /// Measurement time of a benchmark whose single run is short.
     pub measure: Duration,
     pub warm_up: Duration,
@@ -44,15 +47,17 @@ pub struct Grid {
 
 impl Grid {
     /// The full matrix: tables at 10^4, 10^5 and 10^6, counts at 10^5 and 10^6, solves at
-    /// 10^5, Officers (0.6) and Dawson's chess (0.137) at 10^4 and 10^5.
+    /// 10^5, Officers (0.6) and Dawson's chess (0.137) at 10^4 and 10^5, the finite set
+    /// {1, 3, 4} at 10^5 and 10^6.
     pub fn full() -> Grid {
         Grid {
             table: vec![10_000, 100_000, 1_000_000],
             count: vec![100_000, 1_000_000],
             solve: vec![100_000],
-            octal: vec![
-                ("0.6", vec![10_000, 100_000]),
-                ("0.137", vec![10_000, 100_000]),
+            games: vec![
+                ("octal:0.6", vec![10_000, 100_000]),
+                ("octal:0.137", vec![10_000, 100_000]),
+                ("finite:1,3,4", vec![100_000, 1_000_000]),
             ],
             measure: Duration::from_secs(3),
             warm_up: Duration::from_secs(1),
@@ -65,7 +70,11 @@ impl Grid {
             table: vec![1_000, 10_000],
             count: vec![10_000],
             solve: vec![10_000],
-            octal: vec![("0.6", vec![1_000, 10_000]), ("0.137", vec![10_000])],
+            games: vec![
+                ("octal:0.6", vec![1_000, 10_000]),
+                ("octal:0.137", vec![10_000]),
+                ("finite:1,3,4", vec![10_000]),
+            ],
             measure: Duration::from_millis(300),
             warm_up: Duration::from_millis(100),
         }
@@ -83,33 +92,36 @@ impl Grid {
 /// The group a benchmark belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Group {
-    Table,
+    /// Tables of one workload alone, named by it (`table`, `octal`).
+    Build(&'static str),
     Count,
     Solve,
-    /// Tables of an octal game.
-    Octal,
 }
 
 impl Group {
-    /// Every group, in the order they run.
-    pub const ALL: [Group; 4] = [Group::Table, Group::Count, Group::Solve, Group::Octal];
-
     /// The group's name, the first part of an id.
     pub fn name(self) -> &'static str {
         match self {
-            Group::Table => "table",
+            Group::Build(workload) => workload,
             Group::Count => "count",
             Group::Solve => "solve",
-            Group::Octal => "octal",
         }
     }
 
     /// The group whose benchmarks build the tables of `game` alone.
-    pub fn building(game: &Game) -> Group {
-        match game {
-            Game::Subtraction(_) => Group::Table,
-            Game::Octal(_) => Group::Octal,
+    pub fn building(game: &Subject) -> Group {
+        Group::Build(game.stage())
+    }
+
+    /// The groups of `benches`, in the order they first appear (the order they run).
+    pub fn of(benches: &[Bench]) -> Vec<Group> {
+        let mut out: Vec<Group> = Vec::new();
+        for b in benches {
+            if !out.contains(&b.group) {
+                out.push(b.group);
+            }
         }
+        out
     }
 }
 
@@ -118,7 +130,7 @@ impl Group {
 pub struct Bench {
     pub group: Group,
     /// The game whose table is built (the squares for the table, count and solve groups).
-    pub game: Game,
+    pub game: Subject,
     /// The back-end that builds the table (table, octal and solve benchmarks).
     pub table: Option<Backend>,
     /// The count back-end (count and solve benchmarks).
@@ -143,17 +155,18 @@ impl Bench {
         }
     }
 
-    /// The function part of criterion's id: [`Bench::name`], then `/<code>` for an octal
-    /// game (so each game's benchmarks are compared among themselves).
+    /// The function part of criterion's id: [`Bench::name`], then `/<rules>` for a game
+    /// other than the squares (so each game's benchmarks are compared among themselves).
     pub fn function(&self) -> String {
-        match (self.group, &self.game) {
-            (Group::Octal, game) => format!("{}/{}", self.name(), game.label()),
-            _ => self.name(),
+        if self.game == squares() {
+            self.name()
+        } else {
+            format!("{}/{}", self.name(), self.game.label())
         }
     }
 
     /// The whole id criterion shows and filters on: `group/name/N`, or
-    /// `octal/name/code/N`.
+    /// `workload/name/rules/N` (`octal/octal-sparse/0.6/10000`).
     pub fn id(&self) -> String {
         format!("{}/{}/{}", self.group.name(), self.function(), self.n)
     }
@@ -178,11 +191,11 @@ fn paths(follows_isa: bool) -> Vec<Option<Isa>> {
 /// Every benchmark of the matrix on `grid`, in the order they run: the fast back-ends of
 /// the registries (controls are checked, never timed).
 pub fn benches(grid: &Grid) -> Vec<Bench> {
-    let squares = Game::Subtraction(Moves::Squares);
+    let squares = squares();
     let tables: Vec<Backend> = squares.fast();
     let counts: Vec<CountEntry> = registry::fast(count::BACKENDS).collect();
     let mut out = Vec::new();
-    let builds = |game: &Game, limits: &[usize], out: &mut Vec<Bench>| {
+    let builds = |game: &Subject, limits: &[usize], out: &mut Vec<Bench>| {
         for &n in limits {
             for t in game.fast() {
                 for path in paths(t.follows_isa()) {
@@ -227,8 +240,8 @@ pub fn benches(grid: &Grid) -> Vec<Bench> {
             }
         }
     }
-    for (code, limits) in &grid.octal {
-        let game = Game::octal(code).expect("the grid's octal codes parse");
+    for (spec, limits) in &grid.games {
+        let game = parse_spec(spec).expect("the grid's games parse");
         builds(&game, limits, &mut out);
     }
     out
@@ -412,7 +425,7 @@ pub const SIGNIFICANCE_LEVEL: f64 = 0.01;
 #[derive(Debug, Clone, PartialEq)]
 pub struct GateCase {
     /// The game whose tables are built (the squares for the table, count and solve groups).
-    pub game: Game,
+    pub game: Subject,
     pub n: usize,
     pub path: Option<Isa>,
     pub tables: Vec<&'static str>,
@@ -420,11 +433,11 @@ pub struct GateCase {
 }
 
 /// The gate of `selected`, one case per (game, N, path): the squares' first, then each
-/// octal game in the grid's order, each in ascending N with the active path first; exactly
+/// other game in the grid's order, each in ascending N with the active path first; exactly
 /// the back-ends, paths and N that will be timed.
 pub fn gate_cases(selected: &[Bench]) -> Vec<GateCase> {
     let mut cases: Vec<GateCase> = Vec::new();
-    let mut games: Vec<Game> = Vec::new();
+    let mut games: Vec<Subject> = Vec::new();
     for b in selected {
         if !games.contains(&b.game) {
             games.push(b.game.clone());
@@ -458,12 +471,12 @@ pub fn gate_cases(selected: &[Bench]) -> Vec<GateCase> {
         }
     }
     let rank = |p: Option<Isa>| p.map_or(0, |p| 1 + p as usize);
-    let game_rank = |g: &Game| {
+    let game_rank = |g: &Subject| {
         let i = games
             .iter()
             .position(|x| x == g)
             .expect("a game of the selection");
-        (g.moves().is_none(), i)
+        (*g != squares(), i)
     };
     cases.sort_by_key(|c| (game_rank(&c.game), c.n, rank(c.path)));
     cases
@@ -476,7 +489,7 @@ pub fn gate_cases(selected: &[Bench]) -> Vec<GateCase> {
 /// selected alone is run on it. What `benches/matrix.rs` runs before timing anything, and
 /// what the tests call.
 pub fn check_gate_case(case: &GateCase) -> Result<check::Report> {
-    let Some(moves) = case.game.moves() else {
+    let Some(moves) = case.game.rules::<Moves>() else {
         return Err(Error::Invalid(format!(
             "the gate case of {} builds tables only: check it with check_gate_tables",
             case.game.describe()
@@ -508,7 +521,7 @@ pub fn check_gate_case(case: &GateCase) -> Result<check::Report> {
 }
 
 /// The agreement gate's check of a case's tables alone, for any game: the judge's table
-/// ([`Game::judge`]: the stage's control where it affords N, else its reference) and each
+/// ([`Subject::judge`]: the stage's control where it affords N, else its reference) and each
 /// of the case's table back-ends built on its path and compared with it
 /// ([`check::against_judge`]); disagreements are in the result
 /// ([`check::Tables::into_result`]). What the bench runs for the octal group.
@@ -523,7 +536,7 @@ pub fn check_gate_tables(case: &GateCase) -> Result<check::Tables> {
 
 /// [`check_gate_tables`] on back-ends given directly (a test's deliberately wrong one).
 pub fn gate_tables(
-    game: &Game,
+    game: &Subject,
     n: usize,
     path: Option<Isa>,
     backends: &[Backend],

@@ -63,7 +63,7 @@
 use super::candidate_search::{fill_by_candidates, mirror_bytes};
 use super::rare_common::{Histogram, Mask};
 pub use super::rare_common::{PREFIX, SPARSE_FRACTION};
-use super::{Kept, OctalBuilder, Rules};
+use super::{Builder, Kept, Rules};
 use crate::base::error::Result;
 use crate::base::isa;
 use crate::cost::{Demand, Model, Primitive, Workload};
@@ -75,7 +75,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 /// The registry entry of `octal-block`.
-pub const ENTRY: Entry<dyn OctalBuilder> = Entry {
+pub const ENTRY: Entry<dyn Builder<Rules>> = Entry {
     name: "octal-block",
     description: "rare/common split with the heaps decided a block at a time: the options that read finished values first, on every thread, then each heap's in-block options in order",
     cost: "O(N * R + N * C) pair steps over the threads (R = rare positions, C = the sweep for the rare values), plus O(N * (R_B + moves)) in order",
@@ -141,7 +141,7 @@ impl OctalBlock {
     };
 }
 
-impl OctalBuilder for OctalBlock {
+impl Builder<Rules> for OctalBlock {
     fn fill(&self, rules: &Rules, g: &mut [u16], from: usize) -> Result<()> {
         xor_pairs::dispatch(
             isa::active(),
@@ -234,7 +234,7 @@ impl WithXorPairs for Fill<'_> {
     }
 }
 
-/// What a fill leaves for the next chunk of a long run ([`OctalBuilder::fill_kept`]): the
+/// What a fill leaves for the next chunk of a long run ([`Builder::fill_kept`]): the
 /// split of g[..split.recorded], the largest value there, and the next mask choice, so the
 /// next chunk starts where this one ended instead of reading g[..from] again.
 pub struct State {

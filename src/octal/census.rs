@@ -17,7 +17,7 @@
 
 use super::period::{self, Verdict};
 use super::rare_common::SplitSummary;
-use super::{OctalBuilder, Rules};
+use super::{Builder, Rules};
 use crate::base::error::{Error, Result};
 use crate::registry::Entry;
 use rayon::prelude::*;
@@ -127,7 +127,7 @@ pub fn order_key(label: &str) -> Option<(usize, u8, u64)> {
 
 /// The row of `rules` with the table of `entry` up to `limit` (checked as
 /// [`super::build`] checks it).
-pub fn row(entry: &'static Entry<dyn OctalBuilder>, rules: &Rules, limit: usize) -> Result<Row> {
+pub fn row(entry: &'static Entry<dyn Builder<Rules>>, rules: &Rules, limit: usize) -> Result<Row> {
     let start = Instant::now();
     let table = super::build(entry.name, rules, limit as u64)?;
     let verdict = period::find(rules, table.values());
@@ -149,7 +149,7 @@ pub fn row(entry: &'static Entry<dyn OctalBuilder>, rules: &Rules, limit: usize)
 /// the cores from the other codes, and the spinning and yielding cost more than they give.
 /// Without the pool (it could not start) the row is built by [`row`] as it is.
 pub fn row_on_one_thread(
-    entry: &'static Entry<dyn OctalBuilder>,
+    entry: &'static Entry<dyn Builder<Rules>>,
     rules: &Rules,
     limit: usize,
 ) -> Result<Row> {
@@ -166,7 +166,7 @@ pub fn row_on_one_thread(
 /// The census of every code of [`codes`]`(digits)` up to `limit` with `entry`; `progress`
 /// is called with (codes done, codes in all) after each code, from any worker thread.
 pub fn census(
-    entry: &'static Entry<dyn OctalBuilder>,
+    entry: &'static Entry<dyn Builder<Rules>>,
     digits: usize,
     limit: usize,
     progress: &(dyn Fn(usize, usize) + Sync),
@@ -203,7 +203,7 @@ pub trait Watcher: Sync {
 /// the number of codes finished (all of `list` unless `watcher` stopped the run), or the first
 /// error of a build or of [`Watcher::finished`].
 pub fn run_each(
-    entry: &'static Entry<dyn OctalBuilder>,
+    entry: &'static Entry<dyn Builder<Rules>>,
     list: &[Rules],
     limit: usize,
     watcher: &dyn Watcher,
@@ -267,7 +267,7 @@ impl RowBuilders {
     /// `threads` builders of `entry`'s tables up to `limit`, sending (index, row or error)
     /// to `rows`.
     pub fn start(
-        entry: &'static Entry<dyn OctalBuilder>,
+        entry: &'static Entry<dyn Builder<Rules>>,
         limit: usize,
         threads: usize,
         rows: mpsc::Sender<(usize, Result<Row>)>,

@@ -1,7 +1,7 @@
 //! The octal games' stage: the Grundy value g(n) of one heap for every n <= N, for any
 //! octal code ([`Rules`]), the harness's second workload.
 //!
-//! Every back-end implements [`OctalBuilder`] and returns the same [`Table`] the Nim Square
+//! Every back-end implements [`Builder`] of [`Rules`] and returns the same [`Table`] the Nim Square
 //! table stage returns (so `sequence`, the table files and the summaries serve both); the
 //! registry [`BACKENDS`] lists them. The control `octal-naive` computes each mex straight
 //! from the definition.
@@ -29,11 +29,12 @@ pub use rules::Rules;
 use crate::base::error::{Error, Result};
 use crate::base::limit::Limit;
 use crate::cost::Workload;
+use crate::grundy::Table;
+pub use crate::grundy::{Builder, Kept};
 use crate::registry::Entry;
-use crate::table::Table;
 
 /// Every octal back-end, in the order `list` and `verify` show them.
-pub static BACKENDS: &[Entry<dyn OctalBuilder>] = &[
+pub static BACKENDS: &[Entry<dyn Builder<Rules>>] = &[
     naive::ENTRY,
     sparse::ENTRY,
     sparse_parallel::ENTRY,
@@ -42,7 +43,19 @@ pub static BACKENDS: &[Entry<dyn OctalBuilder>] = &[
     block::ENTRY,
 ];
 
-crate::registry::stage!("octal", dyn OctalBuilder, BACKENDS);
+crate::registry::stage!("octal", dyn Builder<Rules>, BACKENDS);
+
+/// The octal workload: an octal game's table, built by the back-ends of [`BACKENDS`].
+pub static WORKLOAD: crate::registry::workload::WorkloadKind<dyn Builder<Rules>> =
+    crate::registry::workload::WorkloadKind {
+        about: "the Grundy table of an octal game",
+        heading: "octal-game back-ends (`octal` and `census`, --backend NAME; elsewhere --octal CODE or --workload octal:CODE):",
+        syntax: "an octal code like 0.6, .137 or 4.07, or grundy",
+        example: "0.6",
+        parse: Rules::parse,
+        default: default_backend,
+        stage: &STAGE,
+    };
 
 /// The back-end used where none is named: `octal-block`, exact for every code, and on
 /// Officers far ahead of the others (results/octal/octal.md, stop 37). Without a sparse split it
@@ -52,52 +65,63 @@ crate::registry::stage!("octal", dyn OctalBuilder, BACKENDS);
 /// a mask leaves the positions sparse, the candidate search otherwise): on the codes timed
 /// at stop 39 it was the fastest back-end, or within 4% of `octal-vector` where no mask
 /// leaves the positions sparse. `limit` is the N it is for (every N: it affords any).
-pub fn default_backend(limit: usize) -> &'static Entry<dyn OctalBuilder> {
+pub fn default_backend(limit: usize) -> &'static Entry<dyn Builder<Rules>> {
     let _ = limit;
     &block::ENTRY
 }
 
 /// The stage's reference (`octal-sparse`: plain scalar loops, no kernel family): what the
 /// checker's octal route builds, so that route shares no code with the fast back-ends.
-pub fn reference() -> &'static Entry<dyn OctalBuilder> {
+pub fn reference() -> &'static Entry<dyn Builder<Rules>> {
     crate::registry::reference(BACKENDS)
 }
 
-/// What an octal back-end keeps from one chunk of a long run to the next
-/// ([`OctalBuilder::fill_kept`]); each back-end reads back only its own kind.
-pub type Kept = Option<Box<dyn std::any::Any + Send>>;
-
-/// An octal back-end: turns (rules, N) into g(0..=N).
-pub trait OctalBuilder: Send + Sync {
-    /// Computes g[from..g.len()] for `rules`, given that g[..from] is final. Values are
-    /// `u16`: a value above `u16::MAX` is refused with [`Error::Overflow`] naming the heap
-    /// (the mex of n is at most its number of options, so this needs n in the 10^5 at
-    /// least, and no octal game published grows that fast).
-    fn fill(&self, rules: &Rules, g: &mut [u16], from: usize) -> Result<()>;
-
-    /// [`OctalBuilder::fill`] for the chunks of a long run, called in order on one table:
-    /// `kept` holds what the last call left (`None` at first), so a back-end that would
-    /// read g[..from] again at each call (its rare list, its histogram) keeps them instead,
-    /// and that pass no longer grows with the position. The default keeps nothing.
-    fn fill_kept(&self, rules: &Rules, g: &mut [u16], from: usize, kept: &mut Kept) -> Result<()> {
-        let _ = kept;
-        self.fill(rules, g, from)
+/// The rules of an octal game as every workload states them (the definition of its options
+/// is written here once; the back-ends search them faster, each its own way).
+impl crate::grundy::Rulebook for Rules {
+    fn label(&self) -> String {
+        Rules::label(self).to_string()
     }
 
-    /// Bytes of memory beside the u16 table for N = `limit` on `threads` threads (an upper
-    /// estimate, what the memory guard adds up before anything is allocated).
-    fn scratch_bytes(&self, rules: &Rules, limit: usize, threads: usize) -> u64;
-
-    /// The largest N this back-end affords, if it is limited (the control is quadratic).
-    fn affordable_limit(&self) -> Option<usize> {
-        None
+    fn describe(&self) -> String {
+        format!("octal game {self}")
     }
 
-    /// g(0..=limit) from scratch.
-    fn build(&self, rules: &Rules, limit: usize) -> Result<Table> {
-        let mut g = vec![0u16; limit + 1];
-        self.fill(rules, &mut g, 0)?;
-        Ok(Table::from_values(g))
+    fn options(&self, g: &[u16], n: usize, into: &mut Vec<u16>) {
+        single_heap_options(self, g, n, into);
+        for &k in self.split() {
+            if n >= k + 2 {
+                let m = n - k;
+                into.extend((1..=self.split_pairs(m)).map(|a| g[a] ^ g[m - a]));
+            }
+        }
+    }
+
+    fn option_steps(&self, limit: usize) -> u128 {
+        Rules::option_steps(self, limit)
+    }
+
+    fn removals(&self, limit: usize) -> Vec<usize> {
+        let mut all: Vec<usize> = self
+            .whole()
+            .iter()
+            .chain(self.one())
+            .chain(self.split())
+            .copied()
+            .filter(|&k| k <= limit)
+            .collect();
+        all.sort_unstable();
+        all.dedup();
+        all
+    }
+
+    fn cost_workload(&self, table: &Table, threads: usize) -> Workload {
+        workload(self, table, threads)
+    }
+
+    fn histogram_bytes(&self, limit: usize) -> u64 {
+        // a u64 per value, and values are u16
+        8 * (u16::MAX as u64 + 1).min(limit as u64 + 1)
     }
 }
 
@@ -187,20 +211,18 @@ pub fn build(name: &str, rules: &Rules, limit: u64) -> Result<Table> {
 /// The named back-end, made, once `limit` is checked (range, the back-end's affordable size,
 /// the table and its scratch memory against what is available), with the checked limit:
 /// what a caller that drives `fill` itself (the long-run driver) refuses before any work.
-pub fn prepare(name: &str, rules: &Rules, limit: u64) -> Result<(Box<dyn OctalBuilder>, usize)> {
+pub fn prepare(name: &str, rules: &Rules, limit: u64) -> Result<(Box<dyn Builder<Rules>>, usize)> {
     let entry = find(name)?;
     let limit = Limit::new(limit)?.get();
     let builder = (entry.make)();
-    if let Some(top) = builder.affordable_limit() {
-        if limit > top {
-            return Err(Error::Unsupported {
-                backend: entry.name,
-                what: format!("N = {limit} (it affords N <= {top}; choose a faster back-end)"),
-            });
-        }
-    }
-    let needed =
-        2 * (limit as u64 + 1) + builder.scratch_bytes(rules, limit, rayon::current_num_threads());
+    crate::grundy::check_affords(
+        entry.name,
+        builder.affordable_limit(),
+        "--limit",
+        limit,
+        "choose a faster back-end",
+    )?;
+    let needed = crate::grundy::bytes_needed(&*builder, rules, limit, rayon::current_num_threads());
     crate::base::memory::check_fits(
         needed,
         crate::base::memory::available_bytes(),

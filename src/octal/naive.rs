@@ -12,14 +12,14 @@
 //! Invariant: when n is decided, g(0..n) are final, so the set holds exactly the option
 //! values of n.
 
-use super::{value_overflow, OctalBuilder, Rules};
+use super::{value_overflow, Builder, Rules};
 use crate::base::error::Result;
 use crate::cost::{Demand, Model, Primitive, Workload};
 use crate::registry::{Entry, Role};
 use std::collections::BTreeSet;
 
 /// The registry entry of `octal-naive`.
-pub const ENTRY: Entry<dyn OctalBuilder> = Entry {
+pub const ENTRY: Entry<dyn Builder<Rules>> = Entry {
     name: "octal-naive",
     description: "control: each mex straight from the definition, a fresh set of option values per position",
     cost: "O(N^2) set insertions with a splitting digit; affords N <= 2*10^4",
@@ -45,7 +45,7 @@ fn one_insertion_an_option(w: &Workload) -> Demand {
 /// The control (see the module doc).
 pub struct OctalNaive;
 
-impl OctalBuilder for OctalNaive {
+impl Builder<Rules> for OctalNaive {
     fn fill(&self, rules: &Rules, g: &mut [u16], from: usize) -> Result<()> {
         for n in from..g.len() {
             let mut seen = BTreeSet::new();

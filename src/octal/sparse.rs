@@ -29,13 +29,13 @@
 
 use super::rare_common::{rare_positions, Mask, RareCommon};
 pub use super::rare_common::{MASK_BITS, PREFIX, SPARSE_FRACTION};
-use super::{OctalBuilder, Rules};
+use super::{Builder, Rules};
 use crate::base::error::Result;
 use crate::cost::Model;
 use crate::registry::{Entry, Role};
 
 /// The registry entry of `octal-sparse`.
-pub const ENTRY: Entry<dyn OctalBuilder> = Entry {
+pub const ENTRY: Entry<dyn Builder<Rules>> = Entry {
     name: "octal-sparse",
     description: "reference: rare/common values split by a mask (Gangolli-Plambeck), or by a mask and the position's parity (Flammenkamp): the common values enumerated over the few rare positions, the rare candidates below the least missing common value searched among all pairs",
     cost: "O(N * R + R * N) pair steps (R = rare positions) plus early-stopping searches; a full search on the first 4096 values",
@@ -65,7 +65,7 @@ pub struct SparseStats {
 /// The sparse-space method (see the module doc).
 pub struct OctalSparse;
 
-impl OctalBuilder for OctalSparse {
+impl Builder<Rules> for OctalSparse {
     fn fill(&self, rules: &Rules, g: &mut [u16], from: usize) -> Result<()> {
         run_with_stats(rules, g, from).map(|_| ())
     }
@@ -77,7 +77,7 @@ impl OctalBuilder for OctalSparse {
     }
 }
 
-/// Fills g[from..] as [`OctalBuilder::fill`] does, returning the split chosen and the rare
+/// Fills g[from..] as [`Builder::fill`] does, returning the split chosen and the rare
 /// positions met.
 pub fn run_with_stats(rules: &Rules, g: &mut [u16], from: usize) -> Result<SparseStats> {
     run_with_prefix(rules, g, from, PREFIX, false)

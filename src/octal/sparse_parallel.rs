@@ -29,13 +29,13 @@
 
 use super::published::Published;
 use super::rare_common::{Mask, RareCommon, Search, PREFIX};
-use super::{OctalBuilder, Rules};
+use super::{Builder, Rules};
 use crate::base::error::Result;
 use crate::cost::Model;
 use crate::registry::{Entry, Role};
 
 /// The registry entry of `octal-sparse-parallel`.
-pub const ENTRY: Entry<dyn OctalBuilder> = Entry {
+pub const ENTRY: Entry<dyn Builder<Rules>> = Entry {
     name: "octal-sparse-parallel",
     description: "octal-sparse on two threads: each decides every other heap, the options that read g(n - 1) marked last, after the other thread publishes it",
     cost: "O(N * R + R * N) pair steps over 2 threads (R = rare positions) plus one hand-over per heap",
@@ -55,7 +55,7 @@ pub const MIN_PARALLEL: usize = 64;
 /// The two-thread sparse-space method (see the module doc).
 pub struct OctalSparseParallel;
 
-impl OctalBuilder for OctalSparseParallel {
+impl Builder<Rules> for OctalSparseParallel {
     fn fill(&self, rules: &Rules, g: &mut [u16], from: usize) -> Result<()> {
         fill_with(rules, g, from, Choice::DEFAULT)
     }
@@ -83,7 +83,7 @@ impl Choice {
     };
 }
 
-/// Fills g[from..] as [`OctalBuilder::fill`] does, the mask chosen as `choice` says.
+/// Fills g[from..] as [`Builder::fill`] does, the mask chosen as `choice` says.
 fn fill_with(rules: &Rules, g: &mut [u16], from: usize, choice: Choice) -> Result<()> {
     let len = g.len();
     let shared = Published::new(g, from);

@@ -20,7 +20,7 @@
 //! [`xor_pairs::dispatch`] as a visitor, so it is compiled per path with its kernel.
 
 use super::candidate_search::{fill_by_candidates, mirror_bytes, one_pass_over_the_pairs};
-use super::{OctalBuilder, Rules};
+use super::{Builder, Rules};
 use crate::base::error::Result;
 use crate::base::isa;
 use crate::cost::Model;
@@ -29,7 +29,7 @@ use crate::kernels::Family;
 use crate::registry::{Entry, Role};
 
 /// The registry entry of `octal-vector`.
-pub const ENTRY: Entry<dyn OctalBuilder> = Entry {
+pub const ENTRY: Entry<dyn Builder<Rules>> = Entry {
     name: "octal-vector",
     description: "candidates 0, 1, 2, ... each searched among the split pairs with a vector xor-compare of g against its reversed copy; mex = first candidate not found",
     cost: "O(S(N) / W) lane steps for the mex passes (W = vector lanes) plus the early-stopping candidate searches",
@@ -46,7 +46,7 @@ pub const ENTRY: Entry<dyn OctalBuilder> = Entry {
 /// The vector candidate search (see the module doc).
 pub struct OctalVector;
 
-impl OctalBuilder for OctalVector {
+impl Builder<Rules> for OctalVector {
     fn fill(&self, rules: &Rules, g: &mut [u16], from: usize) -> Result<()> {
         xor_pairs::dispatch(isa::active(), Fill { rules, g, from })
     }

@@ -21,7 +21,7 @@
 //! the chunks searched on the other threads call the same path's kernel.
 
 use super::candidate_search::{fill_by_candidates, mirror_bytes, one_pass_over_the_pairs};
-use super::{OctalBuilder, Rules};
+use super::{Builder, Rules};
 use crate::base::error::Result;
 use crate::base::isa;
 use crate::cost::Model;
@@ -31,7 +31,7 @@ use crate::registry::{Entry, Role};
 use rayon::prelude::*;
 
 /// The registry entry of `octal-vector-parallel`.
-pub const ENTRY: Entry<dyn OctalBuilder> = Entry {
+pub const ENTRY: Entry<dyn Builder<Rules>> = Entry {
     name: "octal-vector-parallel",
     description: "octal-vector with each candidate search past its first 2^17 pairs split into chunks of 2^18 searched on the rayon threads",
     cost: "O(S(N) / (W * threads)) lane steps for the mex passes plus one fork-join per long pass and the early-stopping searches",
@@ -66,7 +66,7 @@ impl Default for OctalVectorParallel {
     }
 }
 
-impl OctalBuilder for OctalVectorParallel {
+impl Builder<Rules> for OctalVectorParallel {
     fn fill(&self, rules: &Rules, g: &mut [u16], from: usize) -> Result<()> {
         xor_pairs::dispatch(
             isa::active(),

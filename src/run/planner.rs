@@ -456,14 +456,8 @@ pub fn check_table_affords(
     limit: usize,
     instead: &str,
 ) -> Result<()> {
-    match (entry.make)().affordable_limit() {
-        Some(most) if limit > most => Err(refusal(
-            entry.name,
-            format!("--limit {limit} (it affords N <= {most})"),
-            instead,
-        )),
-        _ => Ok(()),
-    }
+    let most = (entry.make)().affordable_limit();
+    crate::grundy::check_affords(entry.name, most, "--limit", limit, instead)
 }
 
 /// Refuses the count back-end `entry` for K = `heaps` heaps at N = `limit` when it does not

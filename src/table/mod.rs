@@ -34,96 +34,13 @@ pub use value_bounded::ValueBounded;
 use crate::base::error::Result;
 use crate::base::moves::Moves;
 use crate::cost::{Demand, Primitive, Workload};
+use crate::grundy::{Builder, Rulebook};
 use crate::registry::Entry;
 
+/// The table every workload's back-ends return (defined beside the shared traits).
+pub use crate::grundy::Table;
+
 pub use crate::base::limit::{Limit, MAX_LIMIT};
-
-/// The Grundy values g(0..=N) of one heap, with the summary every stage needs.
-///
-/// Invariant: `histogram[v]` counts the n <= N with g(n) = v, its length is
-/// `max_value + 1`, and `max_value_first_at` is the least n with g(n) = max_value.
-/// Counts are `u64` (N < 2^32, so they cannot overflow).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Table {
-    values: Vec<u16>,
-    histogram: Vec<u64>,
-    max_value: u16,
-    max_value_first_at: usize,
-}
-
-impl Table {
-    /// Wraps finished values and computes the summary. `values` must be non-empty (it always
-    /// holds g(0)).
-    pub fn from_values(values: Vec<u16>) -> Table {
-        assert!(!values.is_empty(), "a table holds at least g(0)");
-        let mut max_value = 0u16;
-        let mut max_value_first_at = 0usize;
-        for (n, &v) in values.iter().enumerate() {
-            if v > max_value {
-                max_value = v;
-                max_value_first_at = n;
-            }
-        }
-        let mut histogram = vec![0u64; max_value as usize + 1];
-        for &v in &values {
-            histogram[v as usize] += 1;
-        }
-        Table {
-            values,
-            histogram,
-            max_value,
-            max_value_first_at,
-        }
-    }
-
-    /// N, the largest heap size in the table.
-    pub fn limit(&self) -> usize {
-        self.values.len() - 1
-    }
-
-    /// g(0..=N).
-    pub fn values(&self) -> &[u16] {
-        &self.values
-    }
-
-    /// `histogram()[v]` = number of n <= N with g(n) = v.
-    pub fn histogram(&self) -> &[u64] {
-        &self.histogram
-    }
-
-    /// The largest value in the table.
-    pub fn max_value(&self) -> u16 {
-        self.max_value
-    }
-
-    /// The first n at which the largest value occurs.
-    pub fn max_value_first_at(&self) -> usize {
-        self.max_value_first_at
-    }
-
-    /// The number of cold positions (g = 0).
-    pub fn cold_count(&self) -> u64 {
-        self.histogram[0]
-    }
-
-    /// The cold positions (g = 0), ascending.
-    pub fn cold_positions(&self) -> Vec<usize> {
-        (0..self.values.len())
-            .filter(|&n| self.values[n] == 0)
-            .collect()
-    }
-
-    /// G = max value + 1: the size of the value alphabet.
-    pub fn alphabet(&self) -> usize {
-        self.histogram.len()
-    }
-
-    /// The shape of building this table for `moves` on `threads` threads, what a cost model
-    /// counts its primitives from.
-    pub fn workload(&self, moves: &Moves, threads: usize) -> Workload {
-        Workload::of_histogram(moves, &self.histogram, threads)
-    }
-}
 
 /// A table back-end: turns (moves, N) into g(0..=N).
 ///
@@ -162,6 +79,68 @@ pub trait TableBuilder: Send + Sync {
     }
 }
 
+/// Every table back-end is a [`Builder`] of its moves: what the workload registry and the
+/// instruments call. [`TableBuilder`] stays the table's own face because its `fill` takes
+/// the prefix's largest value (the mask width a resumed fill starts from, which a long run
+/// keeps rather than rescans) and cannot fail.
+impl<T: TableBuilder + ?Sized> Builder<Moves> for T {
+    fn fill(&self, moves: &Moves, g: &mut [u16], from: usize) -> Result<()> {
+        let max_before = g[..from].iter().copied().max().unwrap_or(0);
+        TableBuilder::fill(self, moves, g, from, max_before);
+        Ok(())
+    }
+
+    fn resumable(&self) -> bool {
+        TableBuilder::resumable(self)
+    }
+
+    fn scratch_bytes(&self, moves: &Moves, limit: usize, threads: usize) -> u64 {
+        TableBuilder::scratch_bytes(self, moves, limit, threads)
+    }
+
+    fn affordable_limit(&self) -> Option<usize> {
+        TableBuilder::affordable_limit(self)
+    }
+
+    fn build(&self, moves: &Moves, limit: usize) -> Result<Table> {
+        Ok(TableBuilder::build(self, moves, limit))
+    }
+}
+
+/// The rules of a subtraction game as the table stage reads them: a move removes one of
+/// the set's sizes from the heap.
+impl Rulebook for Moves {
+    fn label(&self) -> String {
+        Moves::label(self)
+    }
+
+    fn describe(&self) -> String {
+        format!("moves {}", Moves::label(self))
+    }
+
+    fn options(&self, g: &[u16], n: usize, into: &mut Vec<u16>) {
+        into.clear();
+        into.extend(self.up_to(n).iter().map(|&s| g[n - s]));
+    }
+
+    fn option_steps(&self, limit: usize) -> u128 {
+        Moves::option_steps(self, limit)
+    }
+
+    fn removals(&self, limit: usize) -> Vec<usize> {
+        self.up_to(limit)
+    }
+
+    fn cost_workload(&self, table: &Table, threads: usize) -> Workload {
+        table.workload(self, threads)
+    }
+
+    fn histogram_bytes(&self, limit: usize) -> u64 {
+        // values are at most the number of moves up to N
+        8 * (self.up_to(limit).len() as u64 + 1)
+    }
+}
+
 /// Every table back-end, in the order `list`, `verify` and the benches show them.
 pub static BACKENDS: &[Entry<dyn TableBuilder>] = &[
     naive_mex::ENTRY,
@@ -176,6 +155,26 @@ pub static BACKENDS: &[Entry<dyn TableBuilder>] = &[
 ];
 
 crate::registry::stage!("table", dyn TableBuilder, BACKENDS, reference);
+
+/// A table back-end builds the tables of a subtraction set.
+impl crate::registry::workload::BuilderOf for dyn TableBuilder {
+    type Rules = Moves;
+}
+
+/// The table workload: a subtraction game's table (Nim Square's squares by default), built
+/// by the back-ends of [`BACKENDS`].
+pub static WORKLOAD: crate::registry::workload::WorkloadKind<dyn TableBuilder> =
+    crate::registry::workload::WorkloadKind {
+        about: "the Grundy table of a subtraction game (the squares: Nim Square)",
+        heading: "table back-ends (--table NAME):",
+        syntax: "`squares` or a move list like 1,3,4",
+        example: "squares",
+        parse: Moves::parse,
+        // the planner (`auto`) chooses by N, threads and wisdom; what the workload itself
+        // offers is its reference
+        default: |_| reference(),
+        stage: &STAGE,
+    };
 
 /// The model of the per-position mex (`stamped`, and `naive-mex` counted as generously): per
 /// option step one store and 1/32 span load, per position g(n) + 1 word ops for the mex walk.
@@ -215,8 +214,7 @@ pub fn bytes_needed(
     limit: usize,
     threads: usize,
 ) -> u64 {
-    let histogram = 8 * (moves.up_to(limit).len() as u64 + 1);
-    2 * (limit as u64 + 1) + histogram + builder.scratch_bytes(moves, limit, threads)
+    crate::grundy::bytes_needed(builder, moves, limit, threads)
 }
 
 /// Checks `limit` (range and memory) and builds the table with the named back-end: the
@@ -292,7 +290,10 @@ mod tests {
     /// own scratch (`stamped`: 16 · (100 + 2) = 1632).
     #[test]
     fn the_bytes_a_table_needs_are_its_values_its_histogram_and_the_scratch() {
-        assert_eq!(Stamped.scratch_bytes(&Moves::Squares, 10_000, 1), 1632);
+        assert_eq!(
+            TableBuilder::scratch_bytes(&Stamped, &Moves::Squares, 10_000, 1),
+            1632
+        );
         assert_eq!(
             bytes_needed(&Stamped, &Moves::Squares, 10_000, 1),
             20_002 + 808 + 1632

@@ -10,6 +10,7 @@ use super::args::{JsonArg, LimitArg, MovesArg, RepeatArg};
 use super::common::CliResult;
 use nimsquare::base::error::{Error, Result};
 use nimsquare::base::limit::Limit;
+use nimsquare::base::moves::Moves;
 use nimsquare::base::provenance::load_average;
 use nimsquare::count;
 use nimsquare::instruments::check;
@@ -18,7 +19,7 @@ use nimsquare::instruments::roofline::{
 };
 use nimsquare::registry::{self, Entry};
 use nimsquare::run::planner;
-use nimsquare::run::workload::{Backend, Game};
+use nimsquare::run::workload::{Backend, Subject};
 use nimsquare::table::Table;
 use render::Output;
 use std::io::IsTerminal;
@@ -65,6 +66,9 @@ pub struct Args {
     /// (default: every one but the control `octal-naive`), and no counts are timed.
     #[arg(long, value_name = "CODE", conflicts_with_all = ["moves", "count"])]
     octal: Option<String>,
+    #[arg(long, value_name = "KIND[:RULES]", help = super::common::WORKLOAD_HELP,
+          conflicts_with_all = ["moves", "octal", "count"])]
+    workload: Option<String>,
     #[command(flatten)]
     json: JsonArg,
 }
@@ -76,7 +80,7 @@ struct Plan {
     counts: Vec<&'static Entry<dyn count::Counter>>,
     /// Rounds per back-end (`--repeat`).
     repeats: usize,
-    game: Game,
+    game: Subject,
     threads: usize,
     json: bool,
     /// Bytes the run needs at most (what the memory guard checked).
@@ -121,10 +125,11 @@ pub fn run(args: Args) -> CliResult {
 /// Checks every argument and the memory, before any work.
 fn parse(args: Args) -> Result<Plan> {
     let limit = args.limit.limit.get();
-    let game = match &args.octal {
-        Some(code) => Game::octal(code).map_err(|e| Error::Invalid(format!("--octal: {e}")))?,
-        None => Game::Subtraction(args.moves.moves.clone()),
-    };
+    let game = super::common::subject(
+        &args.moves.moves,
+        args.octal.as_deref(),
+        args.workload.as_deref(),
+    )?;
     let tables = chosen_tables(&game, &args.table)?;
     // The roofline counts three heaps: a named back-end that cannot is refused, the default
     // list keeps only those that can. An octal game's roofline times its tables alone.
@@ -132,7 +137,7 @@ fn parse(args: Args) -> Result<Plan> {
     if args.count.is_empty() {
         counts.retain(|e| (e.make)().heaps().contains(&3));
     }
-    if game.moves().is_none() {
+    if game.rules::<Moves>().is_none() {
         counts.clear();
     }
     for e in &counts {
@@ -181,7 +186,7 @@ fn parse(args: Args) -> Result<Plan> {
 /// The table back-ends of `game` named in `asked` (in that order, without repeats), or every
 /// one that is not a control; an unknown name is refused naming the stage and the valid
 /// names.
-fn chosen_tables(game: &Game, asked: &[String]) -> Result<Vec<Backend>> {
+fn chosen_tables(game: &Subject, asked: &[String]) -> Result<Vec<Backend>> {
     if asked.is_empty() {
         return Ok(game.fast());
     }
@@ -223,7 +228,7 @@ fn chosen<T: ?Sized>(
 /// back-end, only when N is that large.
 fn forecast(plan: &Plan) -> Result<()> {
     // The planner forecasts the table stage's builds only; an octal game gets no note.
-    let Some(moves) = plan.game.moves() else {
+    let Some(moves) = plan.game.rules::<Moves>() else {
         return Ok(());
     };
     let mut total = 0.0;
@@ -338,7 +343,7 @@ fn measure_tables(plan: &Plan, out: &mut Output) -> Result<(Table, primitives::S
         });
         // An octal model that leaves work out bounds nothing tight: said beside its line
         // (the JSON carries every model's summary).
-        if !plan.json && game.moves().is_none() && model.summary.contains("lower bound") {
+        if !plan.json && game.rules::<Moves>().is_none() && model.summary.contains("lower bound") {
             println!(
                 "note backend={}: its cost model counts only part of its work, so its bound is a floor, not a roofline: {}",
                 entry.name(),

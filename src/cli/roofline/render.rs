@@ -7,8 +7,8 @@
 //! per op over the rounds, and `load=` the one-minute load average when it finished.
 
 use super::{Line, Plan};
+use nimsquare::base::moves::Moves;
 use nimsquare::instruments::roofline::{self, Primitive, Spread};
-use nimsquare::run::workload::Game;
 use serde_json::json;
 use std::io::Write;
 
@@ -34,8 +34,10 @@ impl Output {
                 "rounds": plan.repeats,
                 "isa": isa,
             });
-            if let Game::Octal(rules) = &plan.game {
-                json["octal"] = json!(rules.label());
+            // A game of another workload than the squares' table is named under its
+            // workload's name too (`"octal": "0.6"`).
+            if plan.game.rules::<Moves>().is_none() {
+                json[plan.game.stage()] = json!(plan.game.label());
             }
             return Output {
                 json: Some(json),

@@ -26,7 +26,7 @@ use crate::cold::{self, ColdFinder, ColdSet};
 use crate::count::{self, Counter};
 use crate::registry::Entry;
 use crate::run::longrun::build_shown;
-use crate::run::workload::{Backend, Game};
+use crate::run::workload::{Backend, Subject};
 use crate::table::{self, Table, TableBuilder};
 use std::fmt;
 use std::time::Instant;
@@ -292,12 +292,12 @@ pub fn table_disagreement(
 }
 
 /// The tables of one game's back-ends held against a judge's table: the check of the
-/// instruments that time tables of any workload ([`Game`]: the bench matrix's gate, `scale`,
-/// `roofline`). The judge is the game's ([`Game::judge`]) or, for [`against_first_of`], the
+/// instruments that time tables of any workload ([`Subject`]: the bench matrix's gate, `scale`,
+/// `roofline`). The judge is the game's ([`Subject::judge`]) or, for [`against_first_of`], the
 /// first table built.
 #[derive(Debug, Clone)]
 pub struct Tables {
-    pub game: Game,
+    pub game: Subject,
     /// The judge's name and its table.
     pub judge: &'static str,
     pub table: Table,
@@ -310,7 +310,7 @@ pub struct Tables {
 
 impl Tables {
     /// Nothing compared yet against `judge`'s `table` of `game`.
-    pub fn new(game: Game, judge: &'static str, table: Table) -> Tables {
+    pub fn new(game: Subject, judge: &'static str, table: Table) -> Tables {
         Tables {
             game,
             judge,
@@ -331,28 +331,24 @@ impl Tables {
         equal
     }
 
-    /// Itself, or an [`Error::Disagreement`] naming the first disagreement, N and (for a
-    /// game other than a subtraction game) the game.
+    /// Itself, or an [`Error::Disagreement`] naming the first disagreement, N and the game.
     pub fn into_result(self) -> Result<Tables> {
         match self.disagreements.first() {
             Some(d) => Err(Error::Disagreement(format!(
-                "{d} at N = {}{}",
+                "{d} at N = {} ({})",
                 self.table.limit(),
-                match &self.game {
-                    Game::Subtraction(_) => String::new(),
-                    other => format!(" ({})", other.describe()),
-                }
+                self.game.describe()
             ))),
             None => Ok(self),
         }
     }
 }
 
-/// Builds `game`'s table at N = `limit` with its judge ([`Game::judge`]), then with each of
+/// Builds `game`'s table at N = `limit` with its judge ([`Subject::judge`]), then with each of
 /// `backends` (the judge itself is not built twice), each compared with the judge's;
 /// disagreements and build failures are in the result ([`Tables::into_result`]). The
 /// caller checks memory and affordability first.
-pub fn against_judge(game: &Game, limit: usize, backends: &[Backend]) -> Result<Tables> {
+pub fn against_judge(game: &Subject, limit: usize, backends: &[Backend]) -> Result<Tables> {
     let judge = game.judge(limit);
     let start = Instant::now();
     let table = judge.make().build(game, limit)?;
@@ -383,7 +379,7 @@ pub fn against_judge(game: &Game, limit: usize, backends: &[Backend]) -> Result<
 /// the game, for a game other than a subtraction game).
 pub fn against_first_of(
     first: &mut Option<Tables>,
-    game: &Game,
+    game: &Subject,
     name: &'static str,
     table: Table,
 ) -> Result<()> {
@@ -625,7 +621,7 @@ pub mod testing {
     /// back-end, for the gate tests.
     struct OctalOffAt(usize);
 
-    impl crate::octal::OctalBuilder for OctalOffAt {
+    impl crate::octal::Builder<crate::octal::Rules> for OctalOffAt {
         fn fill(&self, rules: &crate::octal::Rules, g: &mut [u16], from: usize) -> Result<()> {
             (crate::octal::STAGE.reference().make)().fill(rules, g, from)?;
             if (from..g.len()).contains(&self.0) {
@@ -639,7 +635,7 @@ pub mod testing {
     }
 
     /// `octal-wrong-at-500`: the octal reference's table with g(500) xor 1.
-    pub static OCTAL_WRONG_AT_500: Entry<dyn crate::octal::OctalBuilder> = Entry {
+    pub static OCTAL_WRONG_AT_500: Entry<dyn crate::octal::Builder<crate::octal::Rules>> = Entry {
         name: "octal-wrong-at-500",
         description: "test only",
         cost: "",
@@ -782,7 +778,7 @@ mod tests {
     #[test]
     fn against_first_takes_the_first_table_as_judge_and_names_a_difference() {
         let m = Moves::Squares;
-        let game = Game::Subtraction(m.clone());
+        let game = crate::run::workload::subtraction(m.clone());
         let good = table::build("stamped", &m, 300).unwrap();
         let mut values = good.values().to_vec();
         values[123] ^= 1;

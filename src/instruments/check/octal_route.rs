@@ -38,7 +38,7 @@ pub fn octal_route(case: &Case, judge: &'static str, table: &Table) -> Option<Re
 /// table (a refusal, such as N past what `entry` affords, is recorded as a skip).
 pub fn compare(
     checker: &mut Checker,
-    entry: &'static crate::registry::Entry<dyn octal::OctalBuilder>,
+    entry: &'static crate::registry::Entry<dyn octal::Builder<octal::Rules>>,
     rules: &Rules,
 ) {
     let limit = checker.judge_table().limit();

@@ -28,7 +28,7 @@ pub mod rounds;
 
 use crate::base::moves::Moves;
 pub use crate::cost::{Demand, Model, Primitive, Resource, Workload};
-use crate::run::workload::Game;
+use crate::run::workload::Subject;
 use crate::table::Table;
 pub use rounds::{Round, Spread, Summary};
 
@@ -158,8 +158,8 @@ impl primitives::Shape {
     }
 
     /// The shape of `table`, built for `game`: its removal sizes are the offsets the span
-    /// primitive reads ([`Game::removals`]; a subtraction game's moves, as [`Self::of_table`]).
-    pub fn of_game(game: &Game, table: &Table) -> primitives::Shape {
+    /// primitive reads ([`Subject::removals`]; a subtraction game's moves, as [`Self::of_table`]).
+    pub fn of_game(game: &Subject, table: &Table) -> primitives::Shape {
         primitives::Shape {
             limit: table.limit(),
             alphabet: table.alphabet(),

@@ -4,7 +4,7 @@
 //! happens through the [`Event`]s [`Study::run`] reports; everything it measures is decided
 //! here.
 //!
-//! A study is a set of back-ends of one game's stage ([`Game`]: a subtraction game's table
+//! A study is a set of back-ends of one game's stage ([`Subject`]: a subtraction game's table
 //! back-ends, or an octal game's) timed at each N of a geometric grid. At each N, for the
 //! (back-end, N) points not yet in the log (all back-ends at one N before the next N):
 //!
@@ -36,12 +36,13 @@ use super::log::{CsvLog, Settings};
 use super::row::Row;
 use crate::base::error::Error;
 use crate::base::error::Result;
+use crate::base::moves::Moves;
 use crate::base::provenance::load_average;
 use crate::base::provenance::Provenance;
 use crate::base::stats::median;
 use crate::instruments::check;
 use crate::instruments::roofline::{self, primitives, RateBook};
-use crate::run::workload::{Backend, Game};
+use crate::run::workload::{Backend, Subject};
 use crate::run::{planner, wisdom};
 use crate::table;
 use std::time::Instant;
@@ -64,9 +65,9 @@ pub struct Study {
     /// The limits N, ascending, each a valid table limit.
     pub grid: Vec<u64>,
     /// The game whose tables are timed: a subtraction set or an octal code.
-    pub game: Game,
+    pub game: Subject,
     /// The settings every row records (and a resumed log must share): `moves` is the label
-    /// of [`Study::game`] ([`Game::label`]: `squares`, `1,3,4`, or an octal code such as
+    /// of [`Study::game`] ([`Subject::label`]: `squares`, `1,3,4`, or an octal code such as
     /// `0.6`), `threads` the worker threads, `repeats` the timed runs per point (at least
     /// one).
     pub settings: Settings,
@@ -126,7 +127,7 @@ pub enum Event<'a> {
 
 /// The work of one point: option steps of the table at `n` (at least one), times the
 /// repeats, so that progress does not stand still on the last, largest points.
-pub fn work(game: &Game, n: u64, repeats: usize) -> u64 {
+pub fn work(game: &Subject, n: u64, repeats: usize) -> u64 {
     let steps = game.option_steps(n as usize).max(1);
     u64::try_from(steps.saturating_mul(repeats as u128)).unwrap_or(u64::MAX)
 }
@@ -318,7 +319,7 @@ impl Study {
     /// picks there with this study's wisdom and threads.
     pub fn entry(&self, name: &str, n: u64) -> Result<Backend> {
         if name == planner::AUTO {
-            let Some(moves) = self.game.moves() else {
+            let Some(moves) = self.game.rules::<Moves>() else {
                 return Err(Error::Invalid(format!(
                     "`{}` chooses among the table back-ends of a subtraction game; name the back-ends of {} instead",
                     planner::AUTO,
@@ -326,7 +327,7 @@ impl Study {
                 )));
             };
             let limit = n as usize; // on the grid, a valid limit
-            return Ok(Backend::Table(
+            return Ok(table::WORKLOAD.backend(
                 planner::choose_table_from(
                     self.wisdom.as_deref(),
                     moves,
@@ -371,11 +372,10 @@ impl Study {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::base::moves::Moves;
 
     #[test]
     fn work_weighs_points_by_option_steps_and_repeats() {
-        let sq = Game::Subtraction(Moves::Squares);
+        let sq = crate::run::workload::squares();
         assert_eq!(work(&sq, 10_000, 3), 3 * 661_750);
         assert_eq!(work(&sq, 0, 1), 1);
     }
@@ -391,7 +391,7 @@ mod tests {
             names: vec!["stamped", "bitset", "value-bounded"],
             wisdom: None,
             grid: vec![300, 600],
-            game: Game::Subtraction(Moves::Squares),
+            game: crate::run::workload::squares(),
             settings: Settings {
                 moves: Moves::Squares.label(),
                 threads: 1,
