@@ -126,11 +126,38 @@ impl Mask {
     /// as a candidate for g(n)).
     #[inline(always)]
     pub fn rare(self, v: u32, n: usize) -> bool {
-        let (s, rho) = match self.position {
-            None => (0, 0),
-            Some(rho) => (1, rho as u32),
+        self.at(n).rare(v)
+    }
+
+    /// The rare test of the values at one position `n`, with n's part of it folded in once:
+    /// what a loop over many values for one heap uses, so that its inner test is the first
+    /// kind's (a parity and a compare) whatever the kind.
+    #[inline(always)]
+    pub fn at(self, n: usize) -> RareAt {
+        let parity = match self.position {
+            None => 0,
+            Some(rho) => (n as u32 ^ rho as u32) & 1,
         };
-        ((v & self.bits as u32).count_ones() ^ (n as u32 & s)) & 1 == rho
+        RareAt {
+            bits: self.bits as u32,
+            parity,
+        }
+    }
+}
+
+/// [`Mask::rare`] at one position: v is rare when the parity of popcount(v & bits) is
+/// `parity`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RareAt {
+    bits: u32,
+    parity: u32,
+}
+
+impl RareAt {
+    /// True when value `v` is rare at this position.
+    #[inline(always)]
+    pub fn rare(self, v: u32) -> bool {
+        (v & self.bits).count_ones() & 1 == self.parity
     }
 }
 
@@ -512,9 +539,10 @@ impl<'a> RareCommon<'a> {
             search.candidate_searched = true;
             return u16::try_from(x).map_err(|_| value_overflow(self.rules, n));
         }
+        let rare_here = mask.at(n);
         // c: the least value common for n not attained.
         let c = (0u32..)
-            .find(|&v| !mask.rare(v, n) && !self.seen(v, n))
+            .find(|&v| !rare_here.rare(v) && !self.seen(v, n))
             .expect("a value is missing");
         // The rare values below c not attained yet (above what an earlier sweep proved
         // missing): one sweep over all the pairs marks those it meets and stops once none is
@@ -522,7 +550,7 @@ impl<'a> RareCommon<'a> {
         // still unmarked, else c.
         let floor = search.exhausted_below;
         let mut need = (floor..c)
-            .filter(|&x| mask.rare(x, n) && !self.seen(x, n))
+            .filter(|&x| rare_here.rare(x) && !self.seen(x, n))
             .count();
         if need > 0 {
             'sweep: for i in 0..self.splits.len() {
@@ -530,7 +558,7 @@ impl<'a> RareCommon<'a> {
                 let first = (m + 1).saturating_sub(known).max(1);
                 for a in first..=p {
                     let v = (g[a] ^ g[m - a]) as u32;
-                    if v < c && v >= floor && mask.rare(v, n) && !self.seen(v, n) {
+                    if v < c && v >= floor && rare_here.rare(v) && !self.seen(v, n) {
                         self.mark(v as u16, n);
                         need -= 1;
                         if need == 0 {
@@ -566,6 +594,25 @@ impl<'a> RareCommon<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_rare_test_at_a_position_is_the_definition() {
+        // First kind: v rare when popcount(v & M) is even; second: when its parity is that
+        // of n + rho. Written here from the module doc, not through `Mask::at`.
+        for bits in 0u16..16 {
+            for v in 0u32..64 {
+                for n in 0usize..6 {
+                    let parity = (v & bits as u32).count_ones() % 2;
+                    assert_eq!(Mask::value(bits).rare(v, n), parity == 0);
+                    for rho in 0u8..2 {
+                        let want = parity == (n as u32 + rho as u32) % 2;
+                        assert_eq!(Mask::position(bits, rho).rare(v, n), want, "{bits} {v} {n}");
+                        assert_eq!(Mask::position(bits, rho).at(n).rare(v), want);
+                    }
+                }
+            }
+        }
+    }
 
     /// The rare count of every mask by its definition, position class by position class:
     /// of the first kind, popcount(v & M) even; of the second, its parity that of n - t,
