@@ -13,9 +13,10 @@
 
 use nimsquare::base::moves::Moves;
 use nimsquare::base::stats::median;
+use nimsquare::grundy::Builder;
 use nimsquare::table::bitset_parallel::BitsetParallel;
 use nimsquare::table::stamped_parallel::StampedParallel;
-use nimsquare::table::{Schedule, TableBuilder};
+use nimsquare::table::Schedule;
 use std::time::Instant;
 
 fn parse_schedule(spec: &str) -> Schedule {
@@ -37,7 +38,7 @@ fn parse_schedule(spec: &str) -> Schedule {
     }
 }
 
-fn builder(table: &str, schedule: Schedule) -> Box<dyn TableBuilder> {
+fn builder(table: &str, schedule: Schedule) -> Box<dyn Builder<Moves>> {
     match table {
         "stamped-parallel" => Box::new(StampedParallel { schedule }),
         "bitset-parallel" => Box::new(BitsetParallel { schedule }),
@@ -61,13 +62,13 @@ fn main() {
         .map(|s| builder(table, parse_schedule(s)))
         .collect();
     let moves = Moves::Squares;
-    let reference = builders[0].build(&moves, limit);
+    let reference = builders[0].build(&moves, limit).unwrap();
     let mut times = vec![Vec::new(); specs.len()];
     for round in 0..rounds {
         for k in 0..specs.len() {
             let j = (k + round) % specs.len();
             let start = Instant::now();
-            let t = builders[j].build(&moves, limit);
+            let t = builders[j].build(&moves, limit).unwrap();
             times[j].push(start.elapsed().as_secs_f64());
             assert!(
                 t.values() == reference.values(),

@@ -4,7 +4,7 @@
 //! positive square from one heap; count the losing positions 0 <= a <= b <= c <= N. The
 //! computation runs in two stages, each with several back-ends behind one trait:
 //!
-//! 1. [`table`]: the Grundy value g(n) of one heap for every n <= N ([`table::TableBuilder`]).
+//! 1. [`table`]: the Grundy value g(n) of one heap for every n <= N ([`grundy::Builder`]).
 //! 2. [`count`]: the sorted tuples whose values xor to zero ([`count::Counter`]).
 //!
 //! The modules form layers, and every import points down (a test reads the `use crate::`

@@ -86,7 +86,7 @@ impl<T: ?Sized> Stage<T> {
 
 /// Declares a stage's [`Stage`] static `STAGE` (its name in messages and its back-ends)
 /// and the stage's `find` (and, with `reference`, `reference`) on it: the look-ups every
-/// stage offers, written once. `stage!("table", dyn TableBuilder, BACKENDS, reference);`
+/// stage offers, written once. `stage!("table", dyn Builder<Moves>, BACKENDS, reference);`
 macro_rules! stage {
     ($name:literal, $backend:ty, $entries:ident $(, $reference:ident)?) => {
         /// The stage: its name in messages and its back-ends.

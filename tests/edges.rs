@@ -8,8 +8,9 @@ mod common;
 use common::{nimsquare, reseal};
 use nimsquare::base::isa::{self, Isa};
 use nimsquare::base::moves::Moves;
+use nimsquare::grundy::Builder;
 use nimsquare::run::longrun::tablefile;
-use nimsquare::table::{self, BitsetParallel, Schedule, StampedParallel, TableBuilder};
+use nimsquare::table::{self, BitsetParallel, Schedule, StampedParallel};
 
 /// With every move 1..=k, position n <= k reaches every smaller position, so g(n) = n, and
 /// k + 1 reaches 1..=k but not 0, so the values repeat with period k + 1: g(n) = n mod (k + 1).
@@ -108,7 +109,7 @@ fn the_default_schedule_past_2_to_the_22_24_and_26() {
     assert_eq!(thresholds, [1 << 22, 1 << 24, 1 << 26]);
     let top = thresholds[2] + 9000;
     let mut g: Vec<u16> = (0..top).map(&want).collect();
-    let builders: [(&str, Box<dyn TableBuilder>); 2] = [
+    let builders: [(&str, Box<dyn Builder<Moves>>); 2] = [
         ("stamped-parallel", Box::new(StampedParallel::default())),
         ("bitset-parallel", Box::new(BitsetParallel::default())),
     ];
@@ -120,7 +121,7 @@ fn the_default_schedule_past_2_to_the_22_24_and_26() {
             assert_eq!(def.super_block(from), 512 << i);
             assert_eq!(def.super_block(at), 1024 << i);
             g[from..to].fill(u16::MAX);
-            b.fill(&moves, &mut g[..to], from, 1100);
+            b.fill(&moves, &mut g[..to], from).unwrap();
             if let Some(n) = (from..to).find(|&n| g[n] != want(n)) {
                 panic!(
                     "{name} resumed at {from}: g({n}) = {} not {}",

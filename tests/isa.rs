@@ -9,12 +9,13 @@ use common::{assert_refused, json_of, stdout_of};
 use nimsquare::base::isa::{self, Isa};
 use nimsquare::base::moves::Moves;
 use nimsquare::count::{self, Counter};
+use nimsquare::grundy::Builder;
 use nimsquare::registry::Entry;
-use nimsquare::table::{self, Table, TableBuilder};
+use nimsquare::table::{self, Table};
 
 /// The table back-ends run on every path: those that follow `--isa` and the others
 /// ([`common::per_path_tables`]).
-fn vector_tables() -> Vec<&'static Entry<dyn TableBuilder>> {
+fn vector_tables() -> Vec<&'static Entry<dyn Builder<Moves>>> {
     let v = common::per_path_tables();
     let names: Vec<&str> = v.iter().map(|e| e.name).collect();
     assert!(
@@ -45,7 +46,7 @@ fn on_every_path(mut body: impl FnMut(Isa)) {
 }
 
 fn build(name: &str, moves: &Moves, n: usize) -> Table {
-    (table::find(name).unwrap().make)().build(moves, n)
+    (table::find(name).unwrap().make)().build(moves, n).unwrap()
 }
 
 #[test]
@@ -57,7 +58,7 @@ fn small_tables_match_the_controls_at_every_n_on_every_path() {
     on_every_path(|path| {
         for n in 0..=300 {
             for e in &tables {
-                let t = (e.make)().build(&moves, n);
+                let t = (e.make)().build(&moves, n).unwrap();
                 assert_eq!(
                     t.values(),
                     &judge.values()[..=n],
@@ -88,7 +89,7 @@ fn tables_up_to_1e5_match_stamped_on_every_path() {
         let tables = vector_tables();
         on_every_path(|path| {
             for e in &tables {
-                let t = (e.make)().build(moves, *limit);
+                let t = (e.make)().build(moves, *limit).unwrap();
                 assert!(
                     t.values() == judge.values(),
                     "{} on {path} differs from stamped for max {max}",

@@ -7,8 +7,9 @@ mod common;
 use common::{fnv, reseal};
 use nimsquare::base::error::Error;
 use nimsquare::base::moves::Moves;
+use nimsquare::grundy::Builder;
 use nimsquare::run::longrun::{self, tablefile, LongRun, Outcome, Start, TableFile};
-use nimsquare::table::{Stamped, TableBuilder};
+use nimsquare::table::Stamped;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -263,7 +264,7 @@ fn refuses_other_moves_and_missing_files(dir: &Path, good: &Path) {
 /// Runs the driver up to `k` positions with a checkpoint, then resumes from the checkpoint.
 fn stop_and_resume(moves: &Moves, limit: usize, k: usize, dir: &Path) -> Vec<u16> {
     let path = dir.join(format!("ck-{}-{k}.tbl", moves.label()));
-    let fill = |g: &mut [u16], from: usize, max: u16| Stamped.fill(moves, g, from, max);
+    let fill = |g: &mut [u16], from: usize, _: u16| Stamped.fill(moves, g, from).unwrap();
     let opts = LongRun {
         checkpoint: Some(path.clone()),
         stop_after_positions: Some(k),
@@ -306,7 +307,7 @@ fn a_resumed_run_equals_an_uninterrupted_run() {
             .unwrap()
             .values()
             .to_vec();
-        let fill = |g: &mut [u16], from: usize, max: u16| Stamped.fill(&moves, g, from, max);
+        let fill = |g: &mut [u16], from: usize, _: u16| Stamped.fill(&moves, g, from).unwrap();
         let whole =
             finished(longrun::run_fill(&moves, limit, Start::Fresh, &fill, &quiet()).unwrap());
         assert_eq!(whole, expected);
@@ -332,7 +333,7 @@ fn checkpoints_are_written_between_chunks() {
             assert_eq!(ck.max, max);
             assert_eq!(ck.values[..], g[..from]);
         }
-        Stamped.fill(&moves, g, from, max)
+        Stamped.fill(&moves, g, from).unwrap()
     };
     let opts = LongRun {
         checkpoint: Some(path.clone()),
@@ -353,9 +354,9 @@ fn a_smaller_table_seeds_a_larger_n() {
     let small = reference(&moves, 5000);
     let path = dir.join("small.tbl");
     tablefile::write_atomic(&path, &moves, 5000, &small, max_of(&small)).unwrap();
-    let fill = |g: &mut [u16], from: usize, max: u16| {
+    let fill = |g: &mut [u16], from: usize, _: u16| {
         assert!(from >= 5001, "the seed's prefix is recomputed");
-        Stamped.fill(&moves, g, from, max)
+        Stamped.fill(&moves, g, from).unwrap()
     };
     let seed = tablefile::read(&path).unwrap();
     assert_eq!(seed.provides(20_000), 5001);
@@ -468,9 +469,9 @@ fn a_non_resumable_fill_refuses_a_partial_seed_and_finishes_a_complete_one_witho
     let moves = Moves::Squares;
     let (path, g) = write_squares(&dir, "t.tbl", 1000);
     let calls = std::sync::atomic::AtomicUsize::new(0);
-    let fill = |g: &mut [u16], from: usize, max: u16| {
+    let fill = |g: &mut [u16], from: usize, _: u16| {
         calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        Stamped.fill(&moves, g, from, max)
+        Stamped.fill(&moves, g, from).unwrap()
     };
     let opts = LongRun {
         resumable: false,
@@ -529,9 +530,9 @@ fn the_first_chunk_spends_two_to_the_twenty_steps_and_no_chunk_grows_past_four_t
     let moves = Moves::Squares;
     let limit = 400_000;
     let chunks = std::sync::Mutex::new(Vec::new());
-    let fill = |g: &mut [u16], from: usize, max: u16| {
+    let fill = |g: &mut [u16], from: usize, _: u16| {
         chunks.lock().unwrap().push((from, g.len()));
-        Stamped.fill(&moves, g, from, max)
+        Stamped.fill(&moves, g, from).unwrap()
     };
     let opts = LongRun {
         chunk_target: Duration::from_secs(10),

@@ -4,8 +4,9 @@
 mod common;
 
 use nimsquare::base::moves::Moves;
+use nimsquare::grundy::Builder;
 use nimsquare::run::longrun::{self, tablefile, LongRun, Outcome, Signal, Start};
-use nimsquare::table::{Stamped, TableBuilder};
+use nimsquare::table::Stamped;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -74,12 +75,12 @@ fn run_raising_in_second_chunk(
 ) -> (Outcome, usize) {
     let calls = AtomicUsize::new(0);
     let ends = std::sync::Mutex::new(Vec::new());
-    let fill = |g: &mut [u16], from: usize, max: u16| {
+    let fill = |g: &mut [u16], from: usize, _: u16| {
         if calls.fetch_add(1, Ordering::SeqCst) == 1 {
             // SAFETY: raising a signal whose handler the driver installed.
             assert_eq!(unsafe { libc::raise(sig) }, 0);
         }
-        Stamped.fill(moves, g, from, max);
+        Stamped.fill(moves, g, from).unwrap();
         ends.lock().unwrap().push(g.len());
     };
     let opts = LongRun {
@@ -102,7 +103,7 @@ fn resume_finishes(moves: &Moves, limit: usize, path: &Path, expected: &[u16]) {
         quiet: true,
         ..LongRun::default()
     };
-    let fill = |g: &mut [u16], from: usize, max: u16| Stamped.fill(moves, g, from, max);
+    let fill = |g: &mut [u16], from: usize, _: u16| Stamped.fill(moves, g, from).unwrap();
     match longrun::run_fill(moves, limit, start, &fill, &resume).unwrap() {
         Outcome::Finished(g) => assert_eq!(g, expected),
         other => panic!("{other:?}"),

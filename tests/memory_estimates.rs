@@ -144,7 +144,7 @@ fn no_back_end_allocates_more_than_its_estimate() {
             // Unmeasured: a first run of every table back-end on this worker thread, so
             // one-time thread-local set-up is not charged to the first measured back-end.
             for e in table::BACKENDS {
-                (e.make)().build(&Moves::Squares, 100);
+                (e.make)().build(&Moves::Squares, 100).unwrap();
             }
             // The octal stage: the u16 table and the back-end's scratch, what octal::prepare
             // adds up (the control only where it is quick).
@@ -177,7 +177,7 @@ fn no_back_end_allocates_more_than_its_estimate() {
                             continue;
                         }
                         let estimate = table::bytes_needed(&*builder, &moves, n, threads);
-                        let (peak, t) = peak_during(|| builder.build(&moves, n));
+                        let (peak, t) = peak_during(|| builder.build(&moves, n).unwrap());
                         record(format!("table {} {case}", e.name), estimate, peak);
                         tables.push(t);
                     }

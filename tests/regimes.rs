@@ -9,8 +9,9 @@ mod common;
 use common::{fill_in_pieces, naive, regime_moves, regime_strategy, SplitMix64, REGIME_BANDS};
 use nimsquare::base::isa::{self, Isa};
 use nimsquare::base::moves::Moves;
+use nimsquare::grundy::Builder;
 use nimsquare::kernels::lanes::{stride_for, LANES};
-use nimsquare::table::{self, BitsetParallel, Schedule, StampedParallel, TableBuilder};
+use nimsquare::table::{self, BitsetParallel, Schedule, StampedParallel};
 use proptest::prelude::*;
 
 /// `stamped-lanes` runs its scalar loop while the running max is below this (its
@@ -31,7 +32,7 @@ fn assert_every_back_end_on_every_path(moves: &Moves, want: &[u16], cuts: &[usiz
     for path in Isa::supported_all() {
         for e in table::BACKENDS.iter().filter(|e| e.name != "naive-mex") {
             let b = (e.make)();
-            let whole = isa::with(path, || b.build(moves, limit)).unwrap();
+            let whole = isa::with(path, || b.build(moves, limit).unwrap()).unwrap();
             let first_diff = |got: &[u16]| (0..=limit).find(|&n| got[n] != want[n]);
             if let Some(n) = first_diff(whole.values()) {
                 panic!(
@@ -182,7 +183,7 @@ fn parallel_back_ends_at_every_super_block_size_and_thread_count_with_large_valu
     let cuts = [999, 1000, 2500, 4001, 8191, 12289];
     let _guard = isa::TEST_LOCK.lock().unwrap_or_else(|p| p.into_inner());
     for schedule in [small, early] {
-        let builders: [(&str, Box<dyn TableBuilder>); 2] = [
+        let builders: [(&str, Box<dyn Builder<Moves>>); 2] = [
             ("stamped-parallel", Box::new(StampedParallel { schedule })),
             ("bitset-parallel", Box::new(BitsetParallel { schedule })),
         ];
@@ -193,7 +194,7 @@ fn parallel_back_ends_at_every_super_block_size_and_thread_count_with_large_valu
                 .unwrap();
             assert_eq!(pool.install(rayon::current_num_threads), threads);
             for (name, b) in &builders {
-                let got = pool.install(|| b.build(&moves, limit));
+                let got = pool.install(|| b.build(&moves, limit).unwrap());
                 assert!(
                     got.values() == &want[..],
                     "{name} {schedule:?} on {threads} threads"

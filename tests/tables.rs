@@ -6,9 +6,10 @@ mod common;
 
 use common::{assert_agree, fill_in_pieces, moves_strategy, naive, on_every_path};
 use nimsquare::base::moves::Moves;
+use nimsquare::grundy::Builder;
 use nimsquare::registry;
 use nimsquare::run::planner;
-use nimsquare::table::{self, Schedule, StampedParallel, TableBuilder};
+use nimsquare::table::{self, Schedule, StampedParallel};
 use proptest::prelude::*;
 
 proptest! {
@@ -75,13 +76,12 @@ fn every_back_end_overwrites_whatever_the_buffer_held_past_the_finished_prefix()
             for e in table::BACKENDS {
                 let b = (e.make)();
                 let mut g = vec![7u16; limit + 1];
-                b.fill(&moves, &mut g, 0, 0);
+                b.fill(&moves, &mut g, 0).unwrap();
                 assert_eq!(g, want, "{} from 0 on {moves:?}", e.name);
                 let cut = limit / 3;
                 let mut g = want[..cut].to_vec();
                 g.resize(limit + 1, 7);
-                let max = want[..cut].iter().copied().max().unwrap_or(0);
-                b.fill(&moves, &mut g, cut, max);
+                b.fill(&moves, &mut g, cut).unwrap();
                 assert_eq!(g, want, "{} resumed at {cut} on {moves:?}", e.name);
             }
         });
@@ -113,7 +113,7 @@ fn every_super_block_size_of_the_parallel_table_runs_in_ci() {
                 .num_threads(threads)
                 .build()
                 .unwrap();
-            let got = pool.install(|| b.build(&moves, 6000));
+            let got = pool.install(|| b.build(&moves, 6000).unwrap());
             assert_eq!(got.values(), &want[..], "{moves:?} on {threads} threads");
             let pieces =
                 pool.install(|| fill_in_pieces(&b, &moves, 6000, &[999, 1000, 2500, 4001]));

@@ -87,7 +87,9 @@ pub const FORECAST_NOTE_SECONDS: f64 = 120.0;
 pub fn forecast_builds(
     moves: &nimsquare::base::moves::Moves,
     builds: &[(
-        &'static nimsquare::registry::Entry<dyn nimsquare::table::TableBuilder>,
+        &'static nimsquare::registry::Entry<
+            dyn nimsquare::grundy::Builder<nimsquare::base::moves::Moves>,
+        >,
         usize,
         u64,
     )],

@@ -18,7 +18,6 @@ use nimsquare::base::moves::Moves;
 use nimsquare::base::paths::{decide_output, write_output, Output};
 use nimsquare::run::planner;
 use nimsquare::run::workload::{BuildPlan, Made};
-use nimsquare::table;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -112,7 +111,7 @@ enum Work {
     /// A solve of three heaps of a subtraction game: the table, then the count.
     Solve {
         table_name: &'static str,
-        builder: Box<dyn table::TableBuilder>,
+        builder: Box<dyn nimsquare::grundy::Builder<nimsquare::base::moves::Moves>>,
         count_name: &'static str,
         counter: Box<dyn nimsquare::count::Counter>,
         /// The resolved plan, for the forecast note.
@@ -344,7 +343,7 @@ fn solve_once(plan: &Job) -> Result<u128> {
                 table_name,
                 &plan.args.moves.moves,
                 plan.limit,
-            );
+            )?;
             counter.count(&t, 3)
         }
         Work::Build { plan, builder } => Ok(u128::from(

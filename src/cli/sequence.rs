@@ -412,8 +412,8 @@ fn table_for(args: &Args, octal_rules: Option<&Rules>, limit: Option<Limit>) -> 
             resumable: builder.resumable(),
             ..LongRun::default()
         };
-        let fill = |g: &mut [u16], from: usize, max: u16| builder.fill(&plan.moves, g, from, max);
-        longrun::run_fill(&plan.moves, plan.limit, Start::Fresh, &fill, &opts)?
+        let fill = longrun::kept_fill(&*builder, &plan.moves);
+        longrun::try_run_fill(&plan.moves, plan.limit, Start::Fresh, &fill, &opts)?
     };
     Ok(match outcome {
         Outcome::Finished(values) | Outcome::FinishedUnsaved { values, .. } => {

@@ -194,7 +194,7 @@ fn build_table(
         resumable: builder.resumable(),
         ..LongRun::default()
     };
-    let fill = |g: &mut [u16], from: usize, max: u16| builder.fill(&plan.moves, g, from, max);
-    let outcome = longrun::run_fill(&plan.moves, plan.limit, start, &fill, &opts)?;
+    let fill = longrun::kept_fill(&*builder, &plan.moves);
+    let outcome = longrun::try_run_fill(&plan.moves, plan.limit, start, &fill, &opts)?;
     Ok(tables::finish(outcome, plan.limit, lr, unsaved).map(Table::from_values))
 }

@@ -79,7 +79,9 @@ pub fn run(args: Args) -> CliResult {
 }
 
 /// A table back-end's registry entry.
-type TableEntry = &'static nimsquare::registry::Entry<dyn nimsquare::table::TableBuilder>;
+type TableEntry = &'static nimsquare::registry::Entry<
+    dyn nimsquare::grundy::Builder<nimsquare::base::moves::Moves>,
+>;
 /// A count back-end's registry entry.
 type CountEntry = &'static nimsquare::registry::Entry<dyn nimsquare::count::Counter>;
 

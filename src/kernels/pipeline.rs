@@ -139,21 +139,55 @@ impl Run<'_> {
     }
 }
 
-/// The frame of a pipelined fill of g[from..] (values before `from` final, largest
-/// `max_before`) with the moves up to N (`moves`, ascending): calls `step` until the table
-/// is done; each step runs super-blocks with [`Run::blocks`]. The whole loop runs on a pool
+/// One pipelined fill, what a parallel back-end hands its ISA dispatch: g[from..] with the
+/// moves up to N (`moves`, ascending) on `sched`'s super-blocks, the values before `from`
+/// final with largest value `max_before`.
+pub struct Job<'a> {
+    /// The super-block sizes.
+    pub sched: &'a Schedule,
+    /// The moves up to N, ascending.
+    pub moves: &'a [usize],
+    /// The table g(0..=N).
+    pub g: &'a mut [u16],
+    /// The first position to fill.
+    pub from: usize,
+    /// max(g[..from]) (0 when `from` = 0).
+    pub max_before: usize,
+}
+
+impl<'a> Job<'a> {
+    /// The fill of g[from..] with `moves` on `sched`, max(g[..from]) = `max_before`.
+    pub fn new(
+        sched: &'a Schedule,
+        moves: &'a [usize],
+        g: &'a mut [u16],
+        from: usize,
+        max_before: usize,
+    ) -> Job<'a> {
+        Job {
+            sched,
+            moves,
+            g,
+            from,
+            max_before,
+        }
+    }
+}
+
+/// The frame of a pipelined fill ([`Job`]): calls `step` until the table is done; each step
+/// runs super-blocks with [`Run::blocks`]. The whole loop runs on a pool
 /// thread, so the phase-1a splits are cheap pushes to its own deque (from outside the pool
 /// every super-block would be a cold hand-over to the pool and back); the mask buffers are
 /// kept for the next run (`SPARE_MASKS`).
 #[inline(always)]
-pub fn fill(
-    sched: &Schedule,
-    moves: &[usize],
-    g: &mut [u16],
-    from: usize,
-    max_before: usize,
-    mut step: impl FnMut(&mut Run<'_>, &mut [u16]) + Send,
-) {
+pub fn fill(job: Job<'_>, mut step: impl FnMut(&mut Run<'_>, &mut [u16]) + Send) {
+    let Job {
+        sched,
+        moves,
+        g,
+        from,
+        max_before,
+    } = job;
     rayon::scope(|_| {
         let mut run = Run {
             sched,
@@ -455,7 +489,7 @@ mod tests {
     ) {
         let far = PlainFar::<L> { moves };
         let max = g[..from].iter().copied().max().unwrap_or(0) as usize;
-        fill(sched, moves, g, from, max, |run, g| {
+        fill(Job::new(sched, moves, g, from, max), |run, g| {
             run.blocks::<_, K>(g, &far, |_| true)
         });
     }
@@ -532,7 +566,7 @@ mod tests {
             base: 64,
             grow_at: [1 << 20; 3],
         };
-        fill(&sched, &moves, &mut g, 64, 63, |run, g| {
+        fill(Job::new(&sched, &moves, &mut g, 64, 63), |run, g| {
             run.blocks::<_, Portable>(g, &FullFar, |_| true)
         });
     }

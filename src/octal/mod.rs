@@ -123,6 +123,11 @@ impl crate::grundy::Rulebook for Rules {
         // a u64 per value, and values are u16
         8 * (u16::MAX as u64 + 1).min(limit as u64 + 1)
     }
+
+    /// `octal ` and the code (`octal 0.6`): what the octal table files carry.
+    fn file_label(&self) -> String {
+        format!("octal {}", Rules::label(self))
+    }
 }
 
 /// The error for a mex past `u16::MAX` at heap `n`.

@@ -23,7 +23,7 @@ use std::any::Any;
 use std::sync::Arc;
 
 /// The back-end trait object a stage's registry holds, with the rules it builds: ties
-/// `Entry<dyn TableBuilder>` and `Entry<dyn Builder<R>>` to their rules' type.
+/// `Entry<dyn Builder<R>>` to its rules' type.
 pub trait BuilderOf: Builder<Self::Rules> {
     /// The rules this back-end builds tables of.
     type Rules: Rulebook;

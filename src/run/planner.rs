@@ -25,9 +25,10 @@ use crate::base::memory;
 use crate::base::moves::Moves;
 use crate::cold::{self, ColdFinder};
 use crate::count::{self, Counter};
+use crate::grundy::Builder;
 use crate::registry::Entry;
 use crate::run::wisdom;
-use crate::table::{self, Table, TableBuilder};
+use crate::table::{self, Table};
 use serde_json::json;
 use std::sync::Arc;
 
@@ -77,7 +78,7 @@ pub const TABLE_AVX2_BITSET_UNTIL: usize = 1_000_000;
 
 /// The table back-end `auto` means for (N, threads) by the built-in crossovers, on the path this run's kernels
 /// take ([`crate::base::isa::active`]).
-pub fn choose_table(limit: usize, threads: usize) -> &'static Entry<dyn TableBuilder> {
+pub fn choose_table(limit: usize, threads: usize) -> &'static Entry<dyn Builder<Moves>> {
     choose_table_on(crate::base::isa::active(), limit, threads)
 }
 
@@ -157,7 +158,11 @@ pub static BUILT_IN: &[Crossovers] = &[
 /// The table back-end `auto` means on the instruction-set path `isa` by the built-in
 /// crossovers ([`BUILT_IN`]): the row of the path with the most threads not above `threads`,
 /// and in it the step that covers N.
-pub fn choose_table_on(isa: Isa, limit: usize, threads: usize) -> &'static Entry<dyn TableBuilder> {
+pub fn choose_table_on(
+    isa: Isa,
+    limit: usize,
+    threads: usize,
+) -> &'static Entry<dyn Builder<Moves>> {
     let row = BUILT_IN
         .iter()
         .filter(|r| r.paths.contains(&isa) && r.threads <= threads.max(1))
@@ -175,7 +180,7 @@ pub fn choose_table_from(
     moves: &Moves,
     limit: usize,
     threads: usize,
-) -> (&'static Entry<dyn TableBuilder>, String) {
+) -> (&'static Entry<dyn Builder<Moves>>, String) {
     let isa = crate::base::isa::active();
     if let Some(src) = source {
         let choice = src.choose(isa, moves, limit as u64, threads);
@@ -189,7 +194,7 @@ pub fn choose_table_from(
 
 /// Every table back-end `auto` can pick (on some path, at some N), in registry order: what
 /// `tune` times. Read from [`BUILT_IN`].
-pub fn auto_table_candidates() -> Vec<&'static Entry<dyn TableBuilder>> {
+pub fn auto_table_candidates() -> Vec<&'static Entry<dyn Builder<Moves>>> {
     table::BACKENDS
         .iter()
         .filter(|e| {
@@ -219,10 +224,10 @@ pub fn choose_count() -> &'static Entry<dyn Counter> {
 
 /// Seconds per option step of `entry` right now: one calibration build at
 /// N = min([`CALIBRATION_LIMIT`], `largest`), timed. What every forecast multiplies by.
-pub fn seconds_per_step(entry: &Entry<dyn TableBuilder>, moves: &Moves, largest: usize) -> f64 {
+pub fn seconds_per_step(entry: &Entry<dyn Builder<Moves>>, moves: &Moves, largest: usize) -> f64 {
     let calibration = CALIBRATION_LIMIT.min(largest);
     let start = std::time::Instant::now();
-    (entry.make)().build(moves, calibration);
+    crate::table::build_with(&*(entry.make)(), moves, calibration);
     start.elapsed().as_secs_f64() / (moves.option_steps(calibration).max(1) as f64)
 }
 
@@ -231,7 +236,7 @@ pub fn seconds_per_step(entry: &Entry<dyn TableBuilder>, moves: &Moves, largest:
 /// [`seconds_per_step`] (one calibration per back-end, at its largest N or less).
 pub fn forecast_builds(
     moves: &Moves,
-    builds: &[(&'static Entry<dyn TableBuilder>, usize, u64)],
+    builds: &[(&'static Entry<dyn Builder<Moves>>, usize, u64)],
 ) -> (f64, Option<f64>) {
     forecast_builds_at(moves, builds, |entry, largest| {
         seconds_per_step(entry, moves, largest)
@@ -243,8 +248,8 @@ pub fn forecast_builds(
 /// [`FORECAST_FROM_STEPS`]): the arithmetic apart from the timing.
 pub fn forecast_builds_at(
     moves: &Moves,
-    builds: &[(&'static Entry<dyn TableBuilder>, usize, u64)],
-    mut per_step: impl FnMut(&Entry<dyn TableBuilder>, usize) -> f64,
+    builds: &[(&'static Entry<dyn Builder<Moves>>, usize, u64)],
+    mut per_step: impl FnMut(&Entry<dyn Builder<Moves>>, usize) -> f64,
 ) -> (f64, Option<f64>) {
     let steps = |n: usize, times: u64| moves.option_steps(n) as f64 * times as f64;
     let total: f64 = builds.iter().map(|&(_, n, k)| steps(n, k)).sum();
@@ -285,7 +290,7 @@ pub struct Plan {
     pub moves: Moves,
     pub limit: usize,
     pub heaps: usize,
-    pub table: &'static Entry<dyn TableBuilder>,
+    pub table: &'static Entry<dyn Builder<Moves>>,
     pub count: &'static Entry<dyn Counter>,
     /// What was asked for (`auto` or a name), for the report.
     pub table_requested: String,
@@ -432,7 +437,7 @@ fn threads_used(parallel: bool, pool: usize) -> usize {
 fn bytes_needed(
     request: &Request,
     (limit, threads): (usize, usize),
-    builder: &dyn TableBuilder,
+    builder: &dyn Builder<Moves>,
     count: &Entry<dyn Counter>,
     cold: Option<&Entry<dyn ColdFinder>>,
 ) -> u64 {
@@ -452,7 +457,7 @@ fn bytes_needed(
 /// affords; `instead` ends the message with what to do (the caller knows its flags). The one
 /// rule for every command that builds a named table (`solve`, `roofline`).
 pub fn check_table_affords(
-    entry: &'static Entry<dyn TableBuilder>,
+    entry: &'static Entry<dyn Builder<Moves>>,
     limit: usize,
     instead: &str,
 ) -> Result<()> {

@@ -22,8 +22,9 @@ use crate::base::error::{Error, Result};
 use crate::base::isa::Isa;
 use crate::base::moves::Moves;
 use crate::base::paths::{write_output, Output};
+use crate::grundy::Builder;
 use crate::registry::Entry;
-use crate::table::{self, TableBuilder};
+use crate::table::{self};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -328,7 +329,7 @@ fn ignored(path: &Path, why: &str) -> Source {
 /// What `auto` picks from a source for one run, and a phrase saying where the pick came
 /// from (`wisdom FILE, measured DATE`, or `built-in` with the reason a file did not apply).
 pub struct Choice {
-    pub table: Option<&'static Entry<dyn TableBuilder>>,
+    pub table: Option<&'static Entry<dyn Builder<Moves>>>,
     pub basis: Option<Basis>,
     pub source: String,
 }

@@ -24,16 +24,18 @@
 //! to [`masks::dispatch`] as a visitor (`Fill`), so it is monomorphised per path and
 //! compiled with the path's target features, and nothing in the inner loops dispatches.
 
-use super::{mask_mex_demand, TableBuilder};
+use super::{build_on_huge_pages, fill_from_prefix_max, mask_mex_demand, Table};
+use crate::base::error::Result;
 use crate::base::isa::{self, Isa};
 use crate::base::moves::Moves;
 use crate::cost::Model;
+use crate::grundy::{Builder, Kept};
 use crate::kernels::masks::{self, MaskKernel, WithMasks, LANES};
 use crate::kernels::{split_moves, Family};
 use crate::registry::{Entry, Role};
 
 /// The registry entry of `bitset`.
-pub const ENTRY: Entry<dyn TableBuilder> = Entry {
+pub const ENTRY: Entry<dyn Builder<Moves>> = Entry {
     name: "bitset",
     description: "OR option values into a bit mask per position, 64 positions per block; mex = lowest zero bit",
     cost: "O(S(N) * ceil(G/64)) word ops",
@@ -50,17 +52,25 @@ pub const ENTRY: Entry<dyn TableBuilder> = Entry {
 /// Lane-blocked bitset mex. See the module documentation.
 pub struct Bitset;
 
-impl TableBuilder for Bitset {
-    fn fill(&self, moves: &Moves, g: &mut [u16], from: usize, max_before: u16) {
-        let limit = g.len().saturating_sub(1);
-        let moves = moves.up_to(limit);
-        fill_on(isa::active(), &moves, g, from, max_before as usize);
+impl Builder<Moves> for Bitset {
+    fn fill(&self, moves: &Moves, g: &mut [u16], from: usize) -> Result<()> {
+        self.fill_kept(moves, g, from, &mut None)
+    }
+
+    fn fill_kept(&self, moves: &Moves, g: &mut [u16], from: usize, kept: &mut Kept) -> Result<()> {
+        fill_from_prefix_max(moves, g, from, kept, |moves, g, max| {
+            fill_on(isa::active(), moves, g, from, max)
+        })
     }
 
     fn scratch_bytes(&self, moves: &Moves, limit: usize, _threads: usize) -> u64 {
         // The move list, and a block's masks wide enough for every value (at most #moves).
         let m = moves.up_to(limit).len() as u64;
         8 * m + LANES as u64 * 8 * (m / 64 + 2)
+    }
+
+    fn build(&self, moves: &Moves, limit: usize) -> Result<Table> {
+        build_on_huge_pages(self, moves, limit)
     }
 }
 
@@ -203,7 +213,7 @@ mod tests {
         // {1..=150} drives the mask from 1 to 3 words mid-run (g(n) = n mod 151).
         for moves in [Moves::Squares, Moves::list((1..=150).collect()).unwrap()] {
             let want = for_each_path_against_scalar(&format!("{moves:?}"), |path| {
-                isa::with(path, || Bitset.build(&moves, 3000)).unwrap()
+                isa::with(path, || Bitset.build(&moves, 3000).unwrap()).unwrap()
             });
             assert!(want.max_value() >= 10);
             // The AVX-512 path starts on the AVX2 kernels (below AVX2_BELOW_MAX) and hands

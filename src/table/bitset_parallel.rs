@@ -30,19 +30,21 @@
 //! [`masks::dispatch`] as a visitor (`Fill`), so it is monomorphised per path and entered
 //! through the path's `#[target_feature]` entry.
 
-use super::{mask_mex_demand, TableBuilder};
+use super::{build_on_huge_pages, fill_from_prefix_max, mask_mex_demand, Table};
+use crate::base::error::Result;
 use crate::base::isa;
 use crate::base::moves::Moves;
 use crate::cost::Model;
+use crate::grundy::{Builder, Kept};
 use crate::kernels::masks::{self, MaskKernel, WithMasks, LANES};
-use crate::kernels::pipeline::{self, FarPhase, Schedule};
+use crate::kernels::pipeline::{self, FarPhase, Job, Schedule};
 use crate::kernels::Family;
 use crate::registry::{Entry, Role};
 use rayon::prelude::*;
 use std::marker::PhantomData;
 
 /// The registry entry of `bitset-parallel`.
-pub const ENTRY: Entry<dyn TableBuilder> = Entry {
+pub const ENTRY: Entry<dyn Builder<Moves>> = Entry {
     name: "bitset-parallel",
     description: "bitset's far-move OR in stamped-parallel's pipelined super-blocks: options before the previous super-block ORed into the masks in parallel (rayon), the rest in order",
     cost: "O(S(N) * ceil(G/64) / threads + N * sqrt(B)) word ops, B = super-block",
@@ -63,17 +65,16 @@ pub struct BitsetParallel {
     pub schedule: Schedule,
 }
 
-impl TableBuilder for BitsetParallel {
-    fn fill(&self, moves: &Moves, g: &mut [u16], from: usize, max_before: u16) {
-        let moves = moves.up_to(g.len().saturating_sub(1));
-        let fill = Fill {
-            sched: &self.schedule,
-            moves: &moves,
-            g,
-            from,
-            max: max_before as usize,
-        };
-        masks::dispatch(isa::active(), fill);
+impl Builder<Moves> for BitsetParallel {
+    fn fill(&self, moves: &Moves, g: &mut [u16], from: usize) -> Result<()> {
+        self.fill_kept(moves, g, from, &mut None)
+    }
+
+    fn fill_kept(&self, moves: &Moves, g: &mut [u16], from: usize, kept: &mut Kept) -> Result<()> {
+        fill_from_prefix_max(moves, g, from, kept, |moves, g, max| {
+            let job = Job::new(&self.schedule, moves, g, from, max);
+            masks::dispatch(isa::active(), Fill(job))
+        })
     }
 
     fn scratch_bytes(&self, moves: &Moves, limit: usize, _threads: usize) -> u64 {
@@ -84,18 +85,16 @@ impl TableBuilder for BitsetParallel {
         let words = values / 64 + 2;
         2 * (b * words * 8) as u64 + 8 * values as u64
     }
+
+    fn build(&self, moves: &Moves, limit: usize) -> Result<Table> {
+        build_on_huge_pages(self, moves, limit)
+    }
 }
 
 /// The pipelined fill of g[from..] (values before it final, largest `max`) as a visitor of
 /// [`masks::dispatch`]: the pipeline ([`pipeline::fill`]) with phase 1a [`FarOr`] and the
 /// path's mask kernels.
-struct Fill<'a> {
-    sched: &'a Schedule,
-    moves: &'a [usize],
-    g: &'a mut [u16],
-    from: usize,
-    max: usize,
-}
+struct Fill<'a>(Job<'a>);
 
 impl WithMasks for Fill<'_> {
     type Out = ();
@@ -103,13 +102,13 @@ impl WithMasks for Fill<'_> {
     #[inline(always)]
     fn run<K: MaskKernel>(self) {
         let far = FarOr::<K> {
-            moves: self.moves,
+            moves: self.0.moves,
             kernel: PhantomData,
         };
         let step = |run: &mut pipeline::Run<'_>, g: &mut [u16]| {
             run.blocks::<_, K>(g, &far, |_| true);
         };
-        pipeline::fill(self.sched, self.moves, self.g, self.from, self.max, step);
+        pipeline::fill(self.0, step);
     }
 }
 
@@ -194,13 +193,13 @@ mod tests {
     }
 
     /// g(0..=limit) filled in pieces ending at `cuts` (ascending), each piece resumed from
-    /// the finished prefix and its max, as the long-run driver does.
+    /// the finished prefix and the max the last piece kept, as the long-run driver does.
     fn fill_in_pieces(b: &BitsetParallel, moves: &Moves, limit: usize, cuts: &[usize]) -> Vec<u16> {
         let mut g = vec![0u16; limit + 1];
         let mut from = 0;
+        let mut kept = None;
         for &cut in cuts.iter().filter(|&&c| c <= limit).chain([&(limit + 1)]) {
-            let max = g[..from].iter().copied().max().unwrap_or(0);
-            b.fill(moves, &mut g[..cut], from, max);
+            b.fill_kept(moves, &mut g[..cut], from, &mut kept).unwrap();
             from = cut;
         }
         g
@@ -219,13 +218,13 @@ mod tests {
         let _guard = isa::TEST_LOCK.lock().unwrap_or_else(|p| p.into_inner());
         let b = BitsetParallel { schedule: SMALL };
         for moves in sets() {
-            let want = Stamped.build(&moves, 3000);
-            assert_eq!(want, NaiveMex.build(&moves, 3000), "{moves:?}");
+            let want = Stamped.build(&moves, 3000).unwrap();
+            assert_eq!(want, NaiveMex.build(&moves, 3000).unwrap(), "{moves:?}");
             for path in Isa::supported_all() {
                 // Every N on the squares; every 7th (and the last) on the other sets.
                 let step = if moves == Moves::Squares { 1 } else { 7 };
                 for limit in (0..=3000).step_by(step).chain([3000]) {
-                    let got = isa::with(path, || b.build(&moves, limit)).unwrap();
+                    let got = isa::with(path, || b.build(&moves, limit).unwrap()).unwrap();
                     assert_eq!(
                         got.values(),
                         &want.values()[..=limit],
@@ -243,7 +242,7 @@ mod tests {
         // Cuts inside super-blocks, on their boundaries, and at a size change.
         let cuts = [1, 63, 64, 699, 700, 1234, 2500, 2999];
         for moves in sets() {
-            let want = Stamped.build(&moves, 3000);
+            let want = Stamped.build(&moves, 3000).unwrap();
             for path in Isa::supported_all() {
                 for threads in [1, 2] {
                     let pool = rayon::ThreadPoolBuilder::new()
@@ -253,7 +252,7 @@ mod tests {
                     let (whole, pieces) = isa::with(path, || {
                         pool.install(|| {
                             (
-                                b.build(&moves, 3000),
+                                b.build(&moves, 3000).unwrap(),
                                 fill_in_pieces(&b, &moves, 3000, &cuts),
                             )
                         })

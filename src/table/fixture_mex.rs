@@ -11,13 +11,15 @@
 //! Invariant: `marked` is all false when a position starts, so after the marking pass it
 //! holds exactly the option values of n; the mex is at most #moves, inside `marked`.
 
-use super::{one_store_a_step_and_a_mex_walk, TableBuilder};
+use super::{build_on_huge_pages, one_store_a_step_and_a_mex_walk, Table};
+use crate::base::error::Result;
 use crate::base::moves::Moves;
 use crate::cost::Model;
+use crate::grundy::Builder;
 use crate::registry::{Entry, Role};
 
 /// The registry entry of `fixture-mex` (test builds only).
-pub const ENTRY: Entry<dyn TableBuilder> = Entry {
+pub const ENTRY: Entry<dyn Builder<Moves>> = Entry {
     name: "fixture-mex",
     description: "test fixture: mark each option value in a flag array, take the first unmarked, clear the marks",
     cost: "O(S(N))",
@@ -34,8 +36,8 @@ pub const ENTRY: Entry<dyn TableBuilder> = Entry {
 /// The mark-and-clear mex. See the module documentation.
 pub struct FixtureMex;
 
-impl TableBuilder for FixtureMex {
-    fn fill(&self, moves: &Moves, g: &mut [u16], from: usize, _max_before: u16) {
+impl Builder<Moves> for FixtureMex {
+    fn fill(&self, moves: &Moves, g: &mut [u16], from: usize) -> Result<()> {
         let moves = moves.up_to(g.len().saturating_sub(1));
         let mut marked = vec![false; moves.len() + 2];
         for n in from..g.len() {
@@ -48,11 +50,16 @@ impl TableBuilder for FixtureMex {
                 marked[g[n - s] as usize] = false;
             }
         }
+        Ok(())
     }
 
     fn scratch_bytes(&self, moves: &Moves, limit: usize, _threads: usize) -> u64 {
         // The move list (a usize each) and the flags.
         let m = moves.up_to(limit).len() as u64;
         8 * m + m + 2
+    }
+
+    fn build(&self, moves: &Moves, limit: usize) -> Result<Table> {
+        build_on_huge_pages(self, moves, limit)
     }
 }

@@ -1,11 +1,11 @@
 //! Stage 1, the table: the Grundy value g(n) of one heap for every n <= N.
 //!
-//! Every back-end implements [`TableBuilder`] and returns the same [`Table`]; the registry
+//! Every back-end implements [`Builder`] of [`Moves`] and returns the same [`Table`]; the registry
 //! [`BACKENDS`] lists them. The naive control `naive-mex` ([`NaiveMex`]) computes the mex
 //! straight from the definition; the checker ([`crate::instruments::check`]) compares every back-end with
 //! it where it affords N, and with the reference back-end (`stamped`) beyond.
 //!
-//! Each back-end is a leaf file: it imports this module (the stage: [`TableBuilder`],
+//! Each back-end is a leaf file: it imports this module (the stage: [`Builder`],
 //! [`Table`], the shared cost-model pieces), the kernels ([`crate::kernels`]), [`crate::base`],
 //! [`crate::cost`] and [`crate::registry`], never another back-end, and declares its own
 //! registry entry (`ENTRY`), which [`BACKENDS`] lists.
@@ -16,6 +16,7 @@ pub mod bitset_parallel;
 #[cfg(any(test, feature = "testing"))]
 pub mod fixture_mex;
 pub mod naive_mex;
+pub mod spot_check;
 pub mod stamped;
 pub mod stamped_lanes;
 pub mod stamped_parallel;
@@ -34,7 +35,7 @@ pub use value_bounded::ValueBounded;
 use crate::base::error::Result;
 use crate::base::moves::Moves;
 use crate::cost::{Demand, Primitive, Workload};
-use crate::grundy::{Builder, Rulebook};
+use crate::grundy::{Builder, Kept, Rulebook};
 use crate::registry::Entry;
 
 /// The table every workload's back-ends return (defined beside the shared traits).
@@ -42,69 +43,61 @@ pub use crate::grundy::Table;
 
 pub use crate::base::limit::{Limit, MAX_LIMIT};
 
-/// A table back-end: turns (moves, N) into g(0..=N).
-///
-/// The one required method is [`TableBuilder::fill`], which extends a finished prefix, so
-/// every back-end that builds in position order can be checkpointed, resumed and seeded from
-/// a smaller table; [`TableBuilder::build`] is `fill` from scratch.
-pub trait TableBuilder: Send + Sync {
-    /// Computes g[from..g.len()] for the subtraction set `moves`, given that g[..from] is
-    /// finished and `max_before` is its largest value (0 when `from` = 0). A back-end that
-    /// is not [`resumable`](TableBuilder::resumable) recomputes g[..from] as well (with the
-    /// same values). `g.len() - 1` is the N of the table and at most [`MAX_LIMIT`].
-    fn fill(&self, moves: &Moves, g: &mut [u16], from: usize, max_before: u16);
-
-    /// True when [`fill`](TableBuilder::fill) really starts at `from` (the back-end builds in
-    /// position order), so a run can be checkpointed and resumed.
-    fn resumable(&self) -> bool {
-        true
-    }
-
-    /// Bytes of memory the back-end needs beside the u16 table itself, for N = `limit` on
-    /// `threads` threads: what the memory guard adds up before anything is allocated. An
-    /// upper estimate.
-    fn scratch_bytes(&self, moves: &Moves, limit: usize, threads: usize) -> u64;
-
-    /// The largest N this back-end affords, if it is limited (the naive control is
-    /// quadratic); callers skip it beyond, saying so.
-    fn affordable_limit(&self) -> Option<usize> {
-        None
-    }
-
-    /// g(0..=limit) from scratch. `limit` comes from a [`Limit`].
-    fn build(&self, moves: &Moves, limit: usize) -> Table {
-        let mut g = crate::kernels::huge_pages::zeroed(limit + 1);
-        self.fill(moves, &mut g, 0, 0);
-        Table::from_values(g)
-    }
+/// The largest value of the finished prefix g[..upto], what a table back-end whose mask
+/// width grows with the values leaves in [`Kept`] between the chunks of a long run
+/// ([`Builder::fill_kept`]), so a resumed fill starts from it without rescanning the prefix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PrefixMax {
+    /// The length of the prefix it is the max of.
+    pub upto: usize,
+    /// max(g[..upto]) (0 for an empty prefix).
+    pub max: u16,
 }
 
-/// Every table back-end is a [`Builder`] of its moves: what the workload registry and the
-/// instruments call. [`TableBuilder`] stays the table's own face because its `fill` takes
-/// the prefix's largest value (the mask width a resumed fill starts from, which a long run
-/// keeps rather than rescans) and cannot fail.
-impl<T: TableBuilder + ?Sized> Builder<Moves> for T {
-    fn fill(&self, moves: &Moves, g: &mut [u16], from: usize) -> Result<()> {
-        let max_before = g[..from].iter().copied().max().unwrap_or(0);
-        TableBuilder::fill(self, moves, g, from, max_before);
-        Ok(())
-    }
+/// The [`Builder::fill_kept`] of the table back-ends that start their masks from the
+/// prefix's largest value: runs `fill(moves, g, max_before)`, which computes g[from..] for
+/// the moves up to N given max(g[..from]) = `max_before`. The max comes from `kept` when the
+/// last chunk left it for exactly this prefix, else from a scan of g[..from]; afterwards
+/// `kept` holds the max of the whole filled table (a scan of the new values only).
+pub(crate) fn fill_from_prefix_max(
+    moves: &Moves,
+    g: &mut [u16],
+    from: usize,
+    kept: &mut Kept,
+    fill: impl FnOnce(&[usize], &mut [u16], usize),
+) -> Result<()> {
+    let known = kept
+        .as_ref()
+        .and_then(|k| k.downcast_ref::<PrefixMax>())
+        .filter(|m| m.upto == from)
+        .map(|m| m.max);
+    let max_before = known.unwrap_or_else(|| g[..from].iter().copied().max().unwrap_or(0));
+    let moves = moves.up_to(g.len().saturating_sub(1));
+    fill(&moves, g, max_before as usize);
+    let max = g[from..].iter().copied().fold(max_before, u16::max);
+    *kept = Some(Box::new(PrefixMax { upto: g.len(), max }));
+    Ok(())
+}
 
-    fn resumable(&self) -> bool {
-        TableBuilder::resumable(self)
-    }
+/// A table back-end's [`Builder::build`]: `fill` from scratch into a table advised onto huge
+/// pages ([`crate::kernels::huge_pages`]) when it is big.
+pub(crate) fn build_on_huge_pages<B: Builder<Moves> + ?Sized>(
+    builder: &B,
+    moves: &Moves,
+    limit: usize,
+) -> Result<Table> {
+    let mut g = crate::kernels::huge_pages::zeroed(limit + 1);
+    builder.fill(moves, &mut g, 0)?;
+    Ok(Table::from_values(g))
+}
 
-    fn scratch_bytes(&self, moves: &Moves, limit: usize, threads: usize) -> u64 {
-        TableBuilder::scratch_bytes(self, moves, limit, threads)
-    }
-
-    fn affordable_limit(&self) -> Option<usize> {
-        TableBuilder::affordable_limit(self)
-    }
-
-    fn build(&self, moves: &Moves, limit: usize) -> Result<Table> {
-        Ok(TableBuilder::build(self, moves, limit))
-    }
+/// g(0..=limit) of `moves` by a table back-end, which cannot fail (its values are at most the
+/// number of moves, so they fit a u16): [`Builder::build`] unwrapped, for the callers that
+/// hold a table back-end.
+pub fn build_with(builder: &(impl Builder<Moves> + ?Sized), moves: &Moves, limit: usize) -> Table {
+    builder
+        .build(moves, limit)
+        .expect("a table back-end's values fit a u16")
 }
 
 /// The rules of a subtraction game as the table stage reads them: a move removes one of
@@ -139,10 +132,20 @@ impl Rulebook for Moves {
         // values are at most the number of moves up to N
         8 * (self.up_to(limit).len() as u64 + 1)
     }
+
+    /// The bare label (`squares`, `1,3,4`): what the table files written before the other
+    /// workloads carry, so they stay readable.
+    fn file_label(&self) -> String {
+        Moves::label(self)
+    }
+
+    fn first_wrong(&self, values: &[u16]) -> Option<(usize, u16, u16)> {
+        spot_check::first_wrong(self, values)
+    }
 }
 
 /// Every table back-end, in the order `list`, `verify` and the benches show them.
-pub static BACKENDS: &[Entry<dyn TableBuilder>] = &[
+pub static BACKENDS: &[Entry<dyn Builder<Moves>>] = &[
     naive_mex::ENTRY,
     stamped::ENTRY,
     bitset::ENTRY,
@@ -154,16 +157,11 @@ pub static BACKENDS: &[Entry<dyn TableBuilder>] = &[
     fixture_mex::ENTRY,
 ];
 
-crate::registry::stage!("table", dyn TableBuilder, BACKENDS, reference);
-
-/// A table back-end builds the tables of a subtraction set.
-impl crate::registry::workload::BuilderOf for dyn TableBuilder {
-    type Rules = Moves;
-}
+crate::registry::stage!("table", dyn Builder<Moves>, BACKENDS, reference);
 
 /// The table workload: a subtraction game's table (Nim Square's squares by default), built
 /// by the back-ends of [`BACKENDS`].
-pub static WORKLOAD: crate::registry::workload::WorkloadKind<dyn TableBuilder> =
+pub static WORKLOAD: crate::registry::workload::WorkloadKind<dyn Builder<Moves>> =
     crate::registry::workload::WorkloadKind {
         about: "the Grundy table of a subtraction game (the squares: Nim Square)",
         heading: "table back-ends (--table NAME):",
@@ -209,7 +207,7 @@ pub(crate) fn table_io(w: &Workload) -> Demand {
 /// the [`Table`]'s value histogram (a u64 per value, and values are at most the number of
 /// moves) and the back-end's own scratch.
 pub fn bytes_needed(
-    builder: &dyn TableBuilder,
+    builder: &dyn Builder<Moves>,
     moves: &Moves,
     limit: usize,
     threads: usize,
@@ -229,7 +227,7 @@ pub fn build(name: &str, moves: &Moves, limit: u64) -> Result<Table> {
         crate::base::memory::available_bytes(),
         &format!("the '{}' table for N = {limit}", entry.name),
     )?;
-    Ok(builder.build(moves, limit))
+    builder.build(moves, limit)
 }
 
 #[cfg(test)]
@@ -291,7 +289,7 @@ mod tests {
     #[test]
     fn the_bytes_a_table_needs_are_its_values_its_histogram_and_the_scratch() {
         assert_eq!(
-            TableBuilder::scratch_bytes(&Stamped, &Moves::Squares, 10_000, 1),
+            Builder::scratch_bytes(&Stamped, &Moves::Squares, 10_000, 1),
             1632
         );
         assert_eq!(

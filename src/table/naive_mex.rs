@@ -11,14 +11,16 @@
 //! Invariant: when n is decided, g(0..n) are final, so the set holds exactly the option
 //! values of n.
 
-use super::{one_store_a_step_and_a_mex_walk, TableBuilder};
+use super::{build_on_huge_pages, one_store_a_step_and_a_mex_walk, Table};
+use crate::base::error::Result;
 use crate::base::moves::Moves;
 use crate::cost::Model;
+use crate::grundy::Builder;
 use crate::registry::{Entry, Role};
 use std::collections::BTreeSet;
 
 /// The registry entry of `naive-mex`.
-pub const ENTRY: Entry<dyn TableBuilder> = Entry {
+pub const ENTRY: Entry<dyn Builder<Moves>> = Entry {
     name: "naive-mex",
     description: "control: the mex straight from the definition, a fresh set of option values per position",
     cost: "O(S(N)) with a set per position; affords N <= 10^5",
@@ -39,8 +41,8 @@ pub const AFFORDABLE: usize = 100_000;
 /// The naive mex. See the module documentation.
 pub struct NaiveMex;
 
-impl TableBuilder for NaiveMex {
-    fn fill(&self, moves: &Moves, g: &mut [u16], from: usize, _max_before: u16) {
+impl Builder<Moves> for NaiveMex {
+    fn fill(&self, moves: &Moves, g: &mut [u16], from: usize) -> Result<()> {
         let moves = moves.up_to(g.len().saturating_sub(1));
         for n in from..g.len() {
             let options: BTreeSet<u16> = moves
@@ -52,6 +54,7 @@ impl TableBuilder for NaiveMex {
                 .find(|v| !options.contains(v))
                 .expect("a mex exists");
         }
+        Ok(())
     }
 
     fn scratch_bytes(&self, moves: &Moves, limit: usize, _threads: usize) -> u64 {
@@ -61,5 +64,9 @@ impl TableBuilder for NaiveMex {
 
     fn affordable_limit(&self) -> Option<usize> {
         Some(AFFORDABLE)
+    }
+
+    fn build(&self, moves: &Moves, limit: usize) -> Result<Table> {
+        build_on_huge_pages(self, moves, limit)
     }
 }

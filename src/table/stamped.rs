@@ -11,13 +11,15 @@
 //! instead of clearing flags means no pass is spent resetting `seen` between positions.
 //! `seen` has one slot more than the number of moves, the largest possible mex.
 
-use super::{one_store_a_step_and_a_mex_walk, TableBuilder};
+use super::{build_on_huge_pages, one_store_a_step_and_a_mex_walk, Table};
+use crate::base::error::Result;
 use crate::base::moves::Moves;
 use crate::cost::Model;
+use crate::grundy::Builder;
 use crate::registry::{Entry, Role};
 
 /// The registry entry of `stamped`, the stage's reference.
-pub const ENTRY: Entry<dyn TableBuilder> = Entry {
+pub const ENTRY: Entry<dyn Builder<Moves>> = Entry {
     name: "stamped",
     description: "stamp n into seen[g(n-s)] for every move s, walk up from 0 (the reference)",
     cost: "O(S(N)), S(N) = option steps ~ (2/3) N^1.5",
@@ -34,8 +36,8 @@ pub const ENTRY: Entry<dyn TableBuilder> = Entry {
 /// The stamped mex. See the module documentation.
 pub struct Stamped;
 
-impl TableBuilder for Stamped {
-    fn fill(&self, moves: &Moves, g: &mut [u16], from: usize, _max_before: u16) {
+impl Builder<Moves> for Stamped {
+    fn fill(&self, moves: &Moves, g: &mut [u16], from: usize) -> Result<()> {
         let moves = moves.up_to(g.len().saturating_sub(1));
         // g(0) = 0 (no move from 0), set first: the loop reads it as an option of every
         // n that is a move, and the buffer may hold anything before `from`'s fill.
@@ -54,10 +56,15 @@ impl TableBuilder for Stamped {
             }
             g[n] = v as u16;
         }
+        Ok(())
     }
 
     fn scratch_bytes(&self, moves: &Moves, limit: usize, _threads: usize) -> u64 {
         // The move list and `seen`, a usize each.
         16 * (moves.up_to(limit).len() as u64 + 2)
+    }
+
+    fn build(&self, moves: &Moves, limit: usize) -> Result<Table> {
+        build_on_huge_pages(self, moves, limit)
     }
 }

@@ -24,10 +24,12 @@
 //! are at most m + L; the stride is the smallest power of two above m + L, and is doubled
 //! (the block loop re-dispatched) as soon as the running max makes that false.
 
-use super::{table_io, TableBuilder};
+use super::{build_on_huge_pages, fill_from_prefix_max, table_io, Table};
+use crate::base::error::Result;
 use crate::base::isa::{self, Isa};
 use crate::base::moves::Moves;
 use crate::cost::{Model, Primitive};
+use crate::grundy::{Builder, Kept};
 use crate::kernels::lanes::{
     self, lane_scratch_bytes, with_stride, LaneKernel, SeenLanes, WithLanes, LANES,
 };
@@ -35,7 +37,7 @@ use crate::kernels::{split_moves, Family};
 use crate::registry::{Entry, Role};
 
 /// The registry entry of `stamped-lanes`.
-pub const ENTRY: Entry<dyn TableBuilder> = Entry {
+pub const ENTRY: Entry<dyn Builder<Moves>> = Entry {
     name: "stamped-lanes",
     description: "stamped mex 32 positions at a time, one byte array each: a load and a byte store per option",
     cost: "O(S(N)) byte stores, 32*G bytes of scratch",
@@ -57,21 +59,23 @@ pub const ENTRY: Entry<dyn TableBuilder> = Entry {
 /// Lane-blocked stamped mex. See the module documentation.
 pub struct StampedLanes;
 
-impl TableBuilder for StampedLanes {
-    fn fill(&self, moves: &Moves, g: &mut [u16], from: usize, max_before: u16) {
-        let moves = moves.up_to(g.len().saturating_sub(1));
-        fill_on(
-            isa::active(),
-            SCALAR_BELOW_MAX,
-            &moves,
-            g,
-            from,
-            max_before as usize,
-        );
+impl Builder<Moves> for StampedLanes {
+    fn fill(&self, moves: &Moves, g: &mut [u16], from: usize) -> Result<()> {
+        self.fill_kept(moves, g, from, &mut None)
+    }
+
+    fn fill_kept(&self, moves: &Moves, g: &mut [u16], from: usize, kept: &mut Kept) -> Result<()> {
+        fill_from_prefix_max(moves, g, from, kept, |moves, g, max| {
+            fill_on(isa::active(), SCALAR_BELOW_MAX, moves, g, from, max)
+        })
     }
 
     fn scratch_bytes(&self, moves: &Moves, limit: usize, _threads: usize) -> u64 {
         8 * moves.up_to(limit).len() as u64 + lane_scratch_bytes(moves, limit)
+    }
+
+    fn build(&self, moves: &Moves, limit: usize) -> Result<Table> {
+        build_on_huge_pages(self, moves, limit)
     }
 }
 
@@ -199,7 +203,11 @@ mod tests {
                     "{path} on {moves:?}"
                 );
             }
-            assert_eq!(StampedLanes.build(&moves, limit), want, "{moves:?}");
+            assert_eq!(
+                StampedLanes.build(&moves, limit).unwrap(),
+                want,
+                "{moves:?}"
+            );
         }
     }
 

@@ -44,22 +44,24 @@
 //! at most m + B_k + B_{k+1} (a mex exceeds its largest option by at most one), which the W
 //! mask words of super-block k + 1 cover.
 
-use super::{table_io, TableBuilder};
+use super::{build_on_huge_pages, fill_from_prefix_max, table_io, Table};
+use crate::base::error::Result;
 use crate::base::isa;
 use crate::base::moves::Moves;
 use crate::cost::{Model, Primitive};
+use crate::grundy::{Builder, Kept};
 use crate::kernels::lanes::{
     self, lane_scratch_bytes, stride_for, with_stride, LaneKernel, SeenLanes, WithLanes, LANES,
 };
 use crate::kernels::masks::Portable;
-use crate::kernels::pipeline::{self, FarPhase, Schedule};
+use crate::kernels::pipeline::{self, FarPhase, Job, Schedule};
 use crate::kernels::Family;
 use crate::registry::{Entry, Role};
 use rayon::prelude::*;
 use std::sync::Mutex;
 
 /// The registry entry of `stamped-parallel`.
-pub const ENTRY: Entry<dyn TableBuilder> = Entry {
+pub const ENTRY: Entry<dyn Builder<Moves>> = Entry {
     name: "stamped-parallel",
     description: "stamped-lanes in pipelined super-blocks: options before the previous super-block in parallel (rayon), the rest in order",
     cost: "O(S(N) / threads + N * sqrt(B)), B = super-block",
@@ -86,17 +88,16 @@ pub struct StampedParallel {
     pub schedule: Schedule,
 }
 
-impl TableBuilder for StampedParallel {
-    fn fill(&self, moves: &Moves, g: &mut [u16], from: usize, max_before: u16) {
-        let moves = moves.up_to(g.len().saturating_sub(1));
-        let fill = Fill {
-            sched: &self.schedule,
-            moves: &moves,
-            g,
-            from,
-            max: max_before as usize,
-        };
-        lanes::dispatch(isa::active(), fill);
+impl Builder<Moves> for StampedParallel {
+    fn fill(&self, moves: &Moves, g: &mut [u16], from: usize) -> Result<()> {
+        self.fill_kept(moves, g, from, &mut None)
+    }
+
+    fn fill_kept(&self, moves: &Moves, g: &mut [u16], from: usize, kept: &mut Kept) -> Result<()> {
+        fill_from_prefix_max(moves, g, from, kept, |moves, g, max| {
+            let job = Job::new(&self.schedule, moves, g, from, max);
+            lanes::dispatch(isa::active(), Fill(job))
+        })
     }
 
     fn scratch_bytes(&self, moves: &Moves, limit: usize, threads: usize) -> u64 {
@@ -108,26 +109,24 @@ impl TableBuilder for StampedParallel {
         let masks = 2 * (b * words * 8) as u64;
         masks + (threads as u64 + 1) * lane_scratch_bytes(moves, limit) + 8 * values as u64
     }
+
+    fn build(&self, moves: &Moves, limit: usize) -> Result<Table> {
+        build_on_huge_pages(self, moves, limit)
+    }
 }
 
 /// The pipelined fill of g[from..] (values before it final, largest `max`) as a visitor of
 /// [`lanes::dispatch`]: the pipeline ([`pipeline::fill`]) with phase 1a [`Stamps`] on the
 /// path's lane kernels, re-dispatched on the stride as the max grows; phase 2 takes the
 /// portable mask kernels.
-struct Fill<'a> {
-    sched: &'a Schedule,
-    moves: &'a [usize],
-    g: &'a mut [u16],
-    from: usize,
-    max: usize,
-}
+struct Fill<'a>(Job<'a>);
 
 impl WithLanes for Fill<'_> {
     type Out = ();
 
     #[inline(always)]
     fn run<K: LaneKernel>(self) {
-        let moves = self.moves;
+        let moves = self.0.moves;
         let step = |run: &mut pipeline::Run<'_>, g: &mut [u16]| {
             with_stride!(stride_for(run.max()), G => {
                 // Each rayon thread keeps one scratch of stamps for the whole run
@@ -141,7 +140,7 @@ impl WithLanes for Fill<'_> {
                 run.blocks::<_, Portable>(g, &far, |max| stride_for(max) == G);
             });
         };
-        pipeline::fill(self.sched, moves, self.g, self.from, self.max, step);
+        pipeline::fill(self.0, step);
     }
 }
 

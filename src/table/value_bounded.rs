@@ -30,16 +30,18 @@
 //! lockstep is exact; the near moves s < 64·G (which read words of the group itself) and the
 //! moves reaching below position 0 are then applied word by word, in order, as before.
 
-use super::{table_io, TableBuilder};
+use super::{build_on_huge_pages, table_io, Table};
+use crate::base::error::Result;
 use crate::base::isa;
 use crate::base::moves::Moves;
 use crate::cost::{Model, Primitive};
+use crate::grundy::Builder;
 use crate::kernels::sumset::{self, SumsetKernel, WithSumset};
 use crate::kernels::Family;
 use crate::registry::{Entry, Role};
 
 /// The registry entry of `value-bounded`.
-pub const ENTRY: Entry<dyn TableBuilder> = Entry {
+pub const ENTRY: Entry<dyn Builder<Moves>> = Entry {
     name: "value-bounded",
     description: "Eppstein: decide value classes 0, 1, 2, ... by word-parallel sumset tests on bitsets",
     cost: "O((m+1) * S(N) / 64), m = max value",
@@ -60,9 +62,9 @@ pub const ENTRY: Entry<dyn TableBuilder> = Entry {
 /// Eppstein-style value-bounded table. See the module documentation.
 pub struct ValueBounded;
 
-impl TableBuilder for ValueBounded {
+impl Builder<Moves> for ValueBounded {
     /// Decides value classes over all positions, so it ignores `from` (not resumable).
-    fn fill(&self, moves: &Moves, g: &mut [u16], _from: usize, _max_before: u16) {
+    fn fill(&self, moves: &Moves, g: &mut [u16], _from: usize) -> Result<()> {
         let limit = g.len() - 1;
         sumset::dispatch(
             isa::active(),
@@ -71,6 +73,7 @@ impl TableBuilder for ValueBounded {
                 g,
             },
         );
+        Ok(())
     }
 
     fn resumable(&self) -> bool {
@@ -80,6 +83,10 @@ impl TableBuilder for ValueBounded {
     fn scratch_bytes(&self, moves: &Moves, limit: usize, _threads: usize) -> u64 {
         // Two bitsets of N bits (unassigned positions, current class) and the move list.
         2 * (limit as u64 + 1).div_ceil(64) * 8 + 8 * moves.up_to(limit).len() as u64
+    }
+
+    fn build(&self, moves: &Moves, limit: usize) -> Result<Table> {
+        build_on_huge_pages(self, moves, limit)
     }
 }
 
@@ -257,7 +264,10 @@ mod tests {
                 assert_eq!(got, want, "{path} on {moves:?}");
             }
             // And the back-end itself, on the active path.
-            assert_eq!(ValueBounded.build(&moves, 3000).values(), &want[..]);
+            assert_eq!(
+                ValueBounded.build(&moves, 3000).unwrap().values(),
+                &want[..]
+            );
         }
     }
 }

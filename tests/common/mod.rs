@@ -95,8 +95,11 @@ pub fn regime_strategy(
 /// registered one but the naive controls, with vector kernels or not, so a back-end that
 /// follows `--isa` without saying so is checked too (`tests/contract.rs` shows a registered
 /// fixture among them).
-pub fn per_path_tables(
-) -> Vec<&'static nimsquare::registry::Entry<dyn nimsquare::table::TableBuilder>> {
+pub fn per_path_tables() -> Vec<
+    &'static nimsquare::registry::Entry<
+        dyn nimsquare::grundy::Builder<nimsquare::base::moves::Moves>,
+    >,
+> {
     nimsquare::registry::fast(nimsquare::table::BACKENDS).collect()
 }
 
@@ -216,20 +219,24 @@ pub fn naive(moves: &nimsquare::base::moves::Moves, limit: usize) -> Vec<u16> {
         .to_vec()
 }
 
-/// Fills g in pieces ending at `cuts` (ascending), each resumed from the finished prefix
-/// with its max, as a checkpointed run does.
+/// Fills g in pieces ending at `cuts` (ascending), each resumed from the finished prefix, as
+/// a checkpointed run does: the odd pieces with what the last piece kept (a table back-end's
+/// prefix max), the even ones with nothing kept (the back-end reads the prefix again).
 pub fn fill_in_pieces(
-    b: &dyn nimsquare::table::TableBuilder,
+    b: &dyn nimsquare::grundy::Builder<nimsquare::base::moves::Moves>,
     moves: &nimsquare::base::moves::Moves,
     limit: usize,
     cuts: &[usize],
 ) -> Vec<u16> {
     let mut g = vec![0u16; limit + 1];
     let mut from = 0;
-    for &to in cuts.iter().chain([&(limit + 1)]) {
+    let mut kept = None;
+    for (i, &to) in cuts.iter().chain([&(limit + 1)]).enumerate() {
         let to = to.clamp(from, limit + 1);
-        let max = g[..from].iter().copied().max().unwrap_or(0);
-        b.fill(moves, &mut g[..to], from, max);
+        if i % 2 == 0 {
+            kept = None;
+        }
+        b.fill_kept(moves, &mut g[..to], from, &mut kept).unwrap();
         from = to;
     }
     g

@@ -24,10 +24,11 @@ use crate::base::error::{Error, Result};
 use crate::base::moves::Moves;
 use crate::cold::{self, ColdFinder, ColdSet};
 use crate::count::{self, Counter};
+use crate::grundy::Builder;
 use crate::registry::Entry;
 use crate::run::longrun::build_shown;
 use crate::run::workload::{Backend, Subject};
-use crate::table::{self, Table, TableBuilder};
+use crate::table::{self, Table};
 use std::fmt;
 use std::time::Instant;
 
@@ -397,7 +398,7 @@ pub fn against_first_of(
 }
 
 /// The table judge for N: the naive control where it affords N, else the reference.
-pub fn table_judge(limit: usize) -> &'static Entry<dyn TableBuilder> {
+pub fn table_judge(limit: usize) -> &'static Entry<dyn Builder<Moves>> {
     table::BACKENDS
         .iter()
         .find(|e| e.is_control() && affords_table(&*(e.make)(), limit))
@@ -416,7 +417,7 @@ pub fn count_judge(limit: usize, heaps: usize) -> Option<&'static Entry<dyn Coun
         .or_else(|| crate::registry::fast(count::BACKENDS).find(counts))
 }
 
-fn affords_table(b: &dyn TableBuilder, limit: usize) -> bool {
+fn affords_table(b: &dyn Builder<Moves>, limit: usize) -> bool {
     b.affordable_limit().is_none_or(|max| limit <= max)
 }
 
@@ -425,14 +426,14 @@ fn affords_table(b: &dyn TableBuilder, limit: usize) -> bool {
 /// Disagreements are in the report ([`Report::into_result`] turns them into an error).
 pub fn check(
     case: &Case,
-    tables: &[&'static Entry<dyn TableBuilder>],
+    tables: &[&'static Entry<dyn Builder<Moves>>],
     counts: &[&'static Entry<dyn Counter>],
     colds: &[&'static Entry<dyn ColdFinder>],
 ) -> Result<Report> {
     check_memory(case, tables)?;
     let judge = table_judge(case.limit);
     let start = Instant::now();
-    let judge_table = build_shown(&*(judge.make)(), judge.name, &case.moves, case.limit);
+    let judge_table = build_shown(&*(judge.make)(), judge.name, &case.moves, case.limit)?;
     let judge_seconds = start.elapsed().as_secs_f64();
     let mut checker = Checker::new(case.clone(), judge.name, judge_table);
     if let Some(cj) = count_judge(case.limit, case.heaps) {
@@ -462,7 +463,7 @@ pub fn check(
 fn check_table(
     checker: &mut Checker,
     case: &Case,
-    entry: &'static Entry<dyn TableBuilder>,
+    entry: &'static Entry<dyn Builder<Moves>>,
     (judge, judge_seconds): (&str, f64),
     counts: &[&'static Entry<dyn Counter>],
 ) {
@@ -482,7 +483,8 @@ fn check_table(
         )
     } else {
         let start = Instant::now();
-        let t = build_shown(&*builder, entry.name, &case.moves, case.limit);
+        let t = build_shown(&*builder, entry.name, &case.moves, case.limit)
+            .expect("a table back-end's values fit a u16");
         let seconds = start.elapsed().as_secs_f64();
         if !checker.table(entry.name, &t) {
             return;
@@ -560,9 +562,9 @@ fn count_pairs(
 }
 
 /// Refuses a check whose judge table plus the largest other table would not fit.
-fn check_memory(case: &Case, tables: &[&'static Entry<dyn TableBuilder>]) -> Result<()> {
+fn check_memory(case: &Case, tables: &[&'static Entry<dyn Builder<Moves>>]) -> Result<()> {
     let threads = rayon::current_num_threads();
-    let need = |e: &Entry<dyn TableBuilder>| {
+    let need = |e: &Entry<dyn Builder<Moves>>| {
         table::bytes_needed(&*(e.make)(), &case.moves, case.limit, threads)
     };
     let largest = tables.iter().map(|e| need(e)).max().unwrap_or(0);
@@ -595,19 +597,20 @@ pub mod testing {
     /// The reference with one value changed (g(17) + 1).
     struct OffByOneAt(usize);
 
-    impl TableBuilder for OffByOneAt {
-        fn fill(&self, moves: &Moves, g: &mut [u16], from: usize, max: u16) {
-            table::Stamped.fill(moves, g, from, max);
+    impl Builder<Moves> for OffByOneAt {
+        fn fill(&self, moves: &Moves, g: &mut [u16], from: usize) -> Result<()> {
+            table::Stamped.fill(moves, g, from)?;
             if self.0 < g.len() {
                 g[self.0] += 1;
             }
+            Ok(())
         }
         fn scratch_bytes(&self, _: &Moves, _: usize, _: usize) -> u64 {
             0
         }
     }
 
-    pub static WRONG_AT_17: Entry<dyn TableBuilder> = Entry {
+    pub static WRONG_AT_17: Entry<dyn Builder<Moves>> = Entry {
         name: "wrong-at-17",
         description: "test only",
         cost: "",
@@ -701,7 +704,7 @@ pub mod testing {
     /// A deliberately wrong back-end of either stage.
     #[derive(Clone, Copy)]
     pub enum Wrong {
-        Table(&'static Entry<dyn TableBuilder>),
+        Table(&'static Entry<dyn Builder<Moves>>),
         Count(&'static Entry<dyn Counter>),
     }
 

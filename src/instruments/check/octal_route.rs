@@ -58,7 +58,7 @@ mod tests {
     fn case(moves: &[u64], limit: usize) -> (Case, Table) {
         let moves = Moves::list(moves.to_vec()).unwrap();
         let judge = table_judge(limit);
-        let table = (judge.make)().build(&moves, limit);
+        let table = (judge.make)().build(&moves, limit).unwrap();
         let case = Case {
             moves,
             limit,

@@ -18,10 +18,11 @@ use super::{table_judge, Case, Checker, Report};
 use crate::base::error::Result;
 use crate::base::isa::Isa;
 use crate::base::moves::Moves;
+use crate::grundy::Builder;
 use crate::kernels::Family;
 use crate::registry::Entry;
 use crate::run::planner::choose_table_on;
-use crate::table::{self, Table, TableBuilder};
+use crate::table::{self, Table};
 
 /// Above this N a saved table is judged by [`saved_table_judge`] rather than by the reference
 /// (`stamped` would take many minutes).
@@ -34,7 +35,7 @@ pub const SAVED_REFERENCE_MAX: usize = 10_000_000;
 /// several threads); otherwise the first fast entry in registry order that does. It may
 /// share a lane or mask kernel with the table's maker; those kernels are checked against
 /// their scalar twins, and the zero set against the sieve, which shares none.
-pub fn saved_table_judge(isa: Isa, limit: usize) -> &'static Entry<dyn TableBuilder> {
+pub fn saved_table_judge(isa: Isa, limit: usize) -> &'static Entry<dyn Builder<Moves>> {
     let pick = choose_table_on(isa, limit, 1);
     if judges_alone(pick) {
         return pick;
@@ -47,7 +48,7 @@ pub fn saved_table_judge(isa: Isa, limit: usize) -> &'static Entry<dyn TableBuil
 /// Whether `e` may judge a saved table: it runs on one thread and uses no
 /// [`Family::SuperBlocks`] kernel; both are asked, since an entry may have one without
 /// the other (today's registry pairs them).
-fn judges_alone(e: &Entry<dyn TableBuilder>) -> bool {
+fn judges_alone(e: &Entry<dyn Builder<Moves>>) -> bool {
     !e.model.parallel && !e.kernels.contains(&Family::SuperBlocks)
 }
 
@@ -93,7 +94,7 @@ pub fn verify_saved(path: &std::path::Path, moves: &Moves, values: Values) -> Re
         return Ok(colds);
     }
     // ... and the saved values against the judge's.
-    let judge_table = crate::run::longrun::build_shown(&*(judge.make)(), judge.name, moves, limit);
+    let judge_table = crate::run::longrun::build_shown(&*(judge.make)(), judge.name, moves, limit)?;
     let mut checker = Checker::new(case, judge.name, judge_table);
     checker.table("saved table", &colds.table);
     let mut report = checker.finish();

@@ -38,12 +38,13 @@ pub mod decide;
 
 use crate::base::error::{Error, Result};
 use crate::base::moves::Moves;
+use crate::grundy::Builder;
 use crate::instruments::roofline::{self, primitives, Workload};
 use crate::instruments::scaling::fit::{fit_loglog, geometric_grid};
 use crate::registry::Entry;
 use crate::run::planner;
 use crate::run::wisdom::{self, Basis, Step, ThreadPlan, Timing, Wisdom, FORMAT};
-use crate::table::{Table, TableBuilder};
+use crate::table::Table;
 use decide::{pair_ratio, spread, Choice, Priced, Ratio, Spread, Timed, NEAR};
 use std::time::{Duration, Instant};
 
@@ -190,7 +191,7 @@ pub fn model_grid(to: u64, model_to: u64) -> Vec<u64> {
 
 /// The candidates for a thread count: every back-end `auto` can pick, the parallel ones
 /// only with two threads or more.
-pub fn candidates(threads: usize) -> Vec<&'static Entry<dyn TableBuilder>> {
+pub fn candidates(threads: usize) -> Vec<&'static Entry<dyn Builder<Moves>>> {
     planner::auto_table_candidates()
         .into_iter()
         .filter(|e| threads >= 2 || !e.model.parallel)
@@ -199,11 +200,11 @@ pub fn candidates(threads: usize) -> Vec<&'static Entry<dyn TableBuilder>> {
 
 /// Seconds per build of `builder` at `n`: builds until [`MIN_TIMING`] has passed; the last
 /// table is returned for the agreement check.
-fn time_batch(builder: &dyn TableBuilder, moves: &Moves, n: usize) -> (f64, Table) {
+fn time_batch(builder: &dyn Builder<Moves>, moves: &Moves, n: usize) -> (f64, Table) {
     let start = Instant::now();
     let mut builds = 0u32;
     loop {
-        let table = builder.build(moves, n);
+        let table = crate::table::build_with(builder, moves, n);
         builds += 1;
         let elapsed = start.elapsed();
         if elapsed >= MIN_TIMING {
@@ -236,7 +237,7 @@ struct Race {
     /// (N, alphabet, mean value) of the table at each point.
     shapes: Vec<(u64, usize, f64)>,
     /// The candidates still in the race at the last point.
-    alive: Vec<&'static Entry<dyn TableBuilder>>,
+    alive: Vec<&'static Entry<dyn Builder<Moves>>>,
     /// The last point's table.
     last: Option<Table>,
     /// The choice at each point measured, then at each modelled one.
@@ -329,7 +330,7 @@ fn incumbent(race: &Race) -> Option<String> {
 /// Times `builder` once at `n` on `pool` and checks its table against the point's first.
 fn time_checked(
     pool: &rayon::ThreadPool,
-    (builder, name): (&dyn TableBuilder, &str),
+    (builder, name): (&dyn Builder<Moves>, &str),
     (moves, n): (&Moves, u64),
     first: &mut Option<Table>,
 ) -> Result<f64> {
@@ -520,7 +521,7 @@ fn measure(
 /// floor; None before the first point.
 fn predict_point(
     race: &Race,
-    alive: &[&'static Entry<dyn TableBuilder>],
+    alive: &[&'static Entry<dyn Builder<Moves>>],
     n: u64,
     repeats: usize,
 ) -> Option<f64> {
@@ -566,7 +567,12 @@ impl TwoRates {
     }
 
     /// The two bounds of `e`'s demand on `workload` run on `threads` (the pool's size).
-    fn bounds(&self, e: &Entry<dyn TableBuilder>, workload: &Workload, threads: usize) -> [f64; 2] {
+    fn bounds(
+        &self,
+        e: &Entry<dyn Builder<Moves>>,
+        workload: &Workload,
+        threads: usize,
+    ) -> [f64; 2] {
         let t = roofline::threads_for(&e.model, threads);
         let rates = &self
             .0

@@ -83,6 +83,20 @@ isa_entry! {
     avx2_entry: WithMasks => Avx2, "avx2,bmi1,bmi2"
 }
 
+/// The far-move OR's dispatch on the mask width `words`: each arm `words => (L, C, V)` runs
+/// [`groups`] with L lanes a group and C words a chunk, and `group` with C, V vectors a move
+/// and L, all consts (so the accumulators stay in registers). One table per ISA path.
+macro_rules! on_words {
+    ($group:ident, $g:ident, $m:ident, $n0:ident, $len:ident, $words:ident, $far:ident;
+     $($pat:pat => ($l:literal, $c:literal, $v:literal)),+ $(,)?) => {
+        match $words {
+            $($pat => groups::<$l, $c>($g, $m, $n0, $len, $words, $far, |g, b, f, w| {
+                $group::<$c, $v, $l>(g, b, f, w)
+            }),)+
+        }
+    };
+}
+
 /// Dispatches the AVX-512 far-move OR on the chunk width C (up to 8 words) and the group
 /// width L = 8·V lanes (V vectors a move): consts, so the C·V accumulators stay in
 /// registers (at most 24 of the 32), and one move's V loads share its cache lines.
@@ -99,27 +113,15 @@ unsafe fn far_or_avx512(
     words: usize,
     far: &[usize],
 ) {
-    match words {
-        1 => groups::<64, 1>(g, m, n0, len, words, far, |g, b, f, w| {
-            group_avx512::<1, 8, 64>(g, b, f, w)
-        }),
-        2 => groups::<64, 2>(g, m, n0, len, words, far, |g, b, f, w| {
-            group_avx512::<2, 8, 64>(g, b, f, w)
-        }),
-        3 => groups::<64, 3>(g, m, n0, len, words, far, |g, b, f, w| {
-            group_avx512::<3, 8, 64>(g, b, f, w)
-        }),
-        4 => groups::<32, 4>(g, m, n0, len, words, far, |g, b, f, w| {
-            group_avx512::<4, 4, 32>(g, b, f, w)
-        }),
+    on_words!(group_avx512, g, m, n0, len, words, far;
+        1 => (64, 1, 8),
+        2 => (64, 2, 8),
+        3 => (64, 3, 8),
+        4 => (32, 4, 4),
         // 10^7 needs 6 words: one pass of 6 over 32 lanes, not two of 4.
-        5 | 6 => groups::<32, 6>(g, m, n0, len, words, far, |g, b, f, w| {
-            group_avx512::<6, 4, 32>(g, b, f, w)
-        }),
-        _ => groups::<16, 8>(g, m, n0, len, words, far, |g, b, f, w| {
-            group_avx512::<8, 2, 16>(g, b, f, w)
-        }),
-    }
+        5 | 6 => (32, 6, 4),
+        _ => (16, 8, 2),
+    )
 }
 
 /// As [`far_or_avx512`] with AVX2 (4 lanes a vector, 16 registers: C·V <= 12).
@@ -136,27 +138,15 @@ unsafe fn far_or_avx2(
     words: usize,
     far: &[usize],
 ) {
-    match words {
-        1 => groups::<32, 1>(g, m, n0, len, words, far, |g, b, f, w| {
-            group_avx2::<1, 8, 32>(g, b, f, w)
-        }),
-        2 => groups::<16, 2>(g, m, n0, len, words, far, |g, b, f, w| {
-            group_avx2::<2, 4, 16>(g, b, f, w)
-        }),
-        3 => groups::<8, 3>(g, m, n0, len, words, far, |g, b, f, w| {
-            group_avx2::<3, 2, 8>(g, b, f, w)
-        }),
-        4 => groups::<8, 4>(g, m, n0, len, words, far, |g, b, f, w| {
-            group_avx2::<4, 2, 8>(g, b, f, w)
-        }),
+    on_words!(group_avx2, g, m, n0, len, words, far;
+        1 => (32, 1, 8),
+        2 => (16, 2, 4),
+        3 => (8, 3, 2),
+        4 => (8, 4, 2),
         // 10^7 needs 6 words: one chunk (the word constants spill to memory operands).
-        5 | 6 => groups::<8, 6>(g, m, n0, len, words, far, |g, b, f, w| {
-            group_avx2::<6, 2, 8>(g, b, f, w)
-        }),
-        _ => groups::<4, 8>(g, m, n0, len, words, far, |g, b, f, w| {
-            group_avx2::<8, 1, 4>(g, b, f, w)
-        }),
-    }
+        5 | 6 => (8, 6, 2),
+        _ => (4, 8, 1),
+    )
 }
 
 /// The group loop shared by both widths: for each group of L lanes, the moves with every

@@ -26,9 +26,9 @@ use super::ruleset::Ruleset;
 use super::signals::{self, Signal, SignalGuard};
 use super::tablefile::{self, TableFile};
 use crate::base::error::{Error, Result};
-use crate::base::moves::Moves;
-use crate::table::{Table, TableBuilder};
+use crate::grundy::{Builder, Kept, Rulebook, Table};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// The fill step: `fill(&mut g[..to], from, max_before)` computes g[from..to].
@@ -383,28 +383,43 @@ impl Filling {
     }
 }
 
-/// `builder`'s table g(0..=limit), with a progress bar labelled `label` when one can be seen
-/// ([`super::progress::may_show`]): then a resumable back-end fills in chunks of about half a
-/// second (the bar moves between them); otherwise, and for a back-end that cannot resume,
-/// it is one plain [`TableBuilder::build`], so pipes, logs and tests run exactly the
-/// back-end's own code. No signal handler and no checkpoint: Ctrl-C ends the process as
+/// `builder`'s fill step for the driver: [`Builder::fill_kept`], handing each chunk what the
+/// last one kept (a table back-end its prefix's largest value, `octal-block` its split), so
+/// one fill step serves every workload.
+pub fn kept_fill<'a, R: Rulebook>(
+    builder: &'a (dyn Builder<R> + 'a),
+    rules: &'a R,
+) -> impl Fn(&mut [u16], usize, u16) -> Result<()> + Sync + 'a {
+    let kept: Mutex<Kept> = Mutex::new(None);
+    move |g: &mut [u16], from: usize, _max: u16| {
+        let mut kept = kept.lock().unwrap_or_else(|p| p.into_inner());
+        builder.fill_kept(rules, g, from, &mut kept)
+    }
+}
+
+/// `builder`'s table g(0..=limit) of `rules`, with a progress bar labelled `label` when one
+/// can be seen ([`super::progress::may_show`]): then a resumable back-end fills in chunks of
+/// about half a second (the bar moves between them); otherwise, and for a back-end that
+/// cannot resume, it is one plain [`Builder::build`], so pipes, logs and tests run exactly
+/// the back-end's own code. No signal handler and no checkpoint: Ctrl-C ends the process as
 /// usual, there is nothing to save. `limit` must have been checked.
-pub fn build_shown(builder: &dyn TableBuilder, label: &str, moves: &Moves, limit: usize) -> Table {
+pub fn build_shown<R: Rulebook>(
+    builder: &dyn Builder<R>,
+    label: &str,
+    rules: &R,
+    limit: usize,
+) -> Result<Table> {
     if !builder.resumable() || !super::progress::may_show(false) {
-        return builder.build(moves, limit);
+        return builder.build(rules, limit);
     }
     let opts = LongRun {
         label: label.to_string(),
         ..LongRun::default()
     };
-    let fill = |g: &mut [u16], from: usize, max: u16| {
-        builder.fill(moves, g, from, max);
-        Ok(())
-    };
+    let fill = kept_fill(builder, rules);
     let mut run = Filling::new(Vec::new(), 0, limit + 1);
-    run.in_chunks(moves, limit, &fill, &opts)
-        .expect("a run without a checkpoint writes no file, so it cannot fail");
-    Table::from_values(run.g)
+    run.in_chunks(rules, limit, &fill, &opts)?;
+    Ok(Table::from_values(run.g))
 }
 
 /// True when `path` already is the complete table `g` for these rules and N (so a rerun that
@@ -473,6 +488,7 @@ pub fn start_from_files(
 mod tests {
     use super::super::progress::steps_before;
     use super::*;
+    use crate::base::moves::Moves;
 
     #[test]
     fn chunks_grow_at_most_fourfold_and_stop_at_end() {

@@ -6,10 +6,9 @@
 //! documented binary format that numpy reads in one line).
 //!
 //! - [`tablefile`]: the file format of a table or checkpoint, read and write.
-//! - [`ruleset`]: what the machinery needs of a game's rules ([`Ruleset`]), for the
-//!   subtraction sets and the octal games alike.
-//! - [`spot_check`], [`spot_check_octal`]: a loaded table's values held against the rules at
-//!   sampled positions.
+//! - [`ruleset`]: what the machinery needs of a game's rules ([`Ruleset`]), read from every
+//!   workload's [`crate::grundy::Rulebook`] (its label, its option steps, its spot check of a
+//!   loaded table, [`crate::grundy::spot_check`]).
 //! - [`signals`]: SIGINT/SIGTERM set a flag while a run is active.
 //! - [`progress`]: the bar and its ETA.
 //! - [`driver`]: the chunked run over a fill closure (a table back-end's `fill`).
@@ -21,12 +20,11 @@ pub mod driver;
 pub mod progress;
 pub mod ruleset;
 pub mod signals;
-pub mod spot_check;
-pub mod spot_check_octal;
 pub mod tablefile;
 
 pub use driver::{
-    build_shown, run_fill, start_from_files, try_run_fill, Fill, LongRun, Outcome, Start, TryFill,
+    build_shown, kept_fill, run_fill, start_from_files, try_run_fill, Fill, LongRun, Outcome,
+    Start, TryFill,
 };
 pub use ruleset::Ruleset;
 pub use signals::{interrupted, Signal, SignalGuard};

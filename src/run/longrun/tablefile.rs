@@ -186,9 +186,8 @@ fn check_label(label: &str, rules: &dyn Ruleset, path: &Path) -> Result<()> {
     let want = rules.label();
     if label != want {
         let found = ruleset::describe(label);
-        let same_family =
-            label.starts_with(ruleset::OCTAL_PREFIX) == want.starts_with(ruleset::OCTAL_PREFIX);
-        let wanted = if same_family && !want.starts_with(ruleset::OCTAL_PREFIX) {
+        let same_family = ruleset::is_bare(label) == ruleset::is_bare(&want);
+        let wanted = if same_family && ruleset::is_bare(&want) {
             want.clone()
         } else {
             ruleset::describe(&want)

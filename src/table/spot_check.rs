@@ -1,6 +1,6 @@
-//! A loaded table is checked against the rules before it is used: a file whose checksum is
-//! right can still hold wrong values (an older build's bug, another tool's file), and a wrong
-//! value would give a wrong answer in silence.
+//! The spot check of a subtraction game's loaded table ([`crate::grundy::Rulebook::first_wrong`]
+//! for [`Moves`]), cheaper than the generic one ([`crate::grundy::spot_check`]): a position's
+//! options are a prefix of the move list, so no option values are collected.
 //!
 //! The check recomputes g(n) = mex{g(n - s) : s a move, s <= n} from the file's own values at
 //! a set of positions and compares: every position of a prefix of [`FULL_PREFIX`] positions,
@@ -12,12 +12,7 @@
 //! The invariant it tests is local, so it holds for a checkpoint's prefix as for a whole table.
 
 use crate::base::moves::Moves;
-use crate::base::rng::SplitMix64;
-
-/// Positions checked one by one from 0.
-pub const FULL_PREFIX: usize = 1 << 16;
-/// Strata past the prefix, one random position each.
-pub const STRATA: usize = 2048;
+use crate::grundy::spot_check::{strata_then_last, FULL_PREFIX, STRATA};
 
 /// The first checked position whose value is not the mex of its options in `values` (which
 /// are g(0..values.len())), with the value found and the value the rules give; `None` when
@@ -46,33 +41,6 @@ pub fn first_wrong(moves: &Moves, values: &[u16]) -> Option<(usize, u16, u16)> {
         return Some(wrong);
     }
     strata_then_last(prefix, done, STRATA, 0x7ab1_e5ee_d000_0001, check)
-}
-
-/// The sample past a checked prefix: one random position in each of `strata` equal strata
-/// of `prefix..done` (at most one per position), then the last position, each given to
-/// `check` until one returns a wrong value. The draw is seeded by `seed` and `done`, so a
-/// file is always checked at the same positions.
-pub(super) fn strata_then_last<W>(
-    prefix: usize,
-    done: usize,
-    strata: usize,
-    seed: u64,
-    mut check: impl FnMut(usize) -> Option<W>,
-) -> Option<W> {
-    if done <= prefix {
-        return None;
-    }
-    let rest = done - prefix;
-    let strata = strata.min(rest);
-    let mut rng = SplitMix64(seed ^ done as u64);
-    for i in 0..strata {
-        let lo = prefix + rest * i / strata;
-        let hi = prefix + rest * (i + 1) / strata;
-        if let Some(wrong) = check(lo + rng.below((hi - lo) as u64) as usize) {
-            return Some(wrong);
-        }
-    }
-    check(done - 1)
 }
 
 #[cfg(test)]

@@ -10,6 +10,8 @@
 //! Invariant: a [`Builder`] of rules `R` fills g(n) with the minimum excludant of the values
 //! [`Rulebook::options`] gives for n, for every n it fills; every back-end's table is the same.
 
+pub mod spot_check;
+
 use crate::base::error::{Error, Result};
 use crate::base::moves::Moves;
 use crate::cost::Workload;
@@ -136,6 +138,22 @@ pub trait Rulebook: std::fmt::Debug + Clone + PartialEq + Send + Sync + 'static 
     /// Bytes of the [`Table`]'s value histogram for N = `limit` (an upper estimate: a u64
     /// per value the table can hold).
     fn histogram_bytes(&self, limit: usize) -> u64;
+
+    /// The label in a table file's header (what a long run's checkpoint and a saved table
+    /// carry): equal file labels mean equal rules across every workload, so it names the
+    /// workload as well as the game. By default the game in words ([`Rulebook::describe`]).
+    fn file_label(&self) -> String {
+        self.describe()
+    }
+
+    /// The first sampled position whose value in `values` (g(0..values.len())) is not the mex
+    /// of its options computed from `values`: `(n, found, mex)`; `None` when every sampled
+    /// position agrees. What a loaded table file is checked with before use. By default the
+    /// sampled check by the definition ([`spot_check::first_wrong`]), whose cost stays a
+    /// small fraction of building the table.
+    fn first_wrong(&self, values: &[u16]) -> Option<(usize, u16, u16)> {
+        spot_check::first_wrong(self, values)
+    }
 }
 
 /// A back-end of a workload with rules `R`: turns (rules, N) into g(0..=N).
