@@ -193,9 +193,10 @@ pub trait Builder<R: ?Sized>: Send + Sync {
         None
     }
 
-    /// g(0..=limit) from scratch.
+    /// g(0..=limit) from scratch, into a table advised onto huge pages when it is big
+    /// ([`crate::kernels::huge_pages`]): far reads of a large table miss the TLB less.
     fn build(&self, rules: &R, limit: usize) -> Result<Table> {
-        let mut g = vec![0u16; limit + 1];
+        let mut g = crate::kernels::huge_pages::zeroed(limit + 1);
         self.fill(rules, &mut g, 0)?;
         Ok(Table::from_values(g))
     }

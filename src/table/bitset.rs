@@ -24,7 +24,7 @@
 //! to [`masks::dispatch`] as a visitor (`Fill`), so it is monomorphised per path and
 //! compiled with the path's target features, and nothing in the inner loops dispatches.
 
-use super::{build_on_huge_pages, fill_from_prefix_max, mask_mex_demand, Table};
+use super::{fill_from_prefix_max, mask_mex_demand};
 use crate::base::error::Result;
 use crate::base::isa::{self, Isa};
 use crate::base::moves::Moves;
@@ -67,10 +67,6 @@ impl Builder<Moves> for Bitset {
         // The move list, and a block's masks wide enough for every value (at most #moves).
         let m = moves.up_to(limit).len() as u64;
         8 * m + LANES as u64 * 8 * (m / 64 + 2)
-    }
-
-    fn build(&self, moves: &Moves, limit: usize) -> Result<Table> {
-        build_on_huge_pages(self, moves, limit)
     }
 }
 

@@ -30,7 +30,7 @@
 //! [`masks::dispatch`] as a visitor (`Fill`), so it is monomorphised per path and entered
 //! through the path's `#[target_feature]` entry.
 
-use super::{build_on_huge_pages, fill_from_prefix_max, mask_mex_demand, Table};
+use super::{fill_from_prefix_max, mask_mex_demand};
 use crate::base::error::Result;
 use crate::base::isa;
 use crate::base::moves::Moves;
@@ -84,10 +84,6 @@ impl Builder<Moves> for BitsetParallel {
         // spare for a widened redo; the move list.
         let words = values / 64 + 2;
         2 * (b * words * 8) as u64 + 8 * values as u64
-    }
-
-    fn build(&self, moves: &Moves, limit: usize) -> Result<Table> {
-        build_on_huge_pages(self, moves, limit)
     }
 }
 

@@ -11,7 +11,7 @@
 //! Invariant: `marked` is all false when a position starts, so after the marking pass it
 //! holds exactly the option values of n; the mex is at most #moves, inside `marked`.
 
-use super::{build_on_huge_pages, one_store_a_step_and_a_mex_walk, Table};
+use super::one_store_a_step_and_a_mex_walk;
 use crate::base::error::Result;
 use crate::base::moves::Moves;
 use crate::cost::Model;
@@ -57,9 +57,5 @@ impl Builder<Moves> for FixtureMex {
         // The move list (a usize each) and the flags.
         let m = moves.up_to(limit).len() as u64;
         8 * m + m + 2
-    }
-
-    fn build(&self, moves: &Moves, limit: usize) -> Result<Table> {
-        build_on_huge_pages(self, moves, limit)
     }
 }

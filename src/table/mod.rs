@@ -79,18 +79,6 @@ pub(crate) fn fill_from_prefix_max(
     Ok(())
 }
 
-/// A table back-end's [`Builder::build`]: `fill` from scratch into a table advised onto huge
-/// pages ([`crate::kernels::huge_pages`]) when it is big.
-pub(crate) fn build_on_huge_pages<B: Builder<Moves> + ?Sized>(
-    builder: &B,
-    moves: &Moves,
-    limit: usize,
-) -> Result<Table> {
-    let mut g = crate::kernels::huge_pages::zeroed(limit + 1);
-    builder.fill(moves, &mut g, 0)?;
-    Ok(Table::from_values(g))
-}
-
 /// g(0..=limit) of `moves` by a table back-end, which cannot fail (its values are at most the
 /// number of moves, so they fit a u16): [`Builder::build`] unwrapped, for the callers that
 /// hold a table back-end.

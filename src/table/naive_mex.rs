@@ -11,7 +11,7 @@
 //! Invariant: when n is decided, g(0..n) are final, so the set holds exactly the option
 //! values of n.
 
-use super::{build_on_huge_pages, one_store_a_step_and_a_mex_walk, Table};
+use super::one_store_a_step_and_a_mex_walk;
 use crate::base::error::Result;
 use crate::base::moves::Moves;
 use crate::cost::Model;
@@ -64,9 +64,5 @@ impl Builder<Moves> for NaiveMex {
 
     fn affordable_limit(&self) -> Option<usize> {
         Some(AFFORDABLE)
-    }
-
-    fn build(&self, moves: &Moves, limit: usize) -> Result<Table> {
-        build_on_huge_pages(self, moves, limit)
     }
 }

@@ -11,7 +11,7 @@
 //! instead of clearing flags means no pass is spent resetting `seen` between positions.
 //! `seen` has one slot more than the number of moves, the largest possible mex.
 
-use super::{build_on_huge_pages, one_store_a_step_and_a_mex_walk, Table};
+use super::one_store_a_step_and_a_mex_walk;
 use crate::base::error::Result;
 use crate::base::moves::Moves;
 use crate::cost::Model;
@@ -62,9 +62,5 @@ impl Builder<Moves> for Stamped {
     fn scratch_bytes(&self, moves: &Moves, limit: usize, _threads: usize) -> u64 {
         // The move list and `seen`, a usize each.
         16 * (moves.up_to(limit).len() as u64 + 2)
-    }
-
-    fn build(&self, moves: &Moves, limit: usize) -> Result<Table> {
-        build_on_huge_pages(self, moves, limit)
     }
 }

@@ -24,7 +24,7 @@
 //! are at most m + L; the stride is the smallest power of two above m + L, and is doubled
 //! (the block loop re-dispatched) as soon as the running max makes that false.
 
-use super::{build_on_huge_pages, fill_from_prefix_max, table_io, Table};
+use super::{fill_from_prefix_max, table_io};
 use crate::base::error::Result;
 use crate::base::isa::{self, Isa};
 use crate::base::moves::Moves;
@@ -72,10 +72,6 @@ impl Builder<Moves> for StampedLanes {
 
     fn scratch_bytes(&self, moves: &Moves, limit: usize, _threads: usize) -> u64 {
         8 * moves.up_to(limit).len() as u64 + lane_scratch_bytes(moves, limit)
-    }
-
-    fn build(&self, moves: &Moves, limit: usize) -> Result<Table> {
-        build_on_huge_pages(self, moves, limit)
     }
 }
 

@@ -44,7 +44,7 @@
 //! at most m + B_k + B_{k+1} (a mex exceeds its largest option by at most one), which the W
 //! mask words of super-block k + 1 cover.
 
-use super::{build_on_huge_pages, fill_from_prefix_max, table_io, Table};
+use super::{fill_from_prefix_max, table_io};
 use crate::base::error::Result;
 use crate::base::isa;
 use crate::base::moves::Moves;
@@ -108,10 +108,6 @@ impl Builder<Moves> for StampedParallel {
         let words = (values + 2 * b) / 64 + 2;
         let masks = 2 * (b * words * 8) as u64;
         masks + (threads as u64 + 1) * lane_scratch_bytes(moves, limit) + 8 * values as u64
-    }
-
-    fn build(&self, moves: &Moves, limit: usize) -> Result<Table> {
-        build_on_huge_pages(self, moves, limit)
     }
 }
 

@@ -30,7 +30,7 @@
 //! lockstep is exact; the near moves s < 64·G (which read words of the group itself) and the
 //! moves reaching below position 0 are then applied word by word, in order, as before.
 
-use super::{build_on_huge_pages, table_io, Table};
+use super::table_io;
 use crate::base::error::Result;
 use crate::base::isa;
 use crate::base::moves::Moves;
@@ -83,10 +83,6 @@ impl Builder<Moves> for ValueBounded {
     fn scratch_bytes(&self, moves: &Moves, limit: usize, _threads: usize) -> u64 {
         // Two bitsets of N bits (unassigned positions, current class) and the move list.
         2 * (limit as u64 + 1).div_ceil(64) * 8 + 8 * moves.up_to(limit).len() as u64
-    }
-
-    fn build(&self, moves: &Moves, limit: usize) -> Result<Table> {
-        build_on_huge_pages(self, moves, limit)
     }
 }
 
