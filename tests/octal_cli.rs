@@ -3,8 +3,8 @@
 mod common;
 
 use common::{assert_refused, nimsquare, stdout_of};
-use nimsquare::octal::census;
-use nimsquare::octal::period::{self, Verdict};
+use nimsquare::census;
+use nimsquare::octal::method::period::{self, Verdict};
 use nimsquare::octal::{self, Rules};
 
 /// (preperiod, period) proved from the control's table of `code` up to `limit`.

@@ -2,7 +2,7 @@
 //! `--shard` of them), its period or "open", with the provenance of the run; and `census
 //! merge`, which joins the rows files of a job array's shards.
 //!
-//! [`nimsquare::octal::census`] builds the rows, [`nimsquare::octal::census_plan`] chooses
+//! [`nimsquare::census`] builds the rows, [`nimsquare::census::plan`] chooses
 //! the codes and the shards, [`nimsquare::run::longrun::censusfile`] keeps the rows file;
 //! this file decides everything from the flags before any work, shows the progress and prints.
 //!
@@ -17,9 +17,9 @@ use nimsquare::base::error::{Error, Result};
 use nimsquare::base::limit::Limit;
 use nimsquare::base::paths::{decide_output, decide_replaced_file, write_output, Output};
 use nimsquare::base::provenance::{cpu_model, git_rev, utc_date_today};
-use nimsquare::octal::census::{self, order_key, Row, Watcher, MAX_DIGITS};
-use nimsquare::octal::census_plan::{self, estimated_cost, shares, Selection, Shard};
-use nimsquare::octal::period::Verdict;
+use nimsquare::census::plan::{self, estimated_cost, shares, Selection, Shard};
+use nimsquare::census::{self, order_key, Row, Watcher, MAX_DIGITS};
+use nimsquare::octal::method::period::Verdict;
 use nimsquare::octal::Rules;
 use nimsquare::run::longrun::censusfile::{self, Format, Header, Made, Rows, RowsFile};
 use nimsquare::run::longrun::signals::{interrupted, SignalGuard};
@@ -192,7 +192,7 @@ pub fn run(args: Args) -> CliResult {
     } else {
         DEFAULT_DIGITS
     });
-    let selection = census_plan::select(digits, args.codes.as_deref(), &|file| {
+    let selection = plan::select(digits, args.codes.as_deref(), &|file| {
         std::fs::read_to_string(file)
     })?;
     let costs: Vec<u128> = selection

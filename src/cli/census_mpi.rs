@@ -37,7 +37,7 @@ use mpi::traits::Destination;
 use mpi::Tag;
 use nimsquare::base::error::{Error, Result};
 use nimsquare::base::provenance::{cpu_model, git_rev};
-use nimsquare::octal::census::{self, Row, Watcher};
+use nimsquare::census::{self, Row, Watcher};
 use nimsquare::octal::Rules;
 use nimsquare::run::longrun::interrupted;
 use serde::{de::DeserializeOwned, Deserialize, Serialize};

@@ -12,9 +12,9 @@ use super::common::{fmt_seconds, CliResult};
 use super::tables;
 use nimsquare::base::error::{Error, Result};
 use nimsquare::base::limit::Limit;
-use nimsquare::octal::histogram;
-use nimsquare::octal::period::{self, Verdict};
-use nimsquare::octal::rare_common::SplitSummary;
+use nimsquare::octal::method::histogram;
+use nimsquare::octal::method::period::{self, Verdict};
+use nimsquare::octal::method::rare_common::SplitSummary;
 use nimsquare::octal::{self, Builder, Rules};
 use nimsquare::registry::Entry;
 use nimsquare::run::longrun::{self, LongRun, Start};
@@ -237,7 +237,7 @@ pub fn run(mut args: Args) -> CliResult {
             // Equal tables have equal digests: what `compare --octal` checks both sides by.
             "table_digest": table_digest(table.values()),
             "isa": nimsquare::base::isa::active().name(),
-            "t": period::max_removed(&rules),
+            "t": rules.largest_removal(),
             "unsaved": unsaved.iter().map(tables::Unsaved::to_json).collect::<Vec<_>>(),
         });
         let fields = verdict_json(&verdict);

@@ -277,12 +277,12 @@ fn terms_for(args: &Args, rules: Option<&Rules>) -> Result<Found> {
 }
 
 /// The preperiod e and period p of g, when the table proves them: an octal game's by the
-/// Guy–Smith theorem ([`nimsquare::octal::period`]), a finite subtraction set's by a repeated
+/// Guy–Smith theorem ([`nimsquare::octal::method::period`]), a finite subtraction set's by a repeated
 /// window of its largest move's length (g(n) depends only on the window before n).
 fn proved_period(rules: Option<&Rules>, moves: &Moves, g: &[u16]) -> Option<(usize, usize)> {
     match rules {
-        Some(rules) => match octal::period::find(rules, g) {
-            octal::period::Verdict::Periodic(p) => Some((p.preperiod, p.period)),
+        Some(rules) => match octal::method::period::find(rules, g) {
+            octal::method::period::Verdict::Periodic(p) => Some((p.preperiod, p.period)),
             _ => None,
         },
         None => {

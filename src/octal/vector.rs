@@ -19,7 +19,7 @@
 //! Paths (`--isa`, read once per `fill`): the whole fill is handed to
 //! [`xor_pairs::dispatch`] as a visitor, so it is compiled per path with its kernel.
 
-use super::candidate_search::{fill_by_candidates, mirror_bytes, one_pass_over_the_pairs};
+use super::method::candidate_search::{fill_by_candidates, mirror_bytes, one_pass_over_the_pairs};
 use super::{Builder, Rules};
 use crate::base::error::Result;
 use crate::base::isa;

@@ -1,5 +1,5 @@
 //! The census: every octal code of up to D digits after the point, its table up to N and
-//! the period the theorem proves from it ([`super::period`]).
+//! the period the theorem proves from it ([`crate::octal::method::period`]).
 //!
 //! Algorithm: list the codes 0.d1..dk and 4.d1..dk for k = 1..=D with dk != 0 (a code with
 //! a trailing 0 is the shorter code, listed once under its own k; the all-zero code has no
@@ -12,13 +12,15 @@
 //!
 //! Invariant: rows are in [`codes`] order, one per code, each with the N it was built for;
 //! [`run_each`] reports every code it finishes exactly once. Which codes to run and on which
-//! shard is [`super::census_plan`]; the durable rows file is
+//! shard is [`plan`]; the durable rows file is
 //! [`crate::run::longrun::censusfile`].
 
-use super::period::{self, Verdict};
-use super::rare_common::SplitSummary;
-use super::{Builder, Rules};
+pub mod plan;
+
 use crate::base::error::{Error, Result};
+use crate::octal::method::period::{self, Verdict};
+use crate::octal::method::rare_common::SplitSummary;
+use crate::octal::{Builder, Rules};
 use crate::registry::Entry;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -129,7 +131,7 @@ pub fn order_key(label: &str) -> Option<(usize, u8, u64)> {
 /// [`super::build`] checks it).
 pub fn row(entry: &'static Entry<dyn Builder<Rules>>, rules: &Rules, limit: usize) -> Result<Row> {
     let start = Instant::now();
-    let table = super::build(entry.name, rules, limit as u64)?;
+    let table = crate::octal::build(entry.name, rules, limit as u64)?;
     let verdict = period::find(rules, table.values());
     let seconds = start.elapsed().as_secs_f64();
     let split = SplitSummary::of(rules, table.values());
