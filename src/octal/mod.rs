@@ -12,6 +12,7 @@
 pub mod block;
 pub mod method;
 pub mod naive;
+pub mod plan;
 pub mod rules;
 pub mod sparse;
 pub mod sparse_parallel;
@@ -19,10 +20,10 @@ pub mod vector;
 pub mod vector_parallel;
 
 use method::rare_common;
+pub use plan::OctalPlan;
 pub use rules::Rules;
 
 use crate::base::error::Result;
-use crate::base::limit::Limit;
 use crate::cost::Workload;
 use crate::grundy::Table;
 pub use crate::grundy::{Builder, Kept};
@@ -48,7 +49,8 @@ pub static WORKLOAD: crate::registry::workload::WorkloadKind<dyn Builder<Rules>>
         syntax: "an octal code like 0.6, .137 or 4.07, or grundy",
         example: "0.6",
         parse: Rules::parse,
-        default: default_backend,
+        // the octal default affords every N, so N does not choose it
+        default: |_limit| default_backend(),
         stage: &STAGE,
     };
 
@@ -59,9 +61,8 @@ pub static WORKLOAD: crate::registry::workload::WorkloadKind<dyn Builder<Rules>>
 /// stop 39). So it chooses by code itself, as the table goes (the rare/common passes while
 /// a mask leaves the positions sparse, the candidate search otherwise): on the codes timed
 /// at stop 39 it was the fastest back-end, or within 4% of `octal-vector` where no mask
-/// leaves the positions sparse. `limit` is the N it is for (every N: it affords any).
-pub fn default_backend(limit: usize) -> &'static Entry<dyn Builder<Rules>> {
-    let _ = limit;
+/// leaves the positions sparse. It affords every N, so no N chooses another.
+pub fn default_backend() -> &'static Entry<dyn Builder<Rules>> {
     &block::ENTRY
 }
 
@@ -126,37 +127,10 @@ pub fn workload(rules: &Rules, table: &Table, threads: usize) -> Workload {
     }
 }
 
-/// Checks `limit` (range, the back-end's affordable size, memory) and builds the table of
-/// `rules` with the named back-end.
+/// Checks `limit` (range, the back-end's affordable size, memory: an [`OctalPlan`]) and
+/// builds the table of `rules` with the named back-end.
 pub fn build(name: &str, rules: &Rules, limit: u64) -> Result<Table> {
-    let (builder, limit) = prepare(name, rules, limit)?;
-    builder.build(rules, limit)
-}
-
-/// The named back-end, made, once `limit` is checked (range, the back-end's affordable size,
-/// the table and its scratch memory against what is available), with the checked limit:
-/// what a caller that drives `fill` itself (the long-run driver) refuses before any work.
-pub fn prepare(name: &str, rules: &Rules, limit: u64) -> Result<(Box<dyn Builder<Rules>>, usize)> {
-    let entry = find(name)?;
-    let limit = Limit::new(limit)?.get();
-    let builder = (entry.make)();
-    crate::grundy::check_affords(
-        entry.name,
-        builder.affordable_limit(),
-        "--limit",
-        limit,
-        "choose a faster back-end",
-    )?;
-    let needed = crate::grundy::bytes_needed(&*builder, rules, limit, rayon::current_num_threads());
-    crate::base::memory::check_fits(
-        needed,
-        crate::base::memory::available_bytes(),
-        &format!(
-            "the '{}' octal table of {rules} for N = {limit}",
-            entry.name
-        ),
-    )?;
-    Ok((builder, limit))
+    OctalPlan::new(rules.clone(), Some(name), limit)?.build()
 }
 
 /// The control's values g(0..=limit) of `code`: what the octal back-ends' unit tests hold
