@@ -283,8 +283,13 @@ impl RowBuilders {
                     // The lock is held only while waiting for the next code.
                     let next = queue.lock().unwrap_or_else(|e| e.into_inner()).recv();
                     let Ok((index, code)) = next else { return };
-                    let row = Rules::parse(&code)
-                        .and_then(|rules| row_on_one_thread(entry, &rules, limit));
+                    // A panic in a build is that code's error: the row must still be sent,
+                    // or the worker waits for it forever (and rank 0 for the worker).
+                    let row = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        Rules::parse(&code)
+                            .and_then(|rules| row_on_one_thread(entry, &rules, limit))
+                    }))
+                    .unwrap_or_else(|panic| Err(panicked(&code, panic.as_ref())));
                     if rows.send((index, row)).is_err() {
                         return;
                     }
@@ -303,6 +308,19 @@ impl RowBuilders {
             let _ = codes.send((index, code));
         }
     }
+}
+
+/// The error of code `code` whose build panicked with `payload`.
+fn panicked(code: &str, payload: &(dyn std::any::Any + Send)) -> Error {
+    let what = payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic".into());
+    Error::Invalid(format!(
+        "census code {code}: the build panicked: {}",
+        what.lines().next().unwrap_or("")
+    ))
 }
 
 impl Drop for RowBuilders {
@@ -344,6 +362,55 @@ mod tests {
         assert!(
             matches!(direct[0].verdict, Verdict::Periodic(p) if (p.preperiod, p.period) == (53, 34))
         );
+    }
+
+    /// A back-end whose build panics on Officers (and builds every other code as the
+    /// reference does).
+    struct PanicsOnOfficers;
+
+    impl Builder<Rules> for PanicsOnOfficers {
+        fn fill(&self, rules: &Rules, g: &mut [u16], from: usize) -> Result<()> {
+            assert!(rules.label() != "0.6", "a made-up fault on 0.6");
+            (crate::octal::reference().make)().fill(rules, g, from)
+        }
+
+        fn scratch_bytes(&self, _rules: &Rules, _limit: usize, _threads: usize) -> u64 {
+            0
+        }
+    }
+
+    static PANICKY: Entry<dyn Builder<Rules>> = Entry {
+        make: || Box::new(PanicsOnOfficers),
+        ..crate::octal::naive::ENTRY
+    };
+
+    #[test]
+    fn a_build_that_panics_comes_back_as_that_codes_error_and_nothing_hangs() {
+        let (rows, finished) = mpsc::channel();
+        let builders = RowBuilders::start(&PANICKY, 500, 2, rows);
+        let list = ["0.07", "0.6", "0.137", "0.6", "4.77"];
+        for (i, c) in list.iter().enumerate() {
+            builders.build(i, c.to_string());
+        }
+        let mut got = Vec::new();
+        for _ in list {
+            let (i, row) = finished
+                .recv_timeout(std::time::Duration::from_secs(60))
+                .expect("every code answers");
+            got.push((i, row));
+        }
+        drop(builders); // the threads end: the join returns
+        got.sort_by_key(|(i, _)| *i);
+        for (i, row) in got {
+            match row {
+                Err(e) if list[i] == "0.6" => {
+                    let e = e.to_string();
+                    assert!(e.contains("0.6") && e.contains("a made-up fault"), "{e}");
+                }
+                Ok(r) => assert_eq!(r.code, list[i]),
+                Err(e) => panic!("{}: {e}", list[i]),
+            }
+        }
     }
 
     #[test]
