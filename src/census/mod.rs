@@ -128,7 +128,7 @@ pub fn order_key(label: &str) -> Option<(usize, u8, u64)> {
 }
 
 /// The row of `rules` with the table of `entry` up to `limit` (checked as
-/// [`super::build`] checks it).
+/// [`crate::octal::build`] checks it).
 pub fn row(entry: &'static Entry<dyn Builder<Rules>>, rules: &Rules, limit: usize) -> Result<Row> {
     let start = Instant::now();
     let table = crate::octal::build(entry.name, rules, limit as u64)?;

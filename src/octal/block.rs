@@ -2,7 +2,7 @@
 //! of each heap that reads only finished values first, on every thread of the pool and 32
 //! heaps to a run of partners, then the rest heap by heap.
 //!
-//! Algorithm: under a mask M of either kind of [`super::rare_common`] (the first: v rare
+//! Algorithm: under a mask M of either kind of [`super::method::rare_common`] (the first: v rare
 //! when popcount(v & M) is even; the second: rare when its parity is that of n - t, so
 //! whether a value is rare for heap n depends on n's parity, and the common flags are kept
 //! per parity), the values common for a heap that its splits attain come only from

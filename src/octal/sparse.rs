@@ -1,7 +1,7 @@
 //! `octal-sparse`: the rare/common (sparse space) method of Gangolli and Plambeck, the
 //! octal stage's reference.
 //!
-//! Algorithm: the rare/common split of [`super::rare_common`], one heap after another:
+//! Algorithm: the rare/common split of [`super::method::rare_common`], one heap after another:
 //! every option of n is marked, the common values enumerated over the rare positions, and
 //! the rare candidates below the least missing common value found by one early-stopping
 //! sweep. With M = 0 (no split) each candidate from 0 up is searched among the pairs.

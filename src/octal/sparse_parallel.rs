@@ -1,7 +1,7 @@
 //! `octal-sparse-parallel`: the sparse-space method on two threads, each deciding every
 //! other heap while the other finishes its predecessor.
 //!
-//! Algorithm: the rare/common split of [`super::rare_common`], as `octal-sparse`. Heap n
+//! Algorithm: the rare/common split of [`super::method::rare_common`], as `octal-sparse`. Heap n
 //! reads g(n - 1) in few options: the one-heap move of 1 token (digit d1 with bit 2) and,
 //! when a split may remove no tokens (Grundy's game), the split pair (1, n - 1); every
 //! other option reads g[..n - 1]. So thread t decides the heaps n = from + t, from + t + 2,
