@@ -20,7 +20,7 @@ fn main() {
     let start = std::time::Instant::now();
     let s = nimsquare::octal::sparse::run_with_stats(&rules, &mut g, 0).unwrap();
     let seconds = start.elapsed().as_secs_f64();
-    let steps = nimsquare::octal::rare_steps(&rules, &g);
+    let steps = nimsquare::octal::method::rare_common::rare_steps(&rules, &g);
     println!(
         "{code} N={n}: mask {}, rare positions {} of {}, mask choices {}, {seconds:.3} s, \
          rare pair steps {steps:.4e}, {:.1} ns a value, {:.3} ns a rare pair step",

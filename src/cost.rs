@@ -109,7 +109,7 @@ pub struct Workload {
     pub mean_value: f64,
     /// Threads of the rayon pool (what a parallel back-end runs on).
     pub threads: usize,
-    /// The pair steps of an octal game's rare/common method ([`crate::octal::rare_steps`]):
+    /// The pair steps of an octal game's rare/common method ([`crate::octal::method::rare_common::rare_steps`]):
     /// per heap and splitting digit, one step for each rare position below the heap left,
     /// or under no split the full search for the mex among the pairs; 0 for a subtraction
     /// game.

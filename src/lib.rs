@@ -16,7 +16,7 @@
 //! | 1 | [`kernels`] | the inner loops, each family with its scalar twin and one ISA dispatch |
 //! | 2 | [`cost`], [`grundy`], then [`registry`] | cost-model types; the [`grundy::Table`], the rules of a workload and its one builder trait; a back-end's registry entry and the workloads erased |
 //! | 3 | [`table`], then [`count`], [`cold`], [`octal`] and [`finite`] | the stages: trait, registry list, back-ends as leaves ([`octal`]: the octal games, the second workload; [`finite`]: finite subtraction games, the third) |
-//! | 4 | [`games`] | exhaustive checkers for the other games of the source documents |
+//! | 4 | [`games`], [`census`] | exhaustive checkers for the other games of the source documents; the census of the octal codes |
 //! | 5 | [`run`] | what every computing command goes through: long runs and table files, wisdom, the planner |
 //! | 6 | [`instruments`] | what measures: checker, sequences, comparisons, the bench grid and its reports, roofline, tune, scaling studies |
 //!
@@ -30,6 +30,7 @@
 //! ```
 
 pub mod base;
+pub mod census;
 pub mod cold;
 pub mod cost;
 pub mod count;

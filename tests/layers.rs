@@ -24,6 +24,7 @@ const LAYERS: &[(&str, usize)] = &[
     ("octal", 6),
     ("finite", 6),
     ("games", 7),
+    ("census", 7),
     ("run::longrun", 8),
     ("run::workload", 8),
     ("run::wisdom", 9),

@@ -10,8 +10,8 @@
 //! sparse back-end's table.
 
 use nimsquare::base::isa::{self, Isa};
-use nimsquare::octal::period::{self, Verdict};
-use nimsquare::octal::rare_common::{Histogram, Mask};
+use nimsquare::octal::method::period::{self, Verdict};
+use nimsquare::octal::method::rare_common::{Histogram, Mask};
 use nimsquare::octal::{self, Rules};
 use nimsquare::registry::{self, Role};
 use nimsquare::table::Table;

@@ -3,8 +3,8 @@
 mod common;
 
 use common::{assert_refused, nimsquare, stdout_of};
-use nimsquare::octal::census;
-use nimsquare::octal::period::{self, Verdict};
+use nimsquare::census;
+use nimsquare::octal::method::period::{self, Verdict};
 use nimsquare::octal::{self, Rules};
 
 /// (preperiod, period) proved from the control's table of `code` up to `limit`.
@@ -96,7 +96,7 @@ fn octal_json_is_one_object_a_script_can_read() {
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["code"], "0.77");
     assert_eq!(v["limit"], 1000);
-    assert_eq!(v["backend"], octal::default_backend(1000).name);
+    assert_eq!(v["backend"], octal::default_backend().name);
     assert_eq!(v["status"], "periodic");
     // Kayles (Winning Ways): period 12 from n = 71; t = 2.
     assert_eq!(
@@ -145,6 +145,42 @@ fn bad_octal_input_is_refused_before_any_work() {
     assert!(e.contains("--json") || e.contains("--csv"), "{e}");
     let e = assert_refused(&["census", "--backend", "no-such"]);
     assert!(e.contains("--backend"), "{e}");
+}
+
+#[test]
+fn octal_sequence_and_census_refuse_a_control_past_its_reach_at_once_naming_the_limit() {
+    // Issue 41 item 2: one plan per command, refused before any work in one line naming
+    // --limit (a build of the control at 10^6 would take minutes).
+    let started = std::time::Instant::now();
+    for args in [
+        &["octal", "0.6", "--backend", "octal-naive", "--limit", "1e6"][..],
+        &[
+            "sequence",
+            "values",
+            "--octal",
+            "0.6",
+            "--backend",
+            "octal-naive",
+            "--limit",
+            "1e6",
+        ],
+        &[
+            "census",
+            "--digits",
+            "1",
+            "--backend",
+            "octal-naive",
+            "--limit",
+            "1e6",
+        ],
+    ] {
+        let e = assert_refused(args);
+        assert!(
+            e.contains("'octal-naive'") && e.contains("--limit 1000000") && e.contains("20000"),
+            "{args:?}: {e}"
+        );
+    }
+    assert!(started.elapsed().as_secs_f64() < 5.0);
 }
 
 /// The census CSV rows as (code, status, preperiod, period).

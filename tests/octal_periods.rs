@@ -12,7 +12,7 @@
 //! exception is a value off the periodic pattern, and the pattern's earliest start is one
 //! past the last one). "The only exceptions are n = 2, ..., 46" likewise gives e = 47.
 
-use nimsquare::octal::period::{self, Period, Verdict};
+use nimsquare::octal::method::period::{self, Period, Verdict};
 use nimsquare::octal::{self, Rules};
 
 /// The proved period of `code` from the control's values up to `limit`.
@@ -30,7 +30,7 @@ fn assert_period(code: &str, limit: u64, preperiod: usize, p: usize) {
             proof,
         }) => {
             assert_eq!((e, period), (preperiod, p), "{code}");
-            let t = period::max_removed(&Rules::parse(code).unwrap());
+            let t = Rules::parse(code).unwrap().largest_removal();
             let from = e.max(1);
             assert_eq!(proof, (from, 2 * from + p + t), "{code}");
         }

@@ -2,7 +2,7 @@
 //! `--shard` of them), its period or "open", with the provenance of the run; and `census
 //! merge`, which joins the rows files of a job array's shards.
 //!
-//! [`nimsquare::octal::census`] builds the rows, [`nimsquare::octal::census_plan`] chooses
+//! [`nimsquare::census`] builds the rows, [`nimsquare::census::plan`] chooses
 //! the codes and the shards, [`nimsquare::run::longrun::censusfile`] keeps the rows file;
 //! this file decides everything from the flags before any work, shows the progress and prints.
 //!
@@ -12,14 +12,14 @@
 
 use super::args::{count_usize, limit_parser};
 use super::common::{exit_status_for, fmt_seconds, CliResult};
-use super::octal::backend_for;
 use nimsquare::base::error::{Error, Result};
 use nimsquare::base::limit::Limit;
 use nimsquare::base::paths::{decide_output, decide_replaced_file, write_output, Output};
 use nimsquare::base::provenance::{cpu_model, git_rev, utc_date_today};
-use nimsquare::octal::census::{self, order_key, Row, Watcher, MAX_DIGITS};
-use nimsquare::octal::census_plan::{self, estimated_cost, shares, Selection, Shard};
-use nimsquare::octal::period::Verdict;
+use nimsquare::census::plan::{self, estimated_cost, shares, Selection, Shard};
+use nimsquare::census::{self, order_key, Row, Watcher, MAX_DIGITS};
+use nimsquare::octal::method::period::Verdict;
+use nimsquare::octal::OctalPlan;
 use nimsquare::octal::Rules;
 use nimsquare::run::longrun::censusfile::{self, Format, Header, Made, Rows, RowsFile};
 use nimsquare::run::longrun::signals::{interrupted, SignalGuard};
@@ -182,7 +182,7 @@ pub fn run(args: Args) -> CliResult {
     refuse_launcher()?;
     // Everything decided before any work: the back-end, the shard, the codes, the output.
     let limit = args.limit.get();
-    let entry = backend_for(args.backend.as_deref(), limit)?;
+    let entry = nimsquare::octal::plan::choose_backend(args.backend.as_deref(), limit)?;
     let shard = match &args.shard {
         Some(text) => Shard::parse(text)?,
         None => Shard::WHOLE,
@@ -192,7 +192,7 @@ pub fn run(args: Args) -> CliResult {
     } else {
         DEFAULT_DIGITS
     });
-    let selection = census_plan::select(digits, args.codes.as_deref(), &|file| {
+    let selection = plan::select(digits, args.codes.as_deref(), &|file| {
         std::fs::read_to_string(file)
     })?;
     let costs: Vec<u128> = selection
@@ -210,7 +210,7 @@ pub fn run(args: Args) -> CliResult {
         .max_by_key(|&&i| costs[i])
         .map(|&i| &selection.codes[i]);
     if let Some(big) = largest {
-        nimsquare::octal::prepare(entry.name, big, limit as u64)?;
+        OctalPlan::new(big.clone(), Some(entry.name), limit as u64)?;
     }
     // Under MPI the workers check it too, on their own nodes; the rows name their CPUs.
     #[cfg(feature = "mpi")]

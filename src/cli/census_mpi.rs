@@ -37,7 +37,7 @@ use mpi::traits::Destination;
 use mpi::Tag;
 use nimsquare::base::error::{Error, Result};
 use nimsquare::base::provenance::{cpu_model, git_rev};
-use nimsquare::octal::census::{self, Row, Watcher};
+use nimsquare::census::{self, Row, Watcher};
 use nimsquare::octal::Rules;
 use nimsquare::run::longrun::interrupted;
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
@@ -313,7 +313,11 @@ impl Mpi {
             let plan: Plan = decode(0, &bytes)?;
             let entry = nimsquare::octal::find(&plan.backend)?;
             if let Some(code) = &plan.largest {
-                nimsquare::octal::prepare(entry.name, &Rules::parse(code)?, plan.limit as u64)?;
+                nimsquare::octal::OctalPlan::new(
+                    Rules::parse(code)?,
+                    Some(entry.name),
+                    plan.limit as u64,
+                )?;
             }
             Ok((entry, plan.limit))
         })();

@@ -10,13 +10,12 @@
 use super::args::{limit_parser, JsonArg, LongRunArgs};
 use super::common::{fmt_seconds, CliResult};
 use super::tables;
-use nimsquare::base::error::{Error, Result};
+use nimsquare::base::error::Error;
 use nimsquare::base::limit::Limit;
-use nimsquare::octal::histogram;
-use nimsquare::octal::period::{self, Verdict};
-use nimsquare::octal::rare_common::SplitSummary;
-use nimsquare::octal::{self, Builder, Rules};
-use nimsquare::registry::Entry;
+use nimsquare::octal::method::histogram;
+use nimsquare::octal::method::period::{self, Verdict};
+use nimsquare::octal::method::rare_common::SplitSummary;
+use nimsquare::octal::{OctalPlan, Rules};
 use nimsquare::run::longrun::{self, LongRun, Start};
 use nimsquare::table::Table;
 use serde_json::json;
@@ -82,24 +81,6 @@ pub struct Args {
     longrun: LongRunArgs,
 }
 
-/// The back-end named by --backend (or the default for `limit`), refused before any work
-/// when unknown or when `limit` is past what it affords; errors name the flags.
-pub fn backend_for(name: Option<&str>, limit: usize) -> Result<&'static Entry<dyn Builder<Rules>>> {
-    let entry = match name {
-        Some(name) => octal::find(name).map_err(|e| Error::Invalid(format!("--backend: {e}")))?,
-        None => octal::default_backend(limit),
-    };
-    if let Some(top) = (entry.make)().affordable_limit() {
-        if limit > top {
-            return Err(Error::Invalid(format!(
-                "--limit {limit} is past what the octal back-end '{}' affords (N <= {top}); lower --limit or choose a faster --backend",
-                entry.name
-            )));
-        }
-    }
-    Ok(entry)
-}
-
 /// A rate in values a second with three significant figures and thousands apart
 /// (`68 000`, `1.25e6` past a million).
 pub fn fmt_rate(rate: f64) -> String {
@@ -156,13 +137,16 @@ pub fn verdict_json(verdict: &Verdict) -> serde_json::Value {
 }
 
 pub fn run(mut args: Args) -> CliResult {
-    let rules = Rules::parse(&args.code)?;
-    let limit = args.limit.get();
-    let entry = backend_for(args.backend.as_deref(), limit)?;
-    // Every refusal before any work: the memory of the table and the back-end's scratch,
-    // then the files (room on their disks, a foreign, damaged or wrong table refused).
-    let (builder, limit) = octal::prepare(entry.name, &rules, limit as u64)?;
-    let start = tables::check_files(&rules, limit, &mut args.longrun)?;
+    // Every refusal before any work: the plan (back-end, N, the memory of the table and the
+    // back-end's scratch), then the files (room on their disks, a foreign, damaged or wrong
+    // table refused).
+    let plan = OctalPlan::new(
+        Rules::parse(&args.code)?,
+        args.backend.as_deref(),
+        args.limit.as_u64(),
+    )?;
+    let (rules, entry, limit) = (&plan.rules, plan.entry, plan.limit);
+    let start = tables::check_files(rules, limit, &mut args.longrun)?;
     let lr = &args.longrun;
     let seeded = tables::seeded(&start, limit);
     tables::announce_seed(&start, limit, lr);
@@ -176,18 +160,12 @@ pub fn run(mut args: Args) -> CliResult {
         quiet: lr.quiet,
         chunk_target: OCTAL_CHUNK_TARGET,
         label: entry.name.to_string(),
-        // every octal back-end but the quadratic control spends about the same a position
-        per_position: !entry.is_control(),
+        per_position: plan.per_position(),
         ..LongRun::default()
     };
-    // what each chunk leaves for the next (`octal-block` keeps its split)
-    let kept = std::sync::Mutex::new(None);
-    let fill = |g: &mut [u16], from: usize, _max: u16| {
-        let mut kept = kept.lock().unwrap_or_else(|p| p.into_inner());
-        builder.fill_kept(&rules, g, from, &mut kept)
-    };
+    let fill = plan.chunk_fill();
     let started = Instant::now();
-    let outcome = longrun::try_run_fill(&rules, limit, start, &fill, &opts)?;
+    let outcome = longrun::try_run_fill(rules, limit, start, &fill, &opts)?;
     let mut unsaved = Vec::new();
     let values = match tables::finish(outcome, limit, lr, &mut unsaved) {
         Ok(values) => values,
@@ -196,15 +174,15 @@ pub fn run(mut args: Args) -> CliResult {
     let seconds = started.elapsed().as_secs_f64();
     let table = Table::from_values(values);
     tables::save_table(
-        &rules,
+        rules,
         limit,
         table.values(),
         table.max_value(),
         lr,
         &mut unsaved,
     );
-    let verdict = period::find(&rules, table.values());
-    let split = SplitSummary::of(&rules, table.values());
+    let verdict = period::find(rules, table.values());
+    let split = SplitSummary::of(rules, table.values());
     let max_first_at = table
         .values()
         .iter()
@@ -237,7 +215,7 @@ pub fn run(mut args: Args) -> CliResult {
             // Equal tables have equal digests: what `compare --octal` checks both sides by.
             "table_digest": table_digest(table.values()),
             "isa": nimsquare::base::isa::active().name(),
-            "t": period::max_removed(&rules),
+            "t": rules.largest_removal(),
             "unsaved": unsaved.iter().map(tables::Unsaved::to_json).collect::<Vec<_>>(),
         });
         let fields = verdict_json(&verdict);

@@ -8,7 +8,7 @@ use nimsquare::base::limit::Limit;
 use nimsquare::base::moves::Moves;
 use nimsquare::base::paths::{decide_output, write_output, Output};
 use nimsquare::instruments::sequence::{self, Kind};
-use nimsquare::octal::{self, Rules};
+use nimsquare::octal::{self, OctalPlan, Rules};
 use nimsquare::run::longrun::{
     self, tablefile, LongRun, Outcome, Ruleset, Signal, SignalGuard, Start,
 };
@@ -83,9 +83,12 @@ fn parse_kind(text: &str) -> std::result::Result<Kind, String> {
 
 pub fn run(args: Args) -> CliResult {
     let rules = octal_rules(&args)?;
-    // a misspelt back-end is refused now, not at the first build
-    if let Some(name) = &args.backend {
-        octal::find(name).map_err(|e| Error::Invalid(format!("--backend: {e}")))?;
+    // a misspelt back-end, or a limit past what it affords, is refused now, not at the
+    // first build (each build's plan states the same refusals)
+    if let (Some(rules), Some(limit)) = (&rules, args.limit.filter(|_| args.load_table.is_none())) {
+        OctalPlan::new(rules.clone(), args.backend.as_deref(), limit.as_u64())?;
+    } else if args.backend.is_some() {
+        octal::plan::choose_backend(args.backend.as_deref(), 0)?;
     }
     // Where --out goes, decided now: a new file, `-`, or a FIFO or device written in place;
     // an existing file (through a symlink too) is refused.
@@ -277,12 +280,12 @@ fn terms_for(args: &Args, rules: Option<&Rules>) -> Result<Found> {
 }
 
 /// The preperiod e and period p of g, when the table proves them: an octal game's by the
-/// Guy–Smith theorem ([`nimsquare::octal::period`]), a finite subtraction set's by a repeated
+/// Guy–Smith theorem ([`nimsquare::octal::method::period`]), a finite subtraction set's by a repeated
 /// window of its largest move's length (g(n) depends only on the window before n).
 fn proved_period(rules: Option<&Rules>, moves: &Moves, g: &[u16]) -> Option<(usize, usize)> {
     match rules {
-        Some(rules) => match octal::period::find(rules, g) {
-            octal::period::Verdict::Periodic(p) => Some((p.preperiod, p.period)),
+        Some(rules) => match octal::method::period::find(rules, g) {
+            octal::method::period::Verdict::Periodic(p) => Some((p.preperiod, p.period)),
             _ => None,
         },
         None => {
@@ -382,21 +385,14 @@ fn table_for(args: &Args, octal_rules: Option<&Rules>, limit: Option<Limit>) -> 
         None => Limit::new(DEFAULT_SEQUENCE_LIMIT)?,
     };
     let outcome = if let Some(rules) = octal_rules {
-        let entry = super::octal::backend_for(args.backend.as_deref(), limit.get())?;
-        let (builder, n) = octal::prepare(entry.name, rules, limit.as_u64())?;
+        let plan = OctalPlan::new(rules.clone(), args.backend.as_deref(), limit.as_u64())?;
         let opts = LongRun {
-            label: entry.name.to_string(),
-            // every octal back-end but the quadratic control spends about the same a position
-            per_position: !entry.is_control(),
+            label: plan.entry.name.to_string(),
+            per_position: plan.per_position(),
             ..LongRun::default()
         };
-        // what each chunk leaves for the next (`octal-block` keeps its split)
-        let kept = std::sync::Mutex::new(None);
-        let fill = |g: &mut [u16], from: usize, _max: u16| {
-            let mut kept = kept.lock().unwrap_or_else(|p| p.into_inner());
-            builder.fill_kept(rules, g, from, &mut kept)
-        };
-        longrun::try_run_fill(rules, n, Start::Fresh, &fill, &opts)?
+        let fill = plan.chunk_fill();
+        longrun::try_run_fill(rules, plan.limit, Start::Fresh, &fill, &opts)?
     } else {
         let plan = Plan::new(&Request {
             moves: moves.clone(),

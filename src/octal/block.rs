@@ -2,7 +2,7 @@
 //! of each heap that reads only finished values first, on every thread of the pool and 32
 //! heaps to a run of partners, then the rest heap by heap.
 //!
-//! Algorithm: under a mask M of either kind of [`super::rare_common`] (the first: v rare
+//! Algorithm: under a mask M of either kind of [`super::method::rare_common`] (the first: v rare
 //! when popcount(v & M) is even; the second: rare when its parity is that of n - t, so
 //! whether a value is rare for heap n depends on n's parity, and the common flags are kept
 //! per parity), the values common for a heap that its splits attain come only from
@@ -60,9 +60,9 @@
 //! every rare value below c is marked or every pair with a common small heap has been
 //! swept. So the least unmarked value is g(n).
 
-use super::candidate_search::{fill_by_candidates, mirror_bytes};
-use super::rare_common::{Histogram, Mask};
-pub use super::rare_common::{PREFIX, SPARSE_FRACTION};
+use super::method::candidate_search::{fill_by_candidates, mirror_bytes};
+use super::method::rare_common::{Histogram, Mask};
+pub use super::method::rare_common::{PREFIX, SPARSE_FRACTION};
 use super::{Builder, Kept, Rules};
 use crate::base::error::Result;
 use crate::base::isa;
@@ -1232,13 +1232,14 @@ fn near<V: Values + ?Sized>(
 ) -> u16 {
     let wmask = row.len() - 1;
     let unequal = rules.unequal();
-    if rules.whole().contains(&n) {
+    // The options of [`Rules::each_option`], split between the far pass and this one by
+    // what they read (the split loops keep per-digit state, so they walk every digit); the
+    // tests hold the tables against the control's.
+    if rules.removes_whole(n) {
         row[0] = 1;
     }
-    for &k in rules.one() {
-        if n > k {
-            row[g.at(n - k) as usize & wmask] = 1;
-        }
+    for h in rules.one_heap_left(n) {
+        row[g.at(h) as usize & wmask] = 1;
     }
     for (d, &k) in rules.split().iter().enumerate() {
         if n < k + 2 {
@@ -1284,7 +1285,7 @@ fn near<V: Values + ?Sized>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::octal::control_values as control;
+    use crate::octal::{code_strategy, control_values as control};
 
     fn build(method: OctalBlock, code: &str, limit: usize) -> Vec<u16> {
         let mut g = vec![0u16; limit + 1];
@@ -1418,19 +1419,6 @@ mod tests {
             .fill(&Rules::parse("0.6").unwrap(), &mut g, 5000)
             .unwrap();
         assert_eq!(g, want);
-    }
-
-    /// Random codes: d0 0 or 4, then one to four octal digits.
-    fn code_strategy() -> impl proptest::strategy::Strategy<Value = String> {
-        use proptest::prelude::*;
-        (
-            prop_oneof![Just(0u8), Just(4u8)],
-            prop::collection::vec(0u8..8, 1..=4),
-        )
-            .prop_map(|(d0, digits)| {
-                let after: String = digits.iter().map(|d| char::from(b'0' + d)).collect();
-                format!("{d0}.{after}")
-            })
     }
 
     proptest::proptest! {

@@ -12,7 +12,7 @@
 //! Invariant: when n is decided, g(0..n) are final, so the set holds exactly the option
 //! values of n.
 
-use super::{value_overflow, Builder, Rules};
+use super::{Builder, Rules};
 use crate::base::error::Result;
 use crate::cost::{Demand, Model, Primitive, Workload};
 use crate::registry::{Entry, Role};
@@ -49,26 +49,11 @@ impl Builder<Rules> for OctalNaive {
     fn fill(&self, rules: &Rules, g: &mut [u16], from: usize) -> Result<()> {
         for n in from..g.len() {
             let mut seen = BTreeSet::new();
-            for &k in rules.whole() {
-                if n == k {
-                    seen.insert(0u32);
-                }
-            }
-            for &k in rules.one() {
-                if n > k {
-                    seen.insert(g[n - k] as u32);
-                }
-            }
-            for &k in rules.split() {
-                if n >= k + 2 {
-                    let m = n - k;
-                    for a in 1..=rules.split_pairs(m) {
-                        seen.insert((g[a] ^ g[m - a]) as u32);
-                    }
-                }
-            }
+            rules.each_option(g, n, |v| {
+                seen.insert(v as u32);
+            });
             let mex = (0u32..).find(|v| !seen.contains(v)).unwrap();
-            g[n] = u16::try_from(mex).map_err(|_| value_overflow(rules, n))?;
+            g[n] = u16::try_from(mex).map_err(|_| rules.value_overflow(n))?;
         }
         Ok(())
     }

@@ -125,11 +125,7 @@ impl Rules {
     }
 
     fn code(&self) -> String {
-        let top = [&self.whole, &self.one, &self.split]
-            .iter()
-            .filter_map(|v| v.last().copied())
-            .max()
-            .unwrap_or(0);
+        let top = self.largest_removal();
         let digit = |k: usize| {
             (self.whole.binary_search(&k).is_ok() as u8)
                 | ((self.one.binary_search(&k).is_ok() as u8) << 1)
@@ -189,8 +185,115 @@ impl Rules {
         }
     }
 
+    /// True when heap n may be removed whole (bit 1 of digit n): an option of value 0.
+    #[inline]
+    pub fn removes_whole(&self, n: usize) -> bool {
+        self.whole.contains(&n)
+    }
+
+    /// The heap each option of n that leaves one heap leaves: n - k for each k of bit 2
+    /// below n, ascending in k.
+    #[inline]
+    pub fn one_heap_left(&self, n: usize) -> impl Iterator<Item = usize> + '_ {
+        self.one
+            .iter()
+            .filter(move |&&k| n > k)
+            .map(move |&k| n - k)
+    }
+
+    /// The splits of heap n, per splitting digit k (bit 4) with n >= k + 2, in digit order:
+    /// (d, m, p), d the index of k in [`Rules::split`], m = n - k the tokens split and
+    /// p = [`Rules::split_pairs`]`(m)`: the options (a, m - a) for 1 <= a <= p.
+    #[inline]
+    pub fn splits_by_digit(&self, n: usize) -> impl Iterator<Item = (usize, usize, usize)> + '_ {
+        self.split
+            .iter()
+            .enumerate()
+            .filter(move |&(_, &k)| n >= k + 2)
+            .map(move |(d, &k)| (d, n - k, self.split_pairs(n - k)))
+    }
+
+    /// [`Rules::splits_by_digit`] without the digit index: (m, p) per split of heap n.
+    #[inline]
+    pub fn splits_of(&self, n: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
+        self.splits_by_digit(n).map(|(_, m, p)| (m, p))
+    }
+
+    /// The definition of the options of heap n, stated once: the value of each option, given
+    /// to `each` (a value once per option, split pairs (a, m - a) and (m - a, a) once): 0 for
+    /// the whole heap removed, g(n - k) for one heap left, g(a) xor g(m - a) for each split.
+    /// Needs g[..n] final. The control and [`crate::grundy::Rulebook::options`] run it as it
+    /// is; the fast back-ends search the same options their own way (each says where), and
+    /// their tests hold their tables against the control's.
+    #[inline]
+    pub fn each_option(&self, g: &[u16], n: usize, mut each: impl FnMut(u16)) {
+        if self.removes_whole(n) {
+            each(0);
+        }
+        for h in self.one_heap_left(n) {
+            each(g[h]);
+        }
+        for (m, p) in self.splits_of(n) {
+            for a in 1..=p {
+                each(g[a] ^ g[m - a]);
+            }
+        }
+    }
+
+    /// The values of every option of heap n, into `into` (cleared first): [`Rules::each_option`].
+    pub fn options(&self, g: &[u16], n: usize, into: &mut Vec<u16>) {
+        into.clear();
+        self.each_option(g, n, |v| into.push(v));
+    }
+
+    /// The values of the options of heap n that leave at most one heap (the whole heap
+    /// removed, one heap of n - k left), into `into` (cleared first): what the back-ends that
+    /// search the split pairs separately look at first ([`Rules::each_option`] without the
+    /// splits).
+    #[inline]
+    pub fn single_heap_options(&self, g: &[u16], n: usize, into: &mut Vec<u16>) {
+        into.clear();
+        if self.removes_whole(n) {
+            into.push(0);
+        }
+        into.extend(self.one_heap_left(n).map(|h| g[h]));
+    }
+
+    /// The distinct numbers of tokens a move removes that are at most `limit`, ascending.
+    pub fn removals(&self, limit: usize) -> Vec<usize> {
+        let mut all: Vec<usize> = self
+            .whole
+            .iter()
+            .chain(&self.one)
+            .chain(&self.split)
+            .copied()
+            .filter(|&k| k <= limit)
+            .collect();
+        all.sort_unstable();
+        all.dedup();
+        all
+    }
+
+    /// t: the largest number of tokens one move removes (0 for a code whose only digit is d0).
+    pub fn largest_removal(&self) -> usize {
+        [&self.whole, &self.one, &self.split]
+            .iter()
+            .filter_map(|v| v.last().copied())
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// The error for a mex past `u16::MAX` at heap `n`.
+    pub fn value_overflow(&self, n: usize) -> Error {
+        Error::Overflow(format!(
+            "octal game {self}: g({n}) exceeds {} (values are stored as u16); use a smaller --limit",
+            u16::MAX
+        ))
+    }
+
     /// The options a mex from the definition looks at up to `limit`: the sum over n <= limit
-    /// of the options of n (each split pair counted once).
+    /// of the options of n (each split pair counted once), in closed form (a test holds it
+    /// against [`Rules::each_option`]).
     pub fn option_steps(&self, limit: usize) -> u128 {
         let mut steps = 0u128;
         for &k in &self.whole {
@@ -289,22 +392,64 @@ mod tests {
         // 0.6 up to 5: one-heap options n-1 for n=2..5 (4), splits of m = n-1 in 2..=4:
         // pairs 1 + 1 + 2 = 4.
         assert_eq!(Rules::parse("0.6").unwrap().option_steps(5), 8);
-        // The closed form against the sum it replaces, pair by pair.
+        // The closed form against the options the definition enumerates, heap by heap.
         for code in ["0.6", "4.07", "grundy", "0.7777", "4.4"] {
             let r = Rules::parse(code).unwrap();
+            let g = vec![0u16; 60];
+            let mut counted = 0u128;
             for limit in 0usize..60 {
-                let mut pairs = 0u128;
-                for &k in r.split() {
-                    for m in 2..=limit.saturating_sub(k) {
-                        pairs += r.split_pairs(m) as u128;
+                r.each_option(&g, limit, |_| counted += 1);
+                assert_eq!(r.option_steps(limit), counted, "{code} {limit}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_options_are_what_the_digits_of_the_code_say() {
+        // Read each digit dk of the code afresh (bit 1: the whole heap of k; bit 2: one heap
+        // of n - k; bit 4: two heaps a + b = n - k, a <= b, unequal in Grundy's game) and
+        // compare the sorted option values with the one statement's, on a table of made-up
+        // values (any table: the options are a function of g).
+        let g: Vec<u16> = (0..80u32).map(|i| ((i * 37 + 11) % 23) as u16).collect();
+        for code in [
+            "0.07", "0.6", "4.07", "0.137", "0.7777", "grundy", "4.4", "0.333",
+        ] {
+            let r = Rules::parse(code).unwrap();
+            let digits: Vec<u8> = if code == "grundy" {
+                vec![4]
+            } else {
+                let (d0, after) = code.split_once('.').unwrap();
+                std::iter::once(d0.parse::<u8>().unwrap())
+                    .chain(after.bytes().map(|b| b - b'0'))
+                    .collect()
+            };
+            for n in 0..g.len() {
+                let mut want = Vec::new();
+                for (k, &d) in digits.iter().enumerate() {
+                    if k > 0 && d & 1 != 0 && n == k {
+                        want.push(0);
+                    }
+                    if k > 0 && d & 2 != 0 && n > k {
+                        want.push(g[n - k]);
+                    }
+                    if d & 4 != 0 && n >= k + 2 {
+                        let m = n - k;
+                        for a in 1..=m / 2 {
+                            if !(code == "grundy" && 2 * a == m) {
+                                want.push(g[a] ^ g[m - a]);
+                            }
+                        }
                     }
                 }
-                let rest = r.whole().iter().filter(|&&k| k <= limit).count() as u128
-                    + r.one()
-                        .iter()
-                        .map(|&k| limit.saturating_sub(k) as u128)
-                        .sum::<u128>();
-                assert_eq!(r.option_steps(limit), pairs + rest, "{code} {limit}");
+                let mut got = Vec::new();
+                r.options(&g, n, &mut got);
+                want.sort_unstable();
+                got.sort_unstable();
+                assert_eq!(got, want, "{code} n = {n}");
+                let mut single = Vec::new();
+                r.single_heap_options(&g, n, &mut single);
+                let splits: usize = r.splits_of(n).map(|(_, p)| p).sum();
+                assert_eq!(single.len() + splits, want.len(), "{code} n = {n}");
             }
         }
     }

@@ -1,7 +1,7 @@
 //! `octal-sparse`: the rare/common (sparse space) method of Gangolli and Plambeck, the
 //! octal stage's reference.
 //!
-//! Algorithm: the rare/common split of [`super::rare_common`], one heap after another:
+//! Algorithm: the rare/common split of [`super::method::rare_common`], one heap after another:
 //! every option of n is marked, the common values enumerated over the rare positions, and
 //! the rare candidates below the least missing common value found by one early-stopping
 //! sweep. With M = 0 (no split) each candidate from 0 up is searched among the pairs.
@@ -12,7 +12,7 @@
 //! code's splitting digits share a parity, of the second (the position's parity counts,
 //! Flammenkamp; .127 has its sparse space only so), ties to the first kind and the smaller
 //! mask, counted from the histogram of (value, parity of n) by one Walsh–Hadamard
-//! transform ([`super::rare_common::Histogram::best_mask`]). At every doubling of n the choice is made again on the
+//! transform ([`super::method::rare_common::Histogram::best_mask`]). At every doubling of n the choice is made again on the
 //! histogram so far and taken when it has strictly fewer rare positions (the rare list is
 //! then rebuilt); a mask is taken only while at most 1/[`SPARSE_FRACTION`] of the positions
 //! are rare under it. Any choice is exact; this only keeps the list short.
@@ -27,8 +27,8 @@
 //! Its scans are plain scalar loops and it declares no kernel family, so at sizes the
 //! control cannot afford it judges `octal-vector` without sharing an inner loop with it.
 
-use super::rare_common::{rare_positions, Mask, RareCommon};
-pub use super::rare_common::{MASK_BITS, PREFIX, SPARSE_FRACTION};
+use super::method::rare_common::{rare_positions, Mask, RareCommon};
+pub use super::method::rare_common::{MASK_BITS, PREFIX, SPARSE_FRACTION};
 use super::{Builder, Rules};
 use crate::base::error::Result;
 use crate::cost::Model;
@@ -43,7 +43,7 @@ pub const ENTRY: Entry<dyn Builder<Rules>> = Entry {
     model: Model {
         summary: "per position g(n)+1 word ops for the candidate walk, per rare pair step 1 scattered store (a lower bound: the early-stopping sweeps are left out)",
         parallel: false,
-        demand: super::rare_common::candidate_walk_and_rare_pairs,
+        demand: super::method::rare_common::candidate_walk_and_rare_pairs,
     },
     kernels: &[],
     make: || Box::new(OctalSparse),
@@ -146,8 +146,8 @@ fn run_with_mask(rules: &Rules, g: &mut [u16], from: usize, mask: Mask) -> Resul
 mod tests {
     use super::*;
 
-    use crate::octal::control_values as control;
-    use crate::octal::rare_common::Histogram;
+    use crate::octal::method::rare_common::Histogram;
+    use crate::octal::{code_strategy, control_values as control};
 
     #[test]
     fn officers_and_dawsons_kayles_match_the_published_start() {
@@ -254,19 +254,6 @@ mod tests {
         // 0 seven times, 1 five times, 2 twelve times: mask 1 leaves 0 and 2 rare (19),
         // mask 2 leaves 0 and 1 (12), mask 3 only 0 (7).
         assert_eq!(best(vec![7, 5, 12]), (Mask::value(3), 7));
-    }
-
-    /// Random codes: d0 0 or 4, then one to four octal digits.
-    fn code_strategy() -> impl proptest::strategy::Strategy<Value = String> {
-        use proptest::prelude::*;
-        (
-            prop_oneof![Just(0u8), Just(4u8)],
-            prop::collection::vec(0u8..8, 1..=4),
-        )
-            .prop_map(|(d0, digits)| {
-                let after: String = digits.iter().map(|d| char::from(b'0' + d)).collect();
-                format!("{d0}.{after}")
-            })
     }
 
     proptest::proptest! {

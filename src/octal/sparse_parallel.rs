@@ -1,7 +1,7 @@
 //! `octal-sparse-parallel`: the sparse-space method on two threads, each deciding every
 //! other heap while the other finishes its predecessor.
 //!
-//! Algorithm: the rare/common split of [`super::rare_common`], as `octal-sparse`. Heap n
+//! Algorithm: the rare/common split of [`super::method::rare_common`], as `octal-sparse`. Heap n
 //! reads g(n - 1) in few options: the one-heap move of 1 token (digit d1 with bit 2) and,
 //! when a split may remove no tokens (Grundy's game), the split pair (1, n - 1); every
 //! other option reads g[..n - 1]. So thread t decides the heaps n = from + t, from + t + 2,
@@ -9,7 +9,7 @@
 //! runs the enumeration over the rare positions and the early-stopping sweep, and settles a
 //! first mex; then it waits for g(n - 1) from the other thread, marks the late options and
 //! settles again, which only continues what the first settle proved
-//! ([`super::rare_common::Search`]). The heavy part of heap n overlaps the late part of
+//! ([`super::method::rare_common::Search`]). The heavy part of heap n overlaps the late part of
 //! heap n - 1.
 //!
 //! Each thread keeps its own split state (mask, rare positions, histogram), recording the
@@ -18,7 +18,7 @@
 //! which changes nothing but speed, since the method is exact for any mask.
 //!
 //! Cost: as `octal-sparse` in steps, divided over the two threads, plus one hand-over
-//! between them per heap (a spin on an atomic counter, [`super::published::Published`]).
+//! between them per heap (a spin on an atomic counter, [`super::method::published::Published`]).
 //! With one rayon thread (`--threads 1`) it runs the same loop on one thread, heap after
 //! heap.
 //!
@@ -27,8 +27,8 @@
 //! settle saw them all, so g(n) is the mex of all its options: the table equals
 //! `octal-sparse`'s.
 
-use super::published::Published;
-use super::rare_common::{Mask, RareCommon, Search, PREFIX};
+use super::method::published::Published;
+use super::method::rare_common::{Mask, RareCommon, Search, PREFIX};
 use super::{Builder, Rules};
 use crate::base::error::Result;
 use crate::cost::Model;
@@ -43,7 +43,7 @@ pub const ENTRY: Entry<dyn Builder<Rules>> = Entry {
     model: Model {
         summary: "on 2 threads: per position g(n)+1 word ops for the candidate walk, per rare pair step 1 scattered store (a lower bound: the early-stopping sweeps are left out)",
         parallel: true,
-        demand: super::rare_common::candidate_walk_and_rare_pairs,
+        demand: super::method::rare_common::candidate_walk_and_rare_pairs,
     },
     kernels: &[],
     make: || Box::new(OctalSparseParallel),

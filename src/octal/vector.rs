@@ -1,7 +1,7 @@
 //! `octal-vector`: the mex as the first candidate value that no option attains, each
 //! candidate searched among the split pairs by the vector xor-pair kernel.
 //!
-//! Algorithm: the candidate search of [`super::candidate_search`]: for each n in increasing
+//! Algorithm: the candidate search of [`super::method::candidate_search`]: for each n in increasing
 //! order, the candidates x = 0, 1, 2, ... are tried in turn, x attained when a non-split
 //! option has it or, for some splitting digit k with m = n - k, some split (a, m - a),
 //! 1 <= a <= [`Rules::split_pairs`]`(m)`, has g(a) xor g(m - a) = x. The partners
@@ -19,7 +19,7 @@
 //! Paths (`--isa`, read once per `fill`): the whole fill is handed to
 //! [`xor_pairs::dispatch`] as a visitor, so it is compiled per path with its kernel.
 
-use super::candidate_search::{fill_by_candidates, mirror_bytes, one_pass_over_the_pairs};
+use super::method::candidate_search::{fill_by_candidates, mirror_bytes, one_pass_over_the_pairs};
 use super::{Builder, Rules};
 use crate::base::error::Result;
 use crate::base::isa;

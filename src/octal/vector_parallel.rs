@@ -20,7 +20,7 @@
 //! Paths (`--isa`, read once per `fill`): the fill is handed to [`xor_pairs::dispatch`];
 //! the chunks searched on the other threads call the same path's kernel.
 
-use super::candidate_search::{fill_by_candidates, mirror_bytes, one_pass_over_the_pairs};
+use super::method::candidate_search::{fill_by_candidates, mirror_bytes, one_pass_over_the_pairs};
 use super::{Builder, Rules};
 use crate::base::error::Result;
 use crate::base::isa;

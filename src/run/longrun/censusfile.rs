@@ -14,9 +14,9 @@
 //! most a last line without its newline, which [`resume`] drops and [`read`] reports.
 
 use crate::base::error::{Error, Result};
-use crate::octal::census::{order_key, Row};
-use crate::octal::census_plan::fingerprint_of;
-use crate::octal::period::Verdict;
+use crate::census::plan::fingerprint_of;
+use crate::census::{order_key, Row};
+use crate::octal::method::period::Verdict;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};
@@ -572,7 +572,7 @@ mod tests {
 
     #[test]
     fn a_row_is_written_with_its_rare_count_and_cost_and_read_back() {
-        use crate::octal::period::Period;
+        use crate::octal::method::period::Period;
         let made = Made {
             backend: "octal-block".into(),
             build: "b".into(),

@@ -36,7 +36,7 @@
 //! Invariant: a [`Period`] is returned only when every n of its [`Period::proof`] range has
 //! been compared, g(n + p) = g(n), inside the table.
 
-use super::Rules;
+use crate::octal::Rules;
 use serde::{Deserialize, Serialize};
 
 /// A period proved by the theorem.
@@ -63,21 +63,12 @@ pub enum Verdict {
     NotApplicable,
 }
 
-/// t: the largest number of tokens one move removes (0 for a code whose only digit is d0).
-pub fn max_removed(rules: &Rules) -> usize {
-    [rules.whole(), rules.one(), rules.split()]
-        .iter()
-        .filter_map(|v| v.last().copied())
-        .max()
-        .unwrap_or(0)
-}
-
 /// The least period proved from `g` = g(0..=N) for `rules` (see the module doc).
 pub fn find(rules: &Rules, g: &[u16]) -> Verdict {
     if rules.unequal() {
         return Verdict::NotApplicable;
     }
-    let t = max_removed(rules);
+    let t = rules.largest_removal();
     let Some(top) = g.len().checked_sub(1) else {
         return Verdict::Open;
     };
@@ -168,8 +159,8 @@ mod tests {
 
     #[test]
     fn t_is_the_last_digit() {
-        assert_eq!(max_removed(&Rules::parse("0.07").unwrap()), 2);
-        assert_eq!(max_removed(&Rules::parse("4.0").unwrap()), 0);
-        assert_eq!(max_removed(&Rules::parse("0.0004").unwrap()), 4);
+        assert_eq!(Rules::parse("0.07").unwrap().largest_removal(), 2);
+        assert_eq!(Rules::parse("4.0").unwrap().largest_removal(), 0);
+        assert_eq!(Rules::parse("0.0004").unwrap().largest_removal(), 4);
     }
 }

@@ -1,5 +1,5 @@
 //! The census: every octal code of up to D digits after the point, its table up to N and
-//! the period the theorem proves from it ([`super::period`]).
+//! the period the theorem proves from it ([`crate::octal::method::period`]).
 //!
 //! Algorithm: list the codes 0.d1..dk and 4.d1..dk for k = 1..=D with dk != 0 (a code with
 //! a trailing 0 is the shorter code, listed once under its own k; the all-zero code has no
@@ -12,13 +12,15 @@
 //!
 //! Invariant: rows are in [`codes`] order, one per code, each with the N it was built for;
 //! [`run_each`] reports every code it finishes exactly once. Which codes to run and on which
-//! shard is [`super::census_plan`]; the durable rows file is
+//! shard is [`plan`]; the durable rows file is
 //! [`crate::run::longrun::censusfile`].
 
-use super::period::{self, Verdict};
-use super::rare_common::SplitSummary;
-use super::{Builder, Rules};
+pub mod plan;
+
 use crate::base::error::{Error, Result};
+use crate::octal::method::period::{self, Verdict};
+use crate::octal::method::rare_common::SplitSummary;
+use crate::octal::{Builder, Rules};
 use crate::registry::Entry;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -126,10 +128,10 @@ pub fn order_key(label: &str) -> Option<(usize, u8, u64)> {
 }
 
 /// The row of `rules` with the table of `entry` up to `limit` (checked as
-/// [`super::build`] checks it).
+/// [`crate::octal::build`] checks it).
 pub fn row(entry: &'static Entry<dyn Builder<Rules>>, rules: &Rules, limit: usize) -> Result<Row> {
     let start = Instant::now();
-    let table = super::build(entry.name, rules, limit as u64)?;
+    let table = crate::octal::build(entry.name, rules, limit as u64)?;
     let verdict = period::find(rules, table.values());
     let seconds = start.elapsed().as_secs_f64();
     let split = SplitSummary::of(rules, table.values());
@@ -281,8 +283,13 @@ impl RowBuilders {
                     // The lock is held only while waiting for the next code.
                     let next = queue.lock().unwrap_or_else(|e| e.into_inner()).recv();
                     let Ok((index, code)) = next else { return };
-                    let row = Rules::parse(&code)
-                        .and_then(|rules| row_on_one_thread(entry, &rules, limit));
+                    // A panic in a build is that code's error: the row must still be sent,
+                    // or the worker waits for it forever (and rank 0 for the worker).
+                    let row = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        Rules::parse(&code)
+                            .and_then(|rules| row_on_one_thread(entry, &rules, limit))
+                    }))
+                    .unwrap_or_else(|panic| Err(panicked(&code, panic.as_ref())));
                     if rows.send((index, row)).is_err() {
                         return;
                     }
@@ -301,6 +308,19 @@ impl RowBuilders {
             let _ = codes.send((index, code));
         }
     }
+}
+
+/// The error of code `code` whose build panicked with `payload`.
+fn panicked(code: &str, payload: &(dyn std::any::Any + Send)) -> Error {
+    let what = payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic".into());
+    Error::Invalid(format!(
+        "census code {code}: the build panicked: {}",
+        what.lines().next().unwrap_or("")
+    ))
 }
 
 impl Drop for RowBuilders {
@@ -342,6 +362,55 @@ mod tests {
         assert!(
             matches!(direct[0].verdict, Verdict::Periodic(p) if (p.preperiod, p.period) == (53, 34))
         );
+    }
+
+    /// A back-end whose build panics on Officers (and builds every other code as the
+    /// reference does).
+    struct PanicsOnOfficers;
+
+    impl Builder<Rules> for PanicsOnOfficers {
+        fn fill(&self, rules: &Rules, g: &mut [u16], from: usize) -> Result<()> {
+            assert!(rules.label() != "0.6", "a made-up fault on 0.6");
+            (crate::octal::reference().make)().fill(rules, g, from)
+        }
+
+        fn scratch_bytes(&self, _rules: &Rules, _limit: usize, _threads: usize) -> u64 {
+            0
+        }
+    }
+
+    static PANICKY: Entry<dyn Builder<Rules>> = Entry {
+        make: || Box::new(PanicsOnOfficers),
+        ..crate::octal::naive::ENTRY
+    };
+
+    #[test]
+    fn a_build_that_panics_comes_back_as_that_codes_error_and_nothing_hangs() {
+        let (rows, finished) = mpsc::channel();
+        let builders = RowBuilders::start(&PANICKY, 500, 2, rows);
+        let list = ["0.07", "0.6", "0.137", "0.6", "4.77"];
+        for (i, c) in list.iter().enumerate() {
+            builders.build(i, c.to_string());
+        }
+        let mut got = Vec::new();
+        for _ in list {
+            let (i, row) = finished
+                .recv_timeout(std::time::Duration::from_secs(60))
+                .expect("every code answers");
+            got.push((i, row));
+        }
+        drop(builders); // the threads end: the join returns
+        got.sort_by_key(|(i, _)| *i);
+        for (i, row) in got {
+            match row {
+                Err(e) if list[i] == "0.6" => {
+                    let e = e.to_string();
+                    assert!(e.contains("0.6") && e.contains("a made-up fault"), "{e}");
+                }
+                Ok(r) => assert_eq!(r.code, list[i]),
+                Err(e) => panic!("{}: {e}", list[i]),
+            }
+        }
     }
 
     #[test]

@@ -1,14 +1,14 @@
 //! Which codes a census runs: the selection (`--digits`, `--codes`), each code's estimated
 //! cost, and the fixed share of one shard of a job array (`--shard I/K`).
 //!
-//! Invariant: a [`Selection`] holds each code once, in [`super::census::codes`] order, and
+//! Invariant: a [`Selection`] holds each code once, in [`super::codes`] order, and
 //! its [`Selection::fingerprint`] depends only on that list; [`shares`] is a function of the
 //! costs and K alone, so every shard of a job array computes the same partition, which covers
 //! the selection exactly once.
 
-use super::census::{self, order_key};
-use super::Rules;
+use super::{self as census, order_key};
 use crate::base::error::{Error, Result};
+use crate::octal::Rules;
 use std::collections::BTreeMap;
 
 /// The codes of a census, in [`census::codes`] order.

@@ -16,10 +16,10 @@
 //! Invariant: when n is decided, g(0..n) and the mirror's copy of them are final, so each
 //! search sees exactly the split values of n.
 
-use super::{single_heap_options, value_overflow, Rules};
 use crate::base::error::Result;
 use crate::cost::{Demand, Primitive, Workload};
 use crate::kernels::xor_pairs::Mirror;
+use crate::octal::Rules;
 
 /// Fills g[from..] for `rules`, given g[..from] final, deciding each candidate x by
 /// `some_pair(lo, hi, x)`: true when some i has `lo[i] ^ hi[i] == x`. Inlined into the
@@ -35,14 +35,9 @@ pub fn fill_by_candidates(
     let mut single = Vec::new();
     let mut splits: Vec<(usize, usize)> = Vec::new();
     for n in from..g.len() {
-        single_heap_options(rules, g, n, &mut single);
+        rules.single_heap_options(g, n, &mut single);
         splits.clear();
-        for &k in rules.split() {
-            if n >= k + 2 {
-                let m = n - k;
-                splits.push((m, rules.split_pairs(m)));
-            }
-        }
+        splits.extend(rules.splits_of(n));
         let attained = |x: u16| {
             single.contains(&x)
                 || splits
@@ -52,7 +47,7 @@ pub fn fill_by_candidates(
         let mut x = 0u32;
         loop {
             let Ok(candidate) = u16::try_from(x) else {
-                return Err(value_overflow(rules, n));
+                return Err(rules.value_overflow(n));
             };
             if !attained(candidate) {
                 break;
