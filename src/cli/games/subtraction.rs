@@ -3,12 +3,14 @@
 //! [`nimsquare::games::subtraction`]).
 
 use crate::cli::args::{limit_parser, parse_moves};
-use crate::cli::common::{print_json, CliResult};
+use crate::cli::common::CliResult;
 use nimsquare::base::error::Error;
 use nimsquare::base::limit::Limit;
 use nimsquare::base::moves::Moves;
 use nimsquare::games::subtraction::{self, Analysis, PeriodSearch, MAX_PERIOD_SEARCH};
+use nimsquare::run::report::{self, Report};
 use serde_json::json;
+use std::io::{self, Write};
 
 /// The largest N accepted (the table is 2 bytes per position).
 const MAX_GAMES_LIMIT: u64 = 100_000_000;
@@ -126,12 +128,21 @@ fn check_work(args: &Args) -> nimsquare::base::error::Result<()> {
 pub fn run(args: Args) -> CliResult {
     check_work(&args)?;
     let a = subtraction::analyse(&args.moves, args.limit.get(), args.period_search.get())?;
-    if args.json {
-        print_json(to_json(&a));
-    } else {
-        print_text(&a);
-    }
+    report::print(&Analysed(a), args.json);
     Ok(0)
+}
+
+/// `games subtraction`'s report: the analysis of the game.
+struct Analysed(Analysis);
+
+impl Report for Analysed {
+    fn text(&self, out: &mut dyn Write) -> io::Result<()> {
+        print_text(&self.0, out)
+    }
+
+    fn json(&self) -> serde_json::Value {
+        to_json(&self.0)
+    }
 }
 
 fn to_json(a: &Analysis) -> serde_json::Value {
@@ -163,28 +174,32 @@ fn to_json(a: &Analysis) -> serde_json::Value {
     })
 }
 
-fn print_text(a: &Analysis) {
-    println!("moves: {}", a.moves.label());
-    println!("g(0..={}): {}", a.values.len() - 1, join(&a.values));
+fn print_text(a: &Analysis, out: &mut dyn Write) -> io::Result<()> {
+    writeln!(out, "moves: {}", a.moves.label())?;
+    writeln!(out, "g(0..={}): {}", a.values.len() - 1, join(&a.values))?;
     let shown = &a.cold[..a.cold.len().min(COLD_SHOWN)];
     let more = if a.cold.len() > shown.len() {
         format!(" … ({} more; --json lists all)", a.cold.len() - shown.len())
     } else {
         String::new()
     };
-    println!(
+    writeln!(
+        out,
         "cold positions up to {} ({}): {}{more}",
         a.limit,
         a.cold.len(),
         join(shown)
-    );
-    println!("max value up to {}: {}", a.limit, a.max_value);
+    )?;
+    writeln!(out, "max value up to {}: {}", a.limit, a.max_value)?;
     match &a.period {
-        PeriodSearch::Found(p) => println!("preperiod {}, period {}", p.preperiod, p.period),
-        PeriodSearch::NotFound { .. } => println!("preperiod and period: not found"),
-        PeriodSearch::InfiniteSet => println!("preperiod and period: not searched (infinite set)"),
+        PeriodSearch::Found(p) => writeln!(out, "preperiod {}, period {}", p.preperiod, p.period)?,
+        PeriodSearch::NotFound { .. } => writeln!(out, "preperiod and period: not found")?,
+        PeriodSearch::InfiniteSet => {
+            writeln!(out, "preperiod and period: not searched (infinite set)")?
+        }
     }
-    println!("evidence: {}", evidence(&a.period));
+    writeln!(out, "evidence: {}", evidence(&a.period))?;
+    Ok(())
 }
 
 #[cfg(test)]
