@@ -17,6 +17,24 @@ pub trait Report {
     fn json(&self) -> serde_json::Value;
 }
 
+/// A report made of a value and its two renderers: for a command whose result is a
+/// library type (which the binary cannot implement [`Report`] for).
+pub struct Rendered<'a, T> {
+    pub value: &'a T,
+    pub text: fn(&T, &mut dyn Write) -> io::Result<()>,
+    pub json: fn(&T) -> serde_json::Value,
+}
+
+impl<T> Report for Rendered<'_, T> {
+    fn text(&self, out: &mut dyn Write) -> io::Result<()> {
+        (self.text)(self.value, out)
+    }
+
+    fn json(&self) -> serde_json::Value {
+        (self.json)(self.value)
+    }
+}
+
 /// `value` with the binary's `version` and `build` (its git revision), so every JSON record
 /// names what made it.
 pub fn stamped(mut value: serde_json::Value) -> serde_json::Value {

@@ -7,7 +7,7 @@
 use crate::cli::args::{count, U32};
 use crate::cli::common::{fmt_seconds, CliResult, EXIT_CHECK_FAILED};
 use nimsquare::games::amalgamation::{self, Check, Mismatch};
-use nimsquare::run::report::{self, Report};
+use nimsquare::run::report::{self, Rendered};
 use serde_json::json;
 use std::io::{self, Write};
 
@@ -46,21 +46,13 @@ pub fn run(args: Args) -> CliResult {
     let max_heap = amalgamation::check_max_heap(args.max_heap)?;
     let check = amalgamation::check(max_heap, amalgamation::formula_4, SHOWN_MISMATCHES)?;
     let passed = check.passed();
-    report::print(&Checked(check), args.json);
+    let report = Rendered {
+        value: &check,
+        text: print_text,
+        json: to_json,
+    };
+    report::print(&report, args.json);
     Ok(if passed { 0 } else { EXIT_CHECK_FAILED })
-}
-
-/// `games amalgamation`'s report: the check of the closed formula.
-struct Checked(Check);
-
-impl Report for Checked {
-    fn text(&self, out: &mut dyn Write) -> io::Result<()> {
-        print_text(&self.0, out)
-    }
-
-    fn json(&self) -> serde_json::Value {
-        to_json(&self.0)
-    }
 }
 
 fn to_json(c: &Check) -> serde_json::Value {

@@ -8,7 +8,7 @@ use nimsquare::base::error::Error;
 use nimsquare::base::limit::Limit;
 use nimsquare::base::moves::Moves;
 use nimsquare::games::subtraction::{self, Analysis, PeriodSearch, MAX_PERIOD_SEARCH};
-use nimsquare::run::report::{self, Report};
+use nimsquare::run::report::{self, Rendered};
 use serde_json::json;
 use std::io::{self, Write};
 
@@ -128,21 +128,13 @@ fn check_work(args: &Args) -> nimsquare::base::error::Result<()> {
 pub fn run(args: Args) -> CliResult {
     check_work(&args)?;
     let a = subtraction::analyse(&args.moves, args.limit.get(), args.period_search.get())?;
-    report::print(&Analysed(a), args.json);
+    let report = Rendered {
+        value: &a,
+        text: print_text,
+        json: to_json,
+    };
+    report::print(&report, args.json);
     Ok(0)
-}
-
-/// `games subtraction`'s report: the analysis of the game.
-struct Analysed(Analysis);
-
-impl Report for Analysed {
-    fn text(&self, out: &mut dyn Write) -> io::Result<()> {
-        print_text(&self.0, out)
-    }
-
-    fn json(&self) -> serde_json::Value {
-        to_json(&self.0)
-    }
 }
 
 fn to_json(a: &Analysis) -> serde_json::Value {
