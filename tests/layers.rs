@@ -27,6 +27,7 @@ const LAYERS: &[(&str, usize)] = &[
     ("census", 7),
     ("run::longrun", 8),
     ("run::workload", 8),
+    ("run::report", 8),
     ("run::wisdom", 9),
     ("run::planner", 10),
     ("instruments::check", 11),

@@ -6,8 +6,9 @@
 //! affords, the memory), so a refusal is one line naming N and nothing is built.
 
 use super::args::{JsonArg, LimitArg, QuietArg};
-use super::common::{fmt_seconds, print_json, CliResult};
+use super::common::CliResult;
 use nimsquare::base::error::{Error, Result};
+use nimsquare::run::report::{self, Built};
 use nimsquare::run::workload::{self, BuildPlan};
 use std::time::Instant;
 
@@ -56,39 +57,22 @@ pub fn run(args: Args) -> CliResult {
     let started = Instant::now();
     let table = plan.build()?;
     let seconds = started.elapsed().as_secs_f64();
-    let digest = super::octal::table_digest(table.values());
-    if args.json.json {
-        print_json(serde_json::json!({
-            "workload": plan.subject.stage(),
-            "rules": plan.subject.label(),
-            "game": plan.subject.describe(),
-            "limit": plan.limit,
-            "backend": plan.backend.name(),
-            "table": plan.backend.name(),
-            "seconds": seconds,
-            "max_value": table.max_value(),
-            "max_value_first_at": table.max_value_first_at(),
-            "cold_count": table.cold_count(),
-            "table_digest": digest,
-            "memory_needed": plan.memory_needed,
-            "threads": rayon::current_num_threads(),
-            "isa": nimsquare::base::isa::active().name(),
-        }));
-        return Ok(0);
-    }
-    println!(
-        "build N = {}, {}: back-end {} took {} for g(0..={})",
-        plan.limit,
-        plan.subject.describe(),
-        plan.backend.name(),
-        fmt_seconds(seconds),
-        plan.limit
-    );
-    println!(
-        "largest value: {}, first at n = {}; cold positions: {}; digest {digest}",
-        table.max_value(),
-        table.max_value_first_at(),
-        table.cold_count()
-    );
+    let report = Built {
+        workload: plan.subject.stage().into(),
+        rules: plan.subject.label(),
+        game: plan.subject.describe(),
+        limit: plan.limit as u64,
+        backend: plan.backend.name().into(),
+        table: plan.backend.name().into(),
+        seconds,
+        max_value: table.max_value(),
+        max_value_first_at: table.max_value_first_at(),
+        cold_count: table.cold_count(),
+        table_digest: super::octal::table_digest(table.values()),
+        memory_needed: plan.memory_needed,
+        threads: rayon::current_num_threads(),
+        isa: nimsquare::base::isa::active().name().into(),
+    };
+    report::print(&report, args.json.json);
     Ok(0)
 }

@@ -137,15 +137,8 @@ pub fn wisdom() -> Arc<wisdom::Source> {
         .clone()
 }
 
-/// Prints one `--json` object with the binary's `version` and `build` (its git revision)
-/// added, so every JSON record names what made it.
-pub fn print_json(mut value: serde_json::Value) {
-    if let Some(object) = value.as_object_mut() {
-        object.insert("version".into(), env!("CARGO_PKG_VERSION").into());
-        object.insert(
-            "build".into(),
-            nimsquare::base::provenance::BUILD_REV.into(),
-        );
-    }
-    println!("{value}");
+/// Prints one `--json` object stamped with the binary's `version` and `build`
+/// ([`nimsquare::run::report::stamped`]), for the commands that print no report struct.
+pub fn print_json(value: serde_json::Value) {
+    println!("{}", nimsquare::run::report::stamped(value));
 }

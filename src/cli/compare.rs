@@ -5,11 +5,14 @@
 //! [`nimsquare::instruments::compare`]).
 
 use super::args::{count_usize, HeapsArg, JsonArg, LimitArg, MovesArg};
-use super::common::{fmt_seconds, print_json, CliResult};
+use super::common::{fmt_seconds, CliResult};
 use nimsquare::base::error::{Error, Result};
 use nimsquare::base::isa::Isa;
 use nimsquare::instruments::compare::{self, Event, Measure, Side, Summary};
+use nimsquare::run::report::{self, Report};
 use nimsquare::run::workload::{self, BuildPlan, Subject};
+use serde_json::json;
+use std::io::{self, Write};
 use std::path::PathBuf;
 
 /// Exit status when `--fail-above` finds B slower than the limit beyond doubt.
@@ -265,9 +268,9 @@ pub fn run(args: Args, threads: Option<usize>, isa: Option<Isa>) -> CliResult {
     check_affords(&args, &stage, [&a, &b])?;
     let measure = match (args.measure.as_str(), &stage) {
         ("wall", _) => Measure::Wall,
-        (_, Stage::Table) => Measure::Reported("table_seconds"),
-        (_, Stage::Count) => Measure::Reported("count_seconds"),
-        (_, Stage::Build(_)) => Measure::Reported("seconds"),
+        (_, Stage::Table) => Measure::Table,
+        (_, Stage::Count) => Measure::Count,
+        (_, Stage::Build(_)) => Measure::Build,
     };
     // What the reports say of the game: `moves squares, 3 heaps` or `octal game 0.6`.
     let game = match &subject {
@@ -287,7 +290,7 @@ pub fn run(args: Args, threads: Option<usize>, isa: Option<Isa>) -> CliResult {
             argv.extend(["--isa".into(), path.name().into()]);
         }
         let limit = args.limit.limit.to_string();
-        let answer_key = match &stage {
+        match &stage {
             Stage::Build(subject) => {
                 argv.extend(
                     [
@@ -303,7 +306,6 @@ pub fn run(args: Args, threads: Option<usize>, isa: Option<Isa>) -> CliResult {
                     ]
                     .map(String::from),
                 );
-                "table_digest"
             }
             _ => {
                 let stage_flag = match stage {
@@ -326,14 +328,12 @@ pub fn run(args: Args, threads: Option<usize>, isa: Option<Isa>) -> CliResult {
                     ]
                     .map(String::from),
                 );
-                "answer"
             }
-        };
+        }
         Ok(Side {
             label: spec.text.clone(),
             program: program(flag, binary)?,
             args: argv,
-            answer_key,
         })
     };
     let side_a = side(&a, "--a-binary", &args.a_binary)?;
@@ -380,125 +380,195 @@ pub fn run(args: Args, threads: Option<usize>, isa: Option<Isa>) -> CliResult {
     }
     let summary = compare::summarize(&a_times, &b_times, args.noise, args.margin);
     let gate_failed = args.fail_above.is_some_and(|r| summary.exceeds(r));
-    let answer = pairs.a[0].answer.clone();
-    let chose = |runs: &[compare::Run], key: &str| runs[0].report[key].clone();
-    if args.json.json {
-        let side_json = |spec: &Spec, s: &Side, runs: &[compare::Run], t: (f64, f64, f64)| {
-            serde_json::json!({
+    let report = CompareReport {
+        answer: pairs.a[0].answer.clone(),
+        limit: args.limit.limit.as_u64(),
+        moves: args.moves.moves.label(),
+        heaps: args.heaps.heaps,
+        subject,
+        game,
+        stage: stage.name(),
+        measure,
+        warmup: args.warmup,
+        a: (a, side_a),
+        b: (b, side_b),
+        pairs,
+        summary,
+        noise: args.noise,
+        margin: args.margin,
+        fail_above: args.fail_above,
+        gate_failed,
+        elapsed_seconds: started.elapsed().as_secs_f64(),
+    };
+    report::print(&report, args.json.json);
+    Ok(if gate_failed { EXIT_GATE } else { 0 })
+}
+
+/// What `compare` answers: the two sides, their runs, the summary of the pair ratios.
+struct CompareReport {
+    /// The answer (or table digest) both sides gave.
+    answer: String,
+    limit: u64,
+    moves: String,
+    heaps: usize,
+    /// The workload's game when one was given (`--workload`, `--octal`): its builds compared.
+    subject: Option<Subject>,
+    /// The game in words: `moves squares, 3 heaps` or `octal game 0.6`.
+    game: String,
+    stage: &'static str,
+    measure: Measure,
+    warmup: usize,
+    a: (Spec, Side),
+    b: (Spec, Side),
+    pairs: compare::Pairs,
+    summary: Summary,
+    noise: f64,
+    margin: f64,
+    fail_above: Option<f64>,
+    gate_failed: bool,
+    elapsed_seconds: f64,
+}
+
+/// A side as the report shows it: its tag (`A`, `B`), how it was typed, what ran, its runs
+/// and their (median, min, max) seconds.
+type SideView<'a> = (
+    &'static str,
+    &'a Spec,
+    &'a Side,
+    &'a [compare::Run],
+    (f64, f64, f64),
+);
+
+impl CompareReport {
+    /// The two sides with their runs and their (median, min, max) seconds.
+    fn sides(&self) -> [SideView<'_>; 2] {
+        [
+            ("A", &self.a.0, &self.a.1, &self.pairs.a, self.summary.a),
+            ("B", &self.b.0, &self.b.1, &self.pairs.b, self.summary.b),
+        ]
+    }
+
+    fn sentence(&self) -> String {
+        self.summary.sentence(
+            &format!("A ({})", self.a.0.text),
+            &format!("B ({})", self.b.0.text),
+        )
+    }
+}
+
+impl Report for CompareReport {
+    fn text(&self, out: &mut dyn Write) -> io::Result<()> {
+        let s = &self.summary;
+        let agreed = if self.subject.is_some() {
+            format!("both built the table with digest {}", self.answer)
+        } else {
+            format!("both answered {}", self.answer)
+        };
+        writeln!(
+            out,
+            "compare N = {}, {}: {} pairs (A B, B A, ...), timing {}; {agreed}",
+            self.limit,
+            self.game,
+            s.pairs,
+            self.measure.name()
+        )?;
+        let width = self.a.0.text.len().max(self.b.0.text.len());
+        for (tag, spec, _, runs, t) in self.sides() {
+            let ran = &runs[0].report;
+            let what = ran
+                .table
+                .as_deref()
+                .filter(|_| spec.name == nimsquare::run::planner::AUTO)
+                .map(|t| format!(" (auto chose {t})"))
+                .unwrap_or_default();
+            writeln!(
+                out,
+                "{tag}  {:width$}  median {}  min {}  max {}  isa {}{what}",
+                spec.text,
+                fmt_seconds(t.0),
+                fmt_seconds(t.1),
+                fmt_seconds(t.2),
+                ran.isa.as_deref().unwrap_or("?"),
+            )?;
+        }
+        writeln!(
+            out,
+            "B/A  median {:.3}  interval {:.3}-{:.3} ({:.1}% confidence: order statistics {} and {} of {} pair ratios)  range {:.3}-{:.3}",
+            s.ratio_median,
+            s.ratio_lo,
+            s.ratio_hi,
+            s.confidence * 100.0,
+            s.k,
+            s.pairs + 1 - s.k,
+            s.pairs,
+            s.ratios.iter().copied().fold(f64::INFINITY, f64::min),
+            s.ratios.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        )?;
+        writeln!(out, "verdict: {}", self.sentence())?;
+        if let Some(r) = self.fail_above {
+            writeln!(
+                out,
+                "gate: {} (--fail-above {r}: fails when the whole interval of B/A lies above it)",
+                if self.gate_failed { "FAILED" } else { "passed" }
+            )?;
+        }
+        Ok(())
+    }
+
+    fn json(&self) -> serde_json::Value {
+        let s = &self.summary;
+        let [a, b] = self.sides().map(|(_, spec, side, runs, t)| {
+            let ran = &runs[0].report;
+            json!({
                 "label": spec.text,
                 "requested": spec.name,
-                "table": chose(runs, "table"),
-                "count": chose(runs, "count"),
-                "isa": chose(runs, "isa"),
-                "build": chose(runs, "build"),
-                "program": s.program.display().to_string(),
+                "table": ran.table,
+                "count": ran.count,
+                "isa": ran.isa,
+                "build": ran.build,
+                "program": side.program.display().to_string(),
                 "seconds": runs.iter().map(|r| r.seconds).collect::<Vec<_>>(),
                 "wall_seconds": runs.iter().map(|r| r.wall_seconds).collect::<Vec<_>>(),
                 "median_seconds": t.0,
                 "min_seconds": t.1,
                 "max_seconds": t.2,
             })
-        };
-        let mut json = serde_json::json!({
-            "stage": stage.name(),
-            "measure": measure.name(),
-            "limit": args.limit.limit.as_u64(),
-            "moves": subject.is_none().then(|| args.moves.moves.label()),
-            "heaps": subject.is_none().then_some(args.heaps.heaps),
-            "workload": subject.as_ref().map(|s| s.stage()),
-            "answer": answer,
-            "pairs": summary.pairs,
-            "warmup": args.warmup,
+        });
+        let squares = self.subject.is_none();
+        let mut value = json!({
+            "stage": self.stage,
+            "measure": self.measure.name(),
+            "limit": self.limit,
+            "moves": squares.then(|| self.moves.clone()),
+            "heaps": squares.then_some(self.heaps),
+            "workload": self.subject.as_ref().map(|s| s.stage()),
+            "answer": self.answer,
+            "pairs": s.pairs,
+            "warmup": self.warmup,
             "order": "A B, B A, alternating",
-            "a": side_json(&a, &side_a, &pairs.a, summary.a),
-            "b": side_json(&b, &side_b, &pairs.b, summary.b),
+            "a": a,
+            "b": b,
             "ratio": {
                 "definition": "b/a",
-                "per_pair": summary.ratios,
-                "median": summary.ratio_median,
-                "lo": summary.ratio_lo,
-                "hi": summary.ratio_hi,
-                "confidence": summary.confidence,
-                "order_statistic": summary.k,
+                "per_pair": s.ratios,
+                "median": s.ratio_median,
+                "lo": s.ratio_lo,
+                "hi": s.ratio_hi,
+                "confidence": s.confidence,
+                "order_statistic": s.k,
             },
-            "noise": args.noise,
-            "margin": args.margin,
-            "verdict": summary.verdict.name(),
-            "sentence": summary.sentence(&format!("A ({})", a.text), &format!("B ({})", b.text)),
-            "fail_above": args.fail_above,
-            "gate_failed": args.fail_above.map(|_| gate_failed),
-            "elapsed_seconds": started.elapsed().as_secs_f64(),
+            "noise": self.noise,
+            "margin": self.margin,
+            "verdict": s.verdict.name(),
+            "sentence": self.sentence(),
+            "fail_above": self.fail_above,
+            "gate_failed": self.fail_above.map(|_| self.gate_failed),
+            "elapsed_seconds": self.elapsed_seconds,
         });
         // The game under its workload's name too (`"octal": "0.6"`).
-        if let Some(s) = &subject {
-            json[s.stage()] = serde_json::json!(s.label());
+        if let Some(s) = &self.subject {
+            value[s.stage()] = json!(s.label());
         }
-        print_json(json);
-    } else {
-        print_text(&args, &game, &a, &b, &pairs, &summary, measure, &answer);
-        if let Some(r) = args.fail_above {
-            println!(
-                "gate: {} (--fail-above {r}: fails when the whole interval of B/A lies above it)",
-                if gate_failed { "FAILED" } else { "passed" }
-            );
-        }
+        value
     }
-    Ok(if gate_failed { EXIT_GATE } else { 0 })
-}
-
-#[allow(clippy::too_many_arguments)]
-fn print_text(
-    args: &Args,
-    game: &str,
-    a: &Spec,
-    b: &Spec,
-    pairs: &compare::Pairs,
-    s: &Summary,
-    measure: Measure,
-    answer: &str,
-) {
-    let agreed = if args.octal.is_some() || args.workload.is_some() {
-        format!("both built the table with digest {answer}")
-    } else {
-        format!("both answered {answer}")
-    };
-    println!(
-        "compare N = {}, {game}: {} pairs (A B, B A, ...), timing {}; {agreed}",
-        args.limit.limit,
-        s.pairs,
-        measure.name()
-    );
-    let width = a.text.len().max(b.text.len());
-    for (tag, spec, runs, t) in [("A", a, &pairs.a, s.a), ("B", b, &pairs.b, s.b)] {
-        let ran = &runs[0].report;
-        let what = ran["table"]
-            .as_str()
-            .filter(|_| spec.name == nimsquare::run::planner::AUTO)
-            .map(|t| format!(" (auto chose {t})"))
-            .unwrap_or_default();
-        println!(
-            "{tag}  {:width$}  median {}  min {}  max {}  isa {}{what}",
-            spec.text,
-            fmt_seconds(t.0),
-            fmt_seconds(t.1),
-            fmt_seconds(t.2),
-            ran["isa"].as_str().unwrap_or("?"),
-        );
-    }
-    println!(
-        "B/A  median {:.3}  interval {:.3}-{:.3} ({:.1}% confidence: order statistics {} and {} of {} pair ratios)  range {:.3}-{:.3}",
-        s.ratio_median,
-        s.ratio_lo,
-        s.ratio_hi,
-        s.confidence * 100.0,
-        s.k,
-        s.pairs + 1 - s.k,
-        s.pairs,
-        s.ratios.iter().copied().fold(f64::INFINITY, f64::min),
-        s.ratios.iter().copied().fold(f64::NEG_INFINITY, f64::max),
-    );
-    println!(
-        "verdict: {}",
-        s.sentence(&format!("A ({})", a.text), &format!("B ({})", b.text))
-    );
 }

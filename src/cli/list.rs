@@ -4,12 +4,14 @@
 //! a run whose per-path tests skipped a path says which).
 
 use super::args::JsonArg;
-use super::common::{print_json, wisdom, CliResult};
+use super::common::{wisdom, CliResult};
 use nimsquare::base::isa::{self, Isa};
 use nimsquare::registry::{Entry, Role};
+use nimsquare::run::report::{self, Report};
 use nimsquare::run::workload::{Backend, KINDS};
 use nimsquare::{cold, count};
 use serde_json::json;
+use std::io::{self, Write};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -18,46 +20,66 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> CliResult {
-    if args.json.json {
+    let report = Listing {
+        auto_choices: auto_choices(),
+        unavailable: unavailable(),
+    };
+    report::print(&report, args.json.json);
+    Ok(0)
+}
+
+/// What `list` shows: the registries (read as it renders), this CPU's vector paths and
+/// where `auto` takes its choices from.
+struct Listing {
+    auto_choices: String,
+    unavailable: Vec<&'static str>,
+}
+
+impl Report for Listing {
+    fn text(&self, out: &mut dyn Write) -> io::Result<()> {
+        for kind in KINDS {
+            writeln!(out, "{}", kind.heading())?;
+            write_rows(out, &workload_rows(&kind.backends()))?;
+        }
+        writeln!(out, "count back-ends (--count NAME):")?;
+        write_stage(out, count::BACKENDS)?;
+        writeln!(
+            out,
+            "cold-set back-ends (g = 0 only; `solve --heaps 1` uses the reference):"
+        )?;
+        write_stage(out, cold::BACKENDS)?;
+        // One unindented line: the back-end lines are the indented ones.
+        let supported: Vec<&str> = Isa::supported_all().iter().map(|i| i.name()).collect();
+        writeln!(
+            out,
+            "vector paths (--isa PATH): {} on this CPU; active: {}{}",
+            supported.join(", "),
+            isa::active(),
+            if self.unavailable.is_empty() {
+                String::new()
+            } else {
+                format!("; unavailable: {}", self.unavailable.join(", "))
+            }
+        )?;
+        writeln!(out, "auto's table choices: {}", self.auto_choices)
+    }
+
+    fn json(&self) -> serde_json::Value {
         let mut out = json!({
             "count": stage_json(count::BACKENDS),
             "cold": stage_json(cold::BACKENDS),
             "isa": {
                 "supported": Isa::supported_all().iter().map(|i| i.name()).collect::<Vec<_>>(),
                 "active": isa::active().name(),
-                "unavailable": unavailable(),
+                "unavailable": self.unavailable,
             },
-            "auto_table_choices": auto_choices(),
+            "auto_table_choices": self.auto_choices,
         });
         for kind in KINDS {
             out[kind.name()] = json!(workload_json(&kind.backends()));
         }
-        print_json(out);
-        return Ok(0);
+        out
     }
-    for kind in KINDS {
-        println!("{}", kind.heading());
-        print_rows(&workload_rows(&kind.backends()));
-    }
-    println!("count back-ends (--count NAME):");
-    print_stage(count::BACKENDS);
-    println!("cold-set back-ends (g = 0 only; `solve --heaps 1` uses the reference):");
-    print_stage(cold::BACKENDS);
-    // One unindented line: the back-end lines are the indented ones.
-    let supported: Vec<&str> = Isa::supported_all().iter().map(|i| i.name()).collect();
-    let missing = unavailable();
-    println!(
-        "vector paths (--isa PATH): {} on this CPU; active: {}{}",
-        supported.join(", "),
-        isa::active(),
-        if missing.is_empty() {
-            String::new()
-        } else {
-            format!("; unavailable: {}", missing.join(", "))
-        }
-    );
-    println!("auto's table choices: {}", auto_choices());
-    Ok(0)
 }
 
 /// Where `auto` takes its table back-ends from in a run like this one (this pool's threads,
@@ -122,24 +144,26 @@ fn workload_rows(backends: &[Backend]) -> Vec<Listed> {
 }
 
 /// One line per back-end of a stage.
-fn print_stage<T: ?Sized>(entries: &[Entry<T>]) {
+fn write_stage<T: ?Sized>(out: &mut dyn Write, entries: &[Entry<T>]) -> io::Result<()> {
     let rows: Vec<Listed> = entries
         .iter()
         .map(|e| (e.name, e.role, e.description, e.cost))
         .collect();
-    print_rows(&rows);
+    write_rows(out, &rows)
 }
 
 /// One line per back-end, the name column as wide as the longest name.
-fn print_rows(rows: &[Listed]) {
+fn write_rows(out: &mut dyn Write, rows: &[Listed]) -> io::Result<()> {
     let width = rows.iter().map(|r| r.0.len()).max().unwrap_or(0);
     for (name, role, description, cost) in rows {
-        println!(
+        writeln!(
+            out,
             "  {:<width$}  {:<9}  {}  [{}]",
             name,
             role_word(*role),
             description,
             cost
-        );
+        )?;
     }
+    Ok(())
 }

@@ -193,7 +193,7 @@ fn parse(args: Args) -> Result<Job> {
     )?;
     // A subtraction set is solved (its table, then the count); any other game's table is
     // built alone.
-    let (limit, work) = match subject.rules::<Moves>() {
+    let (limit, work) = match subject.counts() {
         Some(_) if args.workload.is_none() => solve_work(&args)?,
         _ => build_work(subject, &args)?,
     };

@@ -9,7 +9,6 @@
 use super::args::{GridArgs, MovesArg, RepeatArg, StudyFileArgs, StudyOutputs};
 use super::common::CliResult;
 use nimsquare::base::error::{Error, Result};
-use nimsquare::base::moves::Moves;
 use nimsquare::base::paths::Output;
 use nimsquare::instruments::scaling::study::{Event, Skip, Study, WARM_UP_BELOW_STEPS};
 use nimsquare::instruments::scaling::{self, CsvLog, Row, Settings, FIT_MIN_N};
@@ -102,8 +101,8 @@ pub fn run(args: Args) -> CliResult {
         Output::File(path) if plan.resume => CsvLog::resume(path, &plan.study.settings)?,
         out => CsvLog::start(out)?,
     };
-    // The planner forecasts the table workload's builds only.
-    if let Some(moves) = plan.study.game.rules::<Moves>() {
+    // The planner forecasts the builds of a workload with the counts capability only.
+    if let Some(moves) = plan.study.game.counts() {
         let builds: Vec<_> = plan
             .study
             .todo(&log)
@@ -181,8 +180,8 @@ fn backend_names(game: &Subject, asked: &[String]) -> Result<Vec<&'static str>> 
     if asked.is_empty() {
         return Ok(game.fast().iter().map(|b| b.name()).collect());
     }
-    // `auto` is the table workload's planner
-    let subtraction = game.rules::<Moves>().is_some();
+    // `auto` is the planner of a workload with the counts capability
+    let subtraction = game.counts().is_some();
     let mut names = Vec::new();
     for n in asked {
         let name = match n.trim() {

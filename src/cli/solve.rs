@@ -14,7 +14,9 @@ use nimsquare::cold::ColdFinder;
 use nimsquare::registry::Entry;
 use nimsquare::run::longrun::{self, LongRun, Start};
 use nimsquare::run::planner::{self, Plan, Request};
+use nimsquare::run::report::{self, Report};
 use nimsquare::table::Table;
+use std::io::{self, Write};
 use std::time::Instant;
 
 #[derive(clap::Args)]
@@ -77,13 +79,13 @@ pub fn run(mut args: Args) -> CliResult {
     let started = Instant::now();
     let answer = plan.count_exact(&t)?;
     let count_seconds = started.elapsed().as_secs_f64();
-    if args.json.json {
+    let facts = if args.json.json {
         // S(N) < 2^53 for every accepted input (N < 2^32, at most 65 535 moves), so it is a
         // JSON number that every reader takes exactly.
         let steps_total = plan.moves.option_steps(plan.limit) as u64;
         let steps_this_run =
             steps_total - longrun::progress::steps_before(&plan.moves, seeded) as u64;
-        let facts = serde_json::json!({
+        serde_json::json!({
             "answer": answer.to_string(),
             "max_value": t.max_value(),
             "max_value_first_at": t.max_value_first_at(),
@@ -100,11 +102,17 @@ pub fn run(mut args: Args) -> CliResult {
             },
             "count_seconds": count_seconds,
             "unsaved": unsaved.iter().map(Unsaved::to_json).collect::<Vec<_>>(),
-        });
-        print_json(&plan, facts, load_start);
+        })
     } else {
-        println!("{answer}");
-    }
+        serde_json::Value::Null
+    };
+    let report = Solved {
+        plan: &plan,
+        answer: answer.to_string(),
+        facts,
+        load_start,
+    };
+    report::print(&report, args.json.json);
     Ok(tables::report_unsaved(&unsaved))
 }
 
@@ -126,8 +134,9 @@ fn solve_cold(
     let started = Instant::now();
     let set = (cold.make)().cold(&plan.moves, plan.limit);
     let seconds = started.elapsed().as_secs_f64();
-    if args.json.json {
-        let facts = serde_json::json!({
+    // The sieve's marks are counted only for the JSON record, which reports them.
+    let facts = if args.json.json {
+        serde_json::json!({
             "answer": set.count().to_string(),
             "max_value": null,
             "max_value_first_at": null,
@@ -142,26 +151,47 @@ fn solve_cold(
             "table_seconds": null,
             "count_seconds": null,
             "unsaved": [],
-        });
-        print_json(plan, facts, load_start);
+        })
     } else {
-        println!("{}", set.count());
-    }
+        serde_json::Value::Null
+    };
+    let report = Solved {
+        plan,
+        answer: set.count().to_string(),
+        facts,
+        load_start,
+    };
+    report::print(&report, args.json.json);
     Ok(0)
 }
 
-/// Prints one JSON object: the plan's fields, the run's `facts`, the vector path the
-/// kernels took (`isa`) and the peak memory.
-fn print_json(plan: &Plan, facts: serde_json::Value, load_start: Option<f64>) {
-    let mut out = plan.to_json();
-    if let (Some(out), serde_json::Value::Object(facts)) = (out.as_object_mut(), facts) {
-        out.extend(facts);
-        out.insert("load_average_start".into(), load_start.into());
-        out.insert("load_average_end".into(), load_average().into());
-        out.insert("isa".into(), nimsquare::base::isa::active().name().into());
-        out.insert("peak_rss_bytes".into(), memory::peak_rss_bytes().into());
+/// What `solve` answers: the answer alone as text; with `--json` one object of the plan's
+/// fields, the run's `facts`, the vector path the kernels took (`isa`) and the peak memory.
+struct Solved<'a> {
+    plan: &'a Plan,
+    answer: String,
+    facts: serde_json::Value,
+    load_start: Option<f64>,
+}
+
+impl Report for Solved<'_> {
+    fn text(&self, out: &mut dyn Write) -> io::Result<()> {
+        writeln!(out, "{}", self.answer)
     }
-    println!("{out}");
+
+    fn json(&self) -> serde_json::Value {
+        let mut out = self.plan.to_json();
+        if let (Some(out), serde_json::Value::Object(facts)) =
+            (out.as_object_mut(), self.facts.clone())
+        {
+            out.extend(facts);
+            out.insert("load_average_start".into(), self.load_start.into());
+            out.insert("load_average_end".into(), load_average().into());
+            out.insert("isa".into(), nimsquare::base::isa::active().name().into());
+            out.insert("peak_rss_bytes".into(), memory::peak_rss_bytes().into());
+        }
+        out
+    }
 }
 
 /// Checks every file before any work ([`tables::check_files`]) and that the back-end can

@@ -3,15 +3,17 @@
 //! file is parse (every refusal before any work), progress, the printed lines and the write.
 
 use super::args::{limit_parser, JsonArg, MovesArg, RepeatArg};
-use super::common::{print_json, CliResult};
+use super::common::CliResult;
 use nimsquare::base::error::{Error, Result};
 use nimsquare::base::limit::Limit;
 use nimsquare::base::paths::{decide_output, Output};
 use nimsquare::base::units::{human_range, human_seconds};
 use nimsquare::instruments::tune::decide::{Choice, Ratio, Spread, Why};
 use nimsquare::instruments::tune::{self, Event, Settings};
+use nimsquare::run::report::{self, Report};
 use nimsquare::run::wisdom::{self, Wisdom};
 use std::io::IsTerminal;
+use std::io::{self, Write};
 use std::path::PathBuf;
 
 pub const LONG_ABOUT: &str = "Times the table back-ends `auto` can pick, on this machine, and writes \
@@ -174,7 +176,11 @@ pub fn run(args: Args, flag: Option<PathBuf>) -> CliResult {
         println!("{}", load_line(load_start, load_end, cpus()));
     }
     wisdom::save(&wisdom, &out)?;
-    report(&wisdom, &path, args.json.json);
+    let report = Tuned {
+        wisdom: &wisdom,
+        path: &path,
+    };
+    report::print(&report, args.json.json);
     Ok(0)
 }
 
@@ -379,27 +385,37 @@ fn progress() -> indicatif::ProgressBar {
     bar
 }
 
-fn report(wisdom: &Wisdom, path: &std::path::Path, json: bool) {
-    if json {
-        let mut value = serde_json::to_value(wisdom).expect("wisdom serialises");
+/// What `tune` answers: the wisdom written and where.
+struct Tuned<'a> {
+    wisdom: &'a Wisdom,
+    path: &'a std::path::Path,
+}
+
+impl Report for Tuned<'_> {
+    fn text(&self, out: &mut dyn Write) -> io::Result<()> {
+        for plan in &self.wisdom.plans {
+            for s in &plan.steps {
+                writeln!(
+                    out,
+                    "step threads={} from={} table={} basis={}",
+                    plan.threads,
+                    s.from,
+                    s.table,
+                    s.basis.name()
+                )?;
+            }
+        }
+        writeln!(out, "wrote {}", self.path.display())?;
+        Ok(())
+    }
+
+    fn json(&self) -> serde_json::Value {
+        let mut value = serde_json::to_value(self.wisdom).expect("wisdom serialises");
         if let Some(o) = value.as_object_mut() {
-            o.insert("path".into(), path.display().to_string().into());
+            o.insert("path".into(), self.path.display().to_string().into());
         }
-        print_json(value);
-        return;
+        value
     }
-    for plan in &wisdom.plans {
-        for s in &plan.steps {
-            println!(
-                "step threads={} from={} table={} basis={}",
-                plan.threads,
-                s.from,
-                s.table,
-                s.basis.name()
-            );
-        }
-    }
-    println!("wrote {}", path.display());
 }
 
 #[cfg(test)]

@@ -10,11 +10,13 @@
 //! fails.
 
 use super::args::{HeapsArg, JsonArg, LimitArg, MovesArg, QuietArg};
-use super::common::{fmt_seconds, print_json, CliResult, EXIT_CHECK_FAILED};
+use super::common::{fmt_seconds, CliResult, EXIT_CHECK_FAILED};
 use nimsquare::instruments::check::saved::{verify_saved, Values};
 use nimsquare::instruments::check::verify::{verify_with, Verdict};
 use nimsquare::instruments::check::{self, Case, Report};
+use nimsquare::run::report;
 use serde_json::json;
+use std::io::{self, Write};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -55,8 +57,12 @@ pub fn run(args: Args) -> CliResult {
         } else {
             Values::Judged
         };
-        let report = verify_saved(path, &args.moves.moves, values)?;
-        return Ok(render_saved(&report, values, args.json.json));
+        let report = Saved {
+            report: verify_saved(path, &args.moves.moves, values)?,
+            values,
+        };
+        report::print(&report, args.json.json);
+        return Ok(exit_status(report.report.disagreements.is_empty()));
     }
     let (tables, counts) = backends(&args)?;
     let case = Case {
@@ -66,16 +72,18 @@ pub fn run(args: Args) -> CliResult {
     };
     let colds: Vec<_> = nimsquare::cold::BACKENDS.iter().collect();
     let verdict = verify_with(&case, |c| check::check(c, &tables, &counts, &colds))?;
-    if args.json.json {
-        print_json(render_json(&verdict));
-    } else {
-        render_text(&verdict);
-    }
-    Ok(if verdict.passed() {
+    let verdict_passed = verdict.passed();
+    report::print(&Checked(verdict), args.json.json);
+    Ok(exit_status(verdict_passed))
+}
+
+/// The exit status of a check: 0 when it passed, else [`EXIT_CHECK_FAILED`].
+fn exit_status(passed: bool) -> i32 {
+    if passed {
         0
     } else {
         EXIT_CHECK_FAILED
-    })
+    }
 }
 
 /// A table back-end's registry entry.
@@ -114,91 +122,119 @@ fn with_wrong(
     Ok((tables, counts))
 }
 
-/// Prints the check of a saved table; the exit status (1 when anything differs).
-fn render_saved(r: &Report, values: Values, json: bool) -> i32 {
-    let passed = r.disagreements.is_empty();
-    let judge = (values == Values::Judged).then_some(r.table_judge);
-    if json {
-        let out = json!({
-            "limit": r.case.limit,
-            "moves": r.case.moves.label(),
-            "passed": passed,
-            "values_checked": judge.is_some(),
-            "table_judge": judge,
-            "cold_sets": r.cold_sets,
-            "disagreements": r.disagreements.iter().map(|d| d.to_string()).collect::<Vec<_>>(),
-        });
-        print_json(out);
-    } else {
-        println!(
+/// The check of a saved table: `verify --load-table`'s report.
+struct Saved {
+    report: Report,
+    values: Values,
+}
+
+impl Saved {
+    /// The judge the values were checked against (None with `--cold-only`).
+    fn judge(&self) -> Option<&'static str> {
+        (self.values == Values::Judged).then_some(self.report.table_judge)
+    }
+}
+
+impl report::Report for Saved {
+    fn text(&self, out: &mut dyn Write) -> io::Result<()> {
+        let r = &self.report;
+        writeln!(
+            out,
             "saved table, moves {}, N = {}",
             r.case.moves.label(),
             r.case.limit
-        );
+        )?;
         for d in &r.disagreements {
-            println!("FAIL {d}");
+            writeln!(out, "FAIL {d}")?;
         }
         let colds = r.cold_sets.join(", ");
-        let verdict = if passed {
+        let verdict = if r.disagreements.is_empty() {
             "all checks passed"
         } else {
             "FAILED"
         };
-        match judge {
-            Some(judge) => {
-                println!("against '{judge}' and the cold sets of {colds}: {verdict}")
-            }
-            None => println!(
+        match self.judge() {
+            Some(judge) => writeln!(
+                out,
+                "against '{judge}' and the cold sets of {colds}: {verdict}"
+            ),
+            None => writeln!(
+                out,
                 "zero set against the cold sets of {colds} (values not checked: --cold-only): {verdict}"
             ),
         }
     }
-    if passed {
-        0
-    } else {
-        EXIT_CHECK_FAILED
+
+    fn json(&self) -> serde_json::Value {
+        let r = &self.report;
+        let judge = self.judge();
+        json!({
+            "limit": r.case.limit,
+            "moves": r.case.moves.label(),
+            "passed": r.disagreements.is_empty(),
+            "values_checked": judge.is_some(),
+            "table_judge": judge,
+            "cold_sets": r.cold_sets,
+            "disagreements": r.disagreements.iter().map(|d| d.to_string()).collect::<Vec<_>>(),
+        })
     }
 }
 
-fn render_text(v: &Verdict) {
+/// The checker's verdict: `verify`'s report.
+struct Checked(Verdict);
+
+impl report::Report for Checked {
+    fn text(&self, out: &mut dyn Write) -> io::Result<()> {
+        render_text(&self.0, out)
+    }
+
+    fn json(&self) -> serde_json::Value {
+        render_json(&self.0)
+    }
+}
+
+fn render_text(v: &Verdict, out: &mut dyn Write) -> io::Result<()> {
     let r = &v.report;
-    println!(
+    writeln!(
+        out,
         "moves {}, {} heaps, N = {}",
         r.case.moves.label(),
         r.case.heaps,
         r.case.limit
-    );
+    )?;
     // Columns as wide as the longest name (and their headers).
     let width = |len: fn(&check::Pair) -> usize| r.pairs.iter().map(len).fold(5, usize::max);
     let names = width(|p| p.table.len());
     let counts = width(|p| p.count.len());
-    println!(
+    writeln!(
+        out,
         "{:<names$} {:<counts$} {:>24} {:>12} {:>12}",
         "table", "count", "answer", "table time", "count time"
-    );
+    )?;
     for p in &r.pairs {
-        println!(
+        writeln!(
+            out,
             "{:<names$} {:<counts$} {:>24} {:>12} {:>12}",
             p.table,
             p.count,
             p.answer,
             fmt_seconds(p.table_seconds),
             fmt_seconds(p.count_seconds)
-        );
+        )?;
     }
     for s in &r.skipped {
-        println!("skip {}: {}", s.backend, s.reason);
+        writeln!(out, "skip {}: {}", s.backend, s.reason)?;
     }
     for c in &v.checks {
         let mark = if c.passed { "ok  " } else { "FAIL" };
-        println!("{mark} {} ({})", c.name, c.detail);
+        writeln!(out, "{mark} {} ({})", c.name, c.detail)?;
     }
     let verdict = if v.passed() {
         "all checks passed"
     } else {
         "FAILED"
     };
-    println!("verify: {verdict}");
+    writeln!(out, "verify: {verdict}")
 }
 
 fn render_json(v: &Verdict) -> serde_json::Value {

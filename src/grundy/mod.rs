@@ -154,6 +154,14 @@ pub trait Rulebook: std::fmt::Debug + Clone + PartialEq + Send + Sync + 'static 
     fn first_wrong(&self, values: &[u16]) -> Option<(usize, u16, u16)> {
         spot_check::first_wrong(self, values)
     }
+
+    /// The capability of a workload whose tables feed the count stage: the subtraction set
+    /// that the counts, the planner, the forecasts and the roofline's cost model read
+    /// (several heaps of one subtraction game). None, the default, for a workload that
+    /// builds tables only; the instruments ask this, never which workload they hold.
+    fn counts(&self) -> Option<&crate::base::moves::Moves> {
+        None
+    }
 }
 
 /// A back-end of a workload with rules `R`: turns (rules, N) into g(0..=N).

@@ -15,40 +15,55 @@
 //! Cost: `2·(pairs + warm-up)` runs of the two commands.
 
 use crate::base::error::{Error, Result};
+use crate::run::report::Record;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-/// One side of a comparison: a program and its arguments, which must print one JSON object
-/// with the field `answer_key` (`answer`, as `nimsquare solve --json` prints it, or the
-/// `table_digest` of `nimsquare octal --json`).
+/// One side of a comparison: a program and its arguments, which must print one JSON record
+/// ([`Record`]: a `nimsquare solve --json` or `nimsquare build --json` line) with an answer
+/// both sides must agree on.
 #[derive(Clone, Debug)]
 pub struct Side {
     /// What the reports call this side (`stamped-lanes`, `bitset@avx2`, `old:bitset`).
     pub label: String,
     pub program: PathBuf,
     pub args: Vec<String>,
-    /// The report's field that both sides must agree on.
-    pub answer_key: &'static str,
 }
 
 /// What a run's time is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Measure {
-    /// The seconds the run reports for itself under this JSON key (`table_seconds`,
-    /// `count_seconds`): the stage being compared, without process start-up and the other
-    /// stage.
-    Reported(&'static str),
+    /// The seconds a solve reports for its table stage, without process start-up and the
+    /// count.
+    Table,
+    /// The seconds a solve reports for its count stage.
+    Count,
+    /// The seconds a build reports for its table.
+    Build,
     /// The whole process's wall-clock time, measured from outside.
     Wall,
 }
 
 impl Measure {
-    /// The name reports and `--json` use.
+    /// The name reports and `--json` use: the record's field it reads.
     pub fn name(self) -> &'static str {
         match self {
-            Measure::Reported(key) => key,
+            Measure::Table => "table_seconds",
+            Measure::Count => "count_seconds",
+            Measure::Build => "seconds",
             Measure::Wall => "wall_seconds",
+        }
+    }
+
+    /// The seconds `record` reports under this measure (None for [`Measure::Wall`], timed
+    /// from outside, and for a record without them).
+    fn reported(self, record: &Record) -> Option<f64> {
+        match self {
+            Measure::Table => record.table_seconds,
+            Measure::Count => record.count_seconds,
+            Measure::Build => record.seconds,
+            Measure::Wall => None,
         }
     }
 }
@@ -62,8 +77,8 @@ pub struct Run {
     pub wall_seconds: f64,
     /// The run's answer, as it printed it: both sides must agree on it.
     pub answer: String,
-    /// The run's whole JSON report.
-    pub report: serde_json::Value,
+    /// What the run reported.
+    pub report: Record,
 }
 
 /// Runs `side` once and reads its report.
@@ -94,7 +109,7 @@ pub fn run_once(side: &Side, measure: Measure) -> Result<Run> {
         )));
     }
     let stdout = String::from_utf8_lossy(&output.stdout);
-    let report: serde_json::Value = stdout
+    let report: Record = stdout
         .lines()
         .rev()
         .find_map(|l| serde_json::from_str(l).ok())
@@ -105,24 +120,20 @@ pub fn run_once(side: &Side, measure: Measure) -> Result<Run> {
                 side.program.display()
             ))
         })?;
-    let answer = match &report[side.answer_key] {
-        serde_json::Value::String(s) => s.clone(),
-        serde_json::Value::Null => {
-            return Err(Error::Invalid(format!(
-                "{}: the report has no {} (is {} a nimsquare binary of this version?)",
-                side.label,
-                side.answer_key,
-                side.program.display()
-            )))
-        }
-        other => other.to_string(),
-    };
+    let answer = report.answer().map(str::to_string).ok_or_else(|| {
+        Error::Invalid(format!(
+            "{}: the report has no answer (is {} a nimsquare binary of this version?)",
+            side.label,
+            side.program.display()
+        ))
+    })?;
     let seconds = match measure {
         Measure::Wall => wall_seconds,
-        Measure::Reported(key) => report[key].as_f64().ok_or_else(|| {
+        _ => measure.reported(&report).ok_or_else(|| {
             Error::Invalid(format!(
-                "{}: the report has no number '{key}' (use --measure wall to time whole processes)",
-                side.label
+                "{}: the report has no number '{}' (use --measure wall to time whole processes)",
+                side.label,
+                measure.name()
             ))
         })?,
     };

@@ -17,7 +17,6 @@
 
 use crate::base::error::{Error, Result};
 use crate::base::isa::{self, Isa};
-use crate::base::moves::Moves;
 use crate::count::{self, Counter};
 use crate::instruments::check::{self, Case};
 use crate::registry::{self, Entry};
@@ -489,7 +488,7 @@ pub fn gate_cases(selected: &[Bench]) -> Vec<GateCase> {
 /// selected alone is run on it. What `benches/matrix.rs` runs before timing anything, and
 /// what the tests call.
 pub fn check_gate_case(case: &GateCase) -> Result<check::Report> {
-    let Some(moves) = case.game.rules::<Moves>() else {
+    let Some(moves) = case.game.counts() else {
         return Err(Error::Invalid(format!(
             "the gate case of {} builds tables only: check it with check_gate_tables",
             case.game.describe()

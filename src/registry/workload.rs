@@ -140,6 +140,7 @@ trait AnyRules: Send + Sync + std::fmt::Debug {
     fn option_steps(&self, limit: usize) -> u128;
     fn removals(&self, limit: usize) -> Vec<usize>;
     fn cost_workload(&self, table: &Table, threads: usize) -> cost::Workload;
+    fn counts(&self) -> Option<&crate::base::moves::Moves>;
     fn as_any(&self) -> &dyn Any;
 }
 
@@ -159,6 +160,10 @@ impl<R: Rulebook> AnyRules for R {
     fn cost_workload(&self, table: &Table, threads: usize) -> cost::Workload {
         Rulebook::cost_workload(self, table, threads)
     }
+    fn counts(&self) -> Option<&crate::base::moves::Moves> {
+        Rulebook::counts(self)
+    }
+
     fn as_any(&self) -> &dyn Any {
         self
     }
@@ -380,6 +385,13 @@ impl Subject {
     /// only asks: the counts read the table's [`crate::base::moves::Moves`]).
     pub fn rules<R: Rulebook>(&self) -> Option<&R> {
         self.rules.as_any().downcast_ref::<R>()
+    }
+
+    /// The subtraction set the count stage reads, when its workload declares that
+    /// capability ([`Rulebook::counts`]): what the counts, the planner, the forecasts and
+    /// the roofline's model ask instead of which workload they hold.
+    pub fn counts(&self) -> Option<&crate::base::moves::Moves> {
+        self.rules.counts()
     }
 
     /// Its label in files and settings ([`Rulebook::label`]).

@@ -7,9 +7,11 @@
 //! - [`wisdom`]: the back-end choices `tune` measured on this machine, read and checked;
 //! - [`planner`]: a request resolved once into a plan, `auto` made concrete;
 //! - [`workload`]: the game an instrument times (a subtraction game or an octal game) and
-//!   the stage whose back-ends build it, what the instruments iterate instead of a stage.
+//!   the stage whose back-ends build it, what the instruments iterate instead of a stage;
+//! - [`report`]: what a command answers, rendered as text or `--json` in one place.
 
 pub mod longrun;
 pub mod planner;
+pub mod report;
 pub mod wisdom;
 pub mod workload;

@@ -95,6 +95,11 @@ impl Rulebook for Moves {
         Moves::label(self)
     }
 
+    /// The squares' workload is the one the count stage serves.
+    fn counts(&self) -> Option<&Moves> {
+        Some(self)
+    }
+
     fn describe(&self) -> String {
         format!("moves {}", Moves::label(self))
     }

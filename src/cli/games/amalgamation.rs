@@ -5,9 +5,11 @@
 //! status.
 
 use crate::cli::args::{count, U32};
-use crate::cli::common::{fmt_seconds, print_json, CliResult, EXIT_CHECK_FAILED};
+use crate::cli::common::{fmt_seconds, CliResult, EXIT_CHECK_FAILED};
 use nimsquare::games::amalgamation::{self, Check, Mismatch};
+use nimsquare::run::report::{self, Rendered};
 use serde_json::json;
+use std::io::{self, Write};
 
 /// How many mismatches are listed in full.
 const SHOWN_MISMATCHES: usize = 5;
@@ -43,12 +45,14 @@ fn triple(p: (u32, u32, u32)) -> [u32; 3] {
 pub fn run(args: Args) -> CliResult {
     let max_heap = amalgamation::check_max_heap(args.max_heap)?;
     let check = amalgamation::check(max_heap, amalgamation::formula_4, SHOWN_MISMATCHES)?;
-    if args.json {
-        print_json(to_json(&check));
-    } else {
-        print_text(&check);
-    }
-    Ok(if check.passed() { 0 } else { EXIT_CHECK_FAILED })
+    let passed = check.passed();
+    let report = Rendered {
+        value: &check,
+        text: print_text,
+        json: to_json,
+    };
+    report::print(&report, args.json);
+    Ok(if passed { 0 } else { EXIT_CHECK_FAILED })
 }
 
 fn to_json(c: &Check) -> serde_json::Value {
@@ -73,40 +77,52 @@ fn to_json(c: &Check) -> serde_json::Value {
     })
 }
 
-fn print_text(c: &Check) {
+fn print_text(c: &Check, out: &mut dyn Write) -> io::Result<()> {
     let (cmp, s, b) = (&c.comparison, &c.summary, c.table.max_heap());
-    println!("amalgamation Nim with restriction, heaps <= {b}");
-    println!(
+    writeln!(out, "amalgamation Nim with restriction, heaps <= {b}")?;
+    writeln!(
+        out,
         "searched:      {} sorted triples with total <= {} ({} with every heap <= {b})",
         c.table.len(),
         c.table.max_total(),
         s.box_positions
-    );
-    println!(
+    )?;
+    writeln!(
+        out,
         "checked:       {} positions against G = x1 xor x2 xor x3 xor delta",
         cmp.checked
-    );
-    println!("mismatches:    {}", cmp.mismatch_count);
+    )?;
+    writeln!(out, "mismatches:    {}", cmp.mismatch_count)?;
     for m in &cmp.first_mismatches {
         let (a, b, c) = m.position;
-        println!(
+        writeln!(
+            out,
             "  ({a}, {b}, {c}): search {}, formula {}",
             m.searched, m.formula
-        );
+        )?;
     }
-    println!(
+    writeln!(
+        out,
         "largest value: {} at {:?} in the box; {} at {:?} over the search",
         s.box_max_value, s.box_max_at, s.max_value, s.max_at
-    );
-    println!(
+    )?;
+    writeln!(
+        out,
         "time:          search {}, compare {} ({} threads)",
         fmt_seconds(c.search_seconds),
         fmt_seconds(c.compare_seconds),
         rayon::current_num_threads()
-    );
+    )?;
     if c.passed() {
-        println!("amalgamation: the closed formula holds on every searched position");
+        writeln!(
+            out,
+            "amalgamation: the closed formula holds on every searched position"
+        )?;
     } else {
-        println!("amalgamation: FAILED, the closed formula differs from the search");
+        writeln!(
+            out,
+            "amalgamation: FAILED, the closed formula differs from the search"
+        )?;
     }
+    Ok(())
 }

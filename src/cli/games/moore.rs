@@ -3,9 +3,11 @@
 //! [`nimsquare::games::moore`]. Parse, solve, then render as text or JSON.
 
 use crate::cli::args::{count, U32};
-use crate::cli::common::{fmt_seconds, print_json, CliResult};
+use crate::cli::common::{fmt_seconds, CliResult};
 use nimsquare::games::moore::{self, Census, MooreParams, MAX_POSITIONS};
+use nimsquare::run::report;
 use serde_json::json;
+use std::io::{self, Write};
 use std::time::Instant;
 
 #[derive(clap::Args)]
@@ -54,11 +56,7 @@ pub fn run(args: Args) -> CliResult {
         census: moore::census(&solution),
         seconds,
     };
-    if args.json {
-        print_json(to_json(&report));
-    } else {
-        print_text(&report);
-    }
+    report::print(&report, args.json);
     Ok(0)
 }
 
@@ -70,6 +68,16 @@ fn words(ws: &[u32], h: usize) -> Vec<String> {
 fn settled(census: &Census) -> (usize, u64) {
     let s = census.classes.iter().filter(|c| c.settled);
     (s.clone().count(), s.map(|c| c.positions).sum())
+}
+
+impl report::Report for Report {
+    fn text(&self, out: &mut dyn Write) -> io::Result<()> {
+        print_text(self, out)
+    }
+
+    fn json(&self) -> serde_json::Value {
+        to_json(self)
+    }
 }
 
 fn to_json(r: &Report) -> serde_json::Value {
@@ -97,33 +105,45 @@ fn to_json(r: &Report) -> serde_json::Value {
     })
 }
 
-fn print_text(r: &Report) {
+fn print_text(r: &Report, out: &mut dyn Write) -> io::Result<()> {
     let (c, p) = (&r.census, r.params);
-    println!(
+    writeln!(
+        out,
         "bounded Moore's Nim with m = 1 (a move takes exactly m = 1 counter from each heap it \
          touches): {} heaps <= {}, a move touches 1..{} non-empty heaps",
         p.heaps(),
         p.max(),
         p.width()
-    );
-    println!("positions: {}", c.positions);
-    println!("losing:    {}", c.losing);
-    println!("{:>4} {:>10} {:>10}  settled", "odd", "positions", "losing");
+    )?;
+    writeln!(out, "positions: {}", c.positions)?;
+    writeln!(out, "losing:    {}", c.losing)?;
+    writeln!(
+        out,
+        "{:>4} {:>10} {:>10}  settled",
+        "odd", "positions", "losing"
+    )?;
     for k in &c.classes {
         let yes = if k.settled { "yes" } else { "no" };
-        println!("{:>4} {:>10} {:>10}  {yes}", k.odd, k.positions, k.losing);
+        writeln!(
+            out,
+            "{:>4} {:>10} {:>10}  {yes}",
+            k.odd, k.positions, k.losing
+        )?;
     }
     let (classes, positions) = settled(c);
-    println!(
+    writeln!(
+        out,
         "settled:   {classes} of {} classes, {positions} positions",
         c.classes.len()
-    );
+    )?;
     print_words(c, p.heaps());
-    println!(
+    writeln!(
+        out,
         "time:      {} ({} threads)",
         fmt_seconds(r.seconds),
         rayon::current_num_threads()
-    );
+    )?;
+    Ok(())
 }
 
 /// The sorted-parity lines of the text report.

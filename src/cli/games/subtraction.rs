@@ -3,12 +3,14 @@
 //! [`nimsquare::games::subtraction`]).
 
 use crate::cli::args::{limit_parser, parse_moves};
-use crate::cli::common::{print_json, CliResult};
+use crate::cli::common::CliResult;
 use nimsquare::base::error::Error;
 use nimsquare::base::limit::Limit;
 use nimsquare::base::moves::Moves;
 use nimsquare::games::subtraction::{self, Analysis, PeriodSearch, MAX_PERIOD_SEARCH};
+use nimsquare::run::report::{self, Rendered};
 use serde_json::json;
+use std::io::{self, Write};
 
 /// The largest N accepted (the table is 2 bytes per position).
 const MAX_GAMES_LIMIT: u64 = 100_000_000;
@@ -126,11 +128,12 @@ fn check_work(args: &Args) -> nimsquare::base::error::Result<()> {
 pub fn run(args: Args) -> CliResult {
     check_work(&args)?;
     let a = subtraction::analyse(&args.moves, args.limit.get(), args.period_search.get())?;
-    if args.json {
-        print_json(to_json(&a));
-    } else {
-        print_text(&a);
-    }
+    let report = Rendered {
+        value: &a,
+        text: print_text,
+        json: to_json,
+    };
+    report::print(&report, args.json);
     Ok(0)
 }
 
@@ -163,28 +166,32 @@ fn to_json(a: &Analysis) -> serde_json::Value {
     })
 }
 
-fn print_text(a: &Analysis) {
-    println!("moves: {}", a.moves.label());
-    println!("g(0..={}): {}", a.values.len() - 1, join(&a.values));
+fn print_text(a: &Analysis, out: &mut dyn Write) -> io::Result<()> {
+    writeln!(out, "moves: {}", a.moves.label())?;
+    writeln!(out, "g(0..={}): {}", a.values.len() - 1, join(&a.values))?;
     let shown = &a.cold[..a.cold.len().min(COLD_SHOWN)];
     let more = if a.cold.len() > shown.len() {
         format!(" … ({} more; --json lists all)", a.cold.len() - shown.len())
     } else {
         String::new()
     };
-    println!(
+    writeln!(
+        out,
         "cold positions up to {} ({}): {}{more}",
         a.limit,
         a.cold.len(),
         join(shown)
-    );
-    println!("max value up to {}: {}", a.limit, a.max_value);
+    )?;
+    writeln!(out, "max value up to {}: {}", a.limit, a.max_value)?;
     match &a.period {
-        PeriodSearch::Found(p) => println!("preperiod {}, period {}", p.preperiod, p.period),
-        PeriodSearch::NotFound { .. } => println!("preperiod and period: not found"),
-        PeriodSearch::InfiniteSet => println!("preperiod and period: not searched (infinite set)"),
+        PeriodSearch::Found(p) => writeln!(out, "preperiod {}, period {}", p.preperiod, p.period)?,
+        PeriodSearch::NotFound { .. } => writeln!(out, "preperiod and period: not found")?,
+        PeriodSearch::InfiniteSet => {
+            writeln!(out, "preperiod and period: not searched (infinite set)")?
+        }
     }
-    println!("evidence: {}", evidence(&a.period));
+    writeln!(out, "evidence: {}", evidence(&a.period))?;
+    Ok(())
 }
 
 #[cfg(test)]

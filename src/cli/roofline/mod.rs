@@ -10,7 +10,6 @@ use super::args::{JsonArg, LimitArg, MovesArg, RepeatArg};
 use super::common::CliResult;
 use nimsquare::base::error::{Error, Result};
 use nimsquare::base::limit::Limit;
-use nimsquare::base::moves::Moves;
 use nimsquare::base::provenance::load_average;
 use nimsquare::count;
 use nimsquare::instruments::check;
@@ -137,7 +136,7 @@ fn parse(args: Args) -> Result<Plan> {
     if args.count.is_empty() {
         counts.retain(|e| (e.make)().heaps().contains(&3));
     }
-    if game.rules::<Moves>().is_none() {
+    if game.counts().is_none() {
         counts.clear();
     }
     for e in &counts {
@@ -227,8 +226,9 @@ fn chosen<T: ?Sized>(
 /// bound: the counts and the primitives come on top. Costs one calibration build per table
 /// back-end, only when N is that large.
 fn forecast(plan: &Plan) -> Result<()> {
-    // The planner forecasts the table stage's builds only; an octal game gets no note.
-    let Some(moves) = plan.game.rules::<Moves>() else {
+    // The planner forecasts the builds of a workload with the counts capability only;
+    // another gets no note.
+    let Some(moves) = plan.game.counts() else {
         return Ok(());
     };
     let mut total = 0.0;
@@ -343,7 +343,7 @@ fn measure_tables(plan: &Plan, out: &mut Output) -> Result<(Table, primitives::S
         });
         // An octal model that leaves work out bounds nothing tight: said beside its line
         // (the JSON carries every model's summary).
-        if !plan.json && game.rules::<Moves>().is_none() && model.summary.contains("lower bound") {
+        if !plan.json && game.counts().is_none() && model.summary.contains("lower bound") {
             println!(
                 "note backend={}: its cost model counts only part of its work, so its bound is a floor, not a roofline: {}",
                 entry.name(),

@@ -7,7 +7,6 @@
 //! per op over the rounds, and `load=` the one-minute load average when it finished.
 
 use super::{Line, Plan};
-use nimsquare::base::moves::Moves;
 use nimsquare::instruments::roofline::{self, Primitive, Spread};
 use serde_json::json;
 use std::io::Write;
@@ -34,9 +33,9 @@ impl Output {
                 "rounds": plan.repeats,
                 "isa": isa,
             });
-            // A game of another workload than the squares' table is named under its
+            // A game of a workload without the counts capability is named under its
             // workload's name too (`"octal": "0.6"`).
-            if plan.game.rules::<Moves>().is_none() {
+            if plan.game.counts().is_none() {
                 json[plan.game.stage()] = json!(plan.game.label());
             }
             return Output {

@@ -36,7 +36,6 @@ use super::log::{CsvLog, Settings};
 use super::row::Row;
 use crate::base::error::Error;
 use crate::base::error::Result;
-use crate::base::moves::Moves;
 use crate::base::provenance::load_average;
 use crate::base::provenance::Provenance;
 use crate::base::stats::median;
@@ -319,7 +318,7 @@ impl Study {
     /// picks there with this study's wisdom and threads.
     pub fn entry(&self, name: &str, n: u64) -> Result<Backend> {
         if name == planner::AUTO {
-            let Some(moves) = self.game.rules::<Moves>() else {
+            let Some(moves) = self.game.counts() else {
                 return Err(Error::Invalid(format!(
                     "`{}` chooses among the table back-ends of a subtraction game; name the back-ends of {} instead",
                     planner::AUTO,
@@ -393,7 +392,7 @@ mod tests {
             grid: vec![300, 600],
             game: crate::run::workload::squares(),
             settings: Settings {
-                moves: Moves::Squares.label(),
+                moves: crate::base::moves::Moves::Squares.label(),
                 threads: 1,
                 repeats: 3,
             },
