@@ -31,7 +31,6 @@
 
 use criterion::{BenchmarkId, Criterion, SamplingMode, Throughput};
 use nimsquare::base::isa::{self, Isa};
-use nimsquare::base::moves::Moves;
 use nimsquare::instruments::check;
 use nimsquare::instruments::matrix::{self, Bench, BenchArgs, GateCase, Grid, Group};
 use nimsquare::instruments::matrix_report;
@@ -138,7 +137,7 @@ fn gate(selected: &[Bench]) -> Checked {
     let start = Instant::now();
     let mut want: Vec<(usize, u128)> = Vec::new();
     for case in &cases {
-        if case.game.rules::<Moves>().is_none() {
+        if case.game.counts().is_none() {
             let tables = matrix::check_gate_tables(case)
                 .and_then(|t| t.into_result())
                 .unwrap_or_else(|e| panic!("bench matrix refused to time: {e}"));
@@ -172,7 +171,7 @@ fn gate(selected: &[Bench]) -> Checked {
     }
     let (squares, others): (Vec<&GateCase>, Vec<&GateCase>) = cases
         .iter()
-        .partition(|c| c.game.rules::<Moves>().is_some());
+        .partition(|c| c.game.counts().is_some());
     let names = |of: &[&GateCase], f: fn(&GateCase) -> &Vec<&'static str>| {
         let mut all: Vec<&str> = of.iter().flat_map(|c| f(c).iter().copied()).collect();
         all.sort_unstable();
