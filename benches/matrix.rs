@@ -169,9 +169,8 @@ fn gate(selected: &[Bench]) -> Checked {
         }
         checked.record(&report, case.path, case.n);
     }
-    let (squares, others): (Vec<&GateCase>, Vec<&GateCase>) = cases
-        .iter()
-        .partition(|c| c.game.counts().is_some());
+    let (squares, others): (Vec<&GateCase>, Vec<&GateCase>) =
+        cases.iter().partition(|c| c.game.counts().is_some());
     let names = |of: &[&GateCase], f: fn(&GateCase) -> &Vec<&'static str>| {
         let mut all: Vec<&str> = of.iter().flat_map(|c| f(c).iter().copied()).collect();
         all.sort_unstable();
