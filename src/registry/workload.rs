@@ -381,12 +381,6 @@ impl Subject {
         self.kind.name()
     }
 
-    /// Its rules, when they are of type `R` (what an instrument that serves one workload
-    /// only asks: the counts read the table's [`crate::base::moves::Moves`]).
-    pub fn rules<R: Rulebook>(&self) -> Option<&R> {
-        self.rules.as_any().downcast_ref::<R>()
-    }
-
     /// The subtraction set the count stage reads, when its workload declares that
     /// capability ([`Rulebook::counts`]): what the counts, the planner, the forecasts and
     /// the roofline's model ask instead of which workload they hold.
