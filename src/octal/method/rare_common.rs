@@ -129,6 +129,20 @@ impl Mask {
         self.at(n).rare(v)
     }
 
+    /// [`Mask::rare`] with the kind fixed at compile time (`BY_POSITION`: whether
+    /// [`Mask::position`] is set, which the caller has matched on): a loop over positions of
+    /// many parities compiles once per kind, the first kind's test a 16-bit parity alone.
+    #[inline(always)]
+    pub fn rare_of_kind<const BY_POSITION: bool>(self, v: u16, n: usize) -> bool {
+        let even = (v & self.bits).count_ones().is_multiple_of(2);
+        if BY_POSITION {
+            let rho = self.position.unwrap_or(0) as usize;
+            even == (n ^ rho).is_multiple_of(2)
+        } else {
+            even
+        }
+    }
+
     /// The rare test of the values at one position `n`, with n's part of it folded in once:
     /// what a loop over many values for one heap uses, so that its inner test is the first
     /// kind's (a parity and a compare) whatever the kind.
@@ -371,6 +385,8 @@ pub struct RareCommon<'a> {
     histogram: Histogram,
     recorded: usize,
     stamp: Vec<usize>,
+    /// Scratch of [`RareCommon::settle`]: the rare values below c its sweep still wants.
+    wanted: Vec<bool>,
     splits: Vec<(usize, usize)>,
 }
 
@@ -386,6 +402,7 @@ impl<'a> RareCommon<'a> {
             histogram: Histogram::new(),
             recorded: 0,
             stamp: Vec::new(),
+            wanted: Vec::new(),
             splits: Vec::new(),
         }
     }
@@ -442,15 +459,11 @@ impl<'a> RareCommon<'a> {
     }
 
     fn mark(&mut self, v: u16, n: usize) {
-        let v = v as usize;
-        if v >= self.stamp.len() {
-            self.stamp.resize(v + 1, 0);
-        }
-        self.stamp[v] = n + 1;
+        stamp_value(&mut self.stamp, v, n);
     }
 
     fn seen(&self, v: u32, n: usize) -> bool {
-        self.stamp.get(v as usize) == Some(&(n + 1))
+        stamp_holds(&self.stamp, v, n)
     }
 
     /// Marks the options of heap n that read only g[..known]: the non-split options and,
@@ -471,27 +484,17 @@ impl<'a> RareCommon<'a> {
         }
         self.splits.clear();
         self.splits.extend(rules.splits_of(n));
-        // A rare r pairs with a common m - r (the common values for n, by the invariant):
-        // always a legal split, its heaps differ in class so they are unequal. The partner
-        // must be known: m - r < known.
-        let mask = self.mask;
-        if mask.splits() {
-            for i in 0..self.splits.len() {
-                let m = self.splits[i].0;
-                let lowest = m.saturating_sub(known);
-                for j in 0..self.rare.len() {
-                    let r = self.rare[j];
-                    if r >= m {
-                        break;
-                    }
-                    if r <= lowest {
-                        continue;
-                    }
-                    let partner = g[m - r];
-                    if !mask.rare(partner as u32, m - r) {
-                        self.mark(g[r] ^ partner, n);
-                    }
-                }
+        // The partner's rarity is tested at the partner's own position, so the mask's kind
+        // cannot be folded in once per heap (as `settle` does with `Mask::at`); a loop
+        // compiled per kind keeps the first kind's test a parity and a branch.
+        let (mask, rare, splits) = (self.mask, &self.rare[..], &self.splits[..]);
+        match mask.position {
+            _ if !mask.splits() => {}
+            None => {
+                mark_rare_common_pairs::<false>(mask, rare, splits, &mut self.stamp, g, n, known)
+            }
+            Some(_) => {
+                mark_rare_common_pairs::<true>(mask, rare, splits, &mut self.stamp, g, n, known)
             }
         }
     }
@@ -546,25 +549,22 @@ impl<'a> RareCommon<'a> {
         // left (usually after a few hundred pairs); the mex is then the least value below c
         // still unmarked, else c.
         let floor = search.exhausted_below;
-        let mut need = (floor..c)
-            .filter(|&x| rare_here.rare(x) && !self.seen(x, n))
-            .count();
+        let stamp = &self.stamp;
+        self.wanted.clear();
+        self.wanted
+            .extend((0..c).map(|x| x >= floor && rare_here.rare(x) && !stamp_holds(stamp, x, n)));
+        let need = self.wanted.iter().filter(|&&w| w).count();
         if need > 0 {
-            'sweep: for i in 0..self.splits.len() {
-                let (m, p) = self.splits[i];
-                let first = (m + 1).saturating_sub(known).max(1);
-                for a in first..=p {
-                    let v = (g[a] ^ g[m - a]) as u32;
-                    if v < c && v >= floor && rare_here.rare(v) && !self.seen(v, n) {
-                        self.mark(v as u16, n);
-                        need -= 1;
-                        if need == 0 {
-                            break 'sweep;
-                        }
-                    }
-                }
-            }
-            if need > 0 {
+            let left = sweep_for_wanted(
+                &self.splits,
+                g,
+                known,
+                &mut self.wanted,
+                &mut self.stamp,
+                n,
+                need,
+            );
+            if left > 0 {
                 search.exhausted_below = c;
             }
         }
@@ -586,6 +586,86 @@ impl<'a> RareCommon<'a> {
         self.mark_options(g, n, n);
         self.settle(g, n, n, &mut Search::default())
     }
+}
+
+/// Marks, in `stamp` with heap n's stamp, the split options (r, m - r) of heap n with r in
+/// `rare` and m - r common and known (m - r < `known`), for each split (m, _) in `splits`: a
+/// rare r pairs with a common m - r (the common values for n, by the invariant), always a
+/// legal split, its heaps differ in class so they are unequal. `rare` is ascending, so the
+/// r in (m - known, m) are one run of it, found by two binary searches. `BY_POSITION` is
+/// `mask`'s kind (whether [`Mask::position`] is set), fixed at compile time. The state comes
+/// in as separate borrows so the loop keeps the lists in registers across its stores.
+#[inline(always)]
+fn mark_rare_common_pairs<const BY_POSITION: bool>(
+    mask: Mask,
+    rare: &[usize],
+    splits: &[(usize, usize)],
+    stamp: &mut Vec<usize>,
+    g: &[u16],
+    n: usize,
+    known: usize,
+) {
+    debug_assert_eq!(BY_POSITION, mask.position.is_some());
+    for &(m, _) in splits {
+        let lowest = m.saturating_sub(known);
+        let to = rare.partition_point(|&r| r < m);
+        let from = rare[..to].partition_point(|&r| r <= lowest);
+        for &r in &rare[from..to] {
+            let partner = g[m - r];
+            if !mask.rare_of_kind::<BY_POSITION>(partner, m - r) {
+                stamp_value(stamp, g[r] ^ partner, n);
+            }
+        }
+    }
+}
+
+/// The sweep of [`RareCommon::settle`]: over the split pairs (a, m - a) of heap n that read
+/// only g[..known], in `splits` order, marks in `stamp` each value v with `wanted[v]` set and
+/// clears it there, stopping once `need` (the number set) values are met. Returns how many
+/// were not met. The wanted values come as one table (rather than tested for range, rarity
+/// and stamp per pair) so the inner test is one load; the state comes as separate borrows so
+/// the loop keeps it in registers across its stores.
+#[inline(always)]
+fn sweep_for_wanted(
+    splits: &[(usize, usize)],
+    g: &[u16],
+    known: usize,
+    wanted: &mut [bool],
+    stamp: &mut Vec<usize>,
+    n: usize,
+    mut need: usize,
+) -> usize {
+    for &(m, p) in splits {
+        let first = (m + 1).saturating_sub(known).max(1);
+        for a in first..=p {
+            let v = g[a] ^ g[m - a];
+            if wanted.get(v as usize) == Some(&true) {
+                wanted[v as usize] = false;
+                stamp_value(stamp, v, n);
+                need -= 1;
+                if need == 0 {
+                    return 0;
+                }
+            }
+        }
+    }
+    need
+}
+
+/// True when `stamp` holds value `v` as an option of heap n.
+#[inline(always)]
+fn stamp_holds(stamp: &[usize], v: u32, n: usize) -> bool {
+    stamp.get(v as usize) == Some(&(n + 1))
+}
+
+/// Stamps value `v` as an option of heap n (`stamp[v] = n + 1`), growing `stamp` to hold it.
+#[inline(always)]
+fn stamp_value(stamp: &mut Vec<usize>, v: u16, n: usize) {
+    let v = v as usize;
+    if v >= stamp.len() {
+        stamp.resize(v + 1, 0);
+    }
+    stamp[v] = n + 1;
 }
 
 /// The pair steps the rare/common method takes on the table `g` of `rules`, besides its
@@ -628,16 +708,22 @@ mod tests {
     #[test]
     fn the_rare_test_at_a_position_is_the_definition() {
         // First kind: v rare when popcount(v & M) is even; second: when its parity is that
-        // of n + rho. Written here from the module doc, not through `Mask::at`.
+        // of n + rho. Written here from the module doc, not through `Mask::at` or `Mask::rare_of_kind`.
         for bits in 0u16..16 {
             for v in 0u32..64 {
                 for n in 0usize..6 {
                     let parity = (v & bits as u32).count_ones() % 2;
                     assert_eq!(Mask::value(bits).rare(v, n), parity == 0);
+                    assert_eq!(
+                        Mask::value(bits).rare_of_kind::<false>(v as u16, n),
+                        parity == 0
+                    );
                     for rho in 0u8..2 {
                         let want = parity == (n as u32 + rho as u32) % 2;
-                        assert_eq!(Mask::position(bits, rho).rare(v, n), want, "{bits} {v} {n}");
-                        assert_eq!(Mask::position(bits, rho).at(n).rare(v), want);
+                        let mask = Mask::position(bits, rho);
+                        assert_eq!(mask.rare(v, n), want, "{bits} {v} {n}");
+                        assert_eq!(mask.at(n).rare(v), want);
+                        assert_eq!(mask.rare_of_kind::<true>(v as u16, n), want);
                     }
                 }
             }
