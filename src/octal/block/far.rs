@@ -3,7 +3,6 @@
 //! by whichever thread is free, a group of [`LANES`] heaps at once by the lane kernels.
 
 use super::mark::{mark_lanes, mark_rare_pairs};
-use super::pipeline::Rows;
 use super::row::{least_common_missing, rare_below_met};
 use super::split::{Pos, Split};
 use super::sweep::{sweep, witness_rare};
@@ -21,6 +20,13 @@ pub(super) struct Left {
     pub(super) rare_hi: usize,
     pub(super) near_top: usize,
     pub(super) swept: usize,
+}
+
+/// A block's byte rows and what its far pass left to the near pass.
+#[derive(Default)]
+pub(super) struct Rows {
+    pub(super) bytes: Vec<u8>,
+    pub(super) left: Vec<Left>,
 }
 
 /// A far pass's groups of [`LANES`] heaps, each claimed by whichever thread is free next

@@ -1,13 +1,24 @@
 //! The near pass (step 2 of [`super`]'s module doc): the heaps of a block in order, each
 //! marking the options its far pass left out and settling its mex.
 
-use super::far::Left;
+use super::far::{Left, Rows};
 use super::mark::{mark_rare_pairs, Values, View};
-use super::pipeline::{Pending, Rows};
 use super::row::{least_common_missing, rare_below_met};
 use super::split::{Pos, Split};
 use super::sweep::sweep;
 use super::Rules;
+
+/// A block whose far pass is done and whose near pass is not: heaps n0..end, its far pass
+/// having read g[..known] and the rare list's first `first_new_rare` entries (those below
+/// `known`), its rows `width` bytes wide.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Pending {
+    pub(super) n0: usize,
+    pub(super) end: usize,
+    pub(super) known: usize,
+    pub(super) first_new_rare: usize,
+    pub(super) width: usize,
+}
 
 /// The near pass of block `p` in order, writing its values into `block` = g[p.n0..p.end]
 /// (`head` = g[..p.n0] final). Returns the first heap not decided: `p.end`, or earlier when

@@ -2,32 +2,13 @@
 //! next), the mask chosen at the end of the prefix and at each doubling, and the candidate
 //! search wherever no mask fits (see [`super`]'s module doc).
 
-use super::far::{FarGroups, Left};
-use super::near::near_block;
+use super::far::{FarGroups, Rows};
+use super::near::{near_block, Pending};
 use super::row::row_width;
 use super::split::Split;
 use super::{OctalBlock, Rules, State, LANES, MAX_WIDTH, SPARSE_FRACTION};
 use crate::base::error::Result;
 use crate::kernels::spin_pool::SpinPool;
-
-/// A block whose far pass is done and whose near pass is not: heaps n0..end, its far pass
-/// having read g[..known] and the rare list's first `first_new_rare` entries (those below
-/// `known`), its rows `width` bytes wide.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Pending {
-    pub(super) n0: usize,
-    pub(super) end: usize,
-    pub(super) known: usize,
-    pub(super) first_new_rare: usize,
-    pub(super) width: usize,
-}
-
-/// A block's byte rows and what its far pass left to the near pass.
-#[derive(Default)]
-pub(super) struct Rows {
-    pub(super) bytes: Vec<u8>,
-    pub(super) left: Vec<Left>,
-}
 
 impl OctalBlock {
     /// Fills g[from..], `candidates(g, from)` filling a prefix slice by the candidate search.
