@@ -16,6 +16,7 @@ pub mod plan;
 pub mod rules;
 pub mod sparse;
 pub mod sparse_parallel;
+pub mod summary;
 pub mod vector;
 pub mod vector_parallel;
 
