@@ -211,7 +211,7 @@ pub fn run(args: Args) -> CliResult {
         .max_by_key(|&&i| costs[i])
         .map(|&i| &selection.codes[i]);
     if let Some(big) = largest {
-        OctalPlan::new(big.clone(), Some(entry.name), limit as u64)?;
+        OctalPlan::named(big.clone(), Some(entry.name), limit as u64)?;
     }
     // Under MPI the workers check it too, on their own nodes; the rows name their CPUs.
     #[cfg(feature = "mpi")]

@@ -140,12 +140,12 @@ pub fn run(mut args: Args) -> CliResult {
     // Every refusal before any work: the plan (back-end, N, the memory of the table and the
     // back-end's scratch), then the files (room on their disks, a foreign, damaged or wrong
     // table refused).
-    let plan = OctalPlan::new(
+    let plan = OctalPlan::named(
         Rules::parse(&args.code)?,
         args.backend.as_deref(),
         args.limit.as_u64(),
     )?;
-    let (rules, entry, limit) = (&plan.rules, plan.entry, plan.limit);
+    let (rules, entry, limit) = (&plan.subject, plan.backend, plan.limit);
     let start = tables::check_files(rules, limit, &mut args.longrun)?;
     let lr = &args.longrun;
     let seeded = tables::seeded(&start, limit);

@@ -87,7 +87,7 @@ pub fn run(args: Args) -> CliResult {
     // a misspelt back-end, or a limit past what it affords, is refused now, not at the
     // first build (each build's plan states the same refusals)
     if let (Some(rules), Some(limit)) = (&rules, args.limit.filter(|_| args.load_table.is_none())) {
-        OctalPlan::new(rules.clone(), args.backend.as_deref(), limit.as_u64())?;
+        OctalPlan::named(rules.clone(), args.backend.as_deref(), limit.as_u64())?;
     } else if args.backend.is_some() {
         octal::plan::choose_backend(args.backend.as_deref(), 0)?;
     }
@@ -219,9 +219,9 @@ fn table_for(args: &Args, octal_rules: Option<&Rules>, limit: Option<Limit>) -> 
         None => Limit::new(sequence::DEFAULT_LIMIT)?,
     };
     let outcome = if let Some(rules) = octal_rules {
-        let plan = OctalPlan::new(rules.clone(), args.backend.as_deref(), limit.as_u64())?;
+        let plan = OctalPlan::named(rules.clone(), args.backend.as_deref(), limit.as_u64())?;
         let opts = LongRun {
-            label: plan.entry.name.to_string(),
+            label: plan.backend.name.to_string(),
             per_position: plan.per_position(),
             ..LongRun::default()
         };
