@@ -604,15 +604,17 @@ struct Census<'a> {
 
 impl Report for Census<'_> {
     fn text(&self, w: &mut dyn Write) -> std::io::Result<()> {
+        // one write a buffer, not a line (a census has up to 65 534 rows)
+        let mut w = std::io::BufWriter::new(w);
         if self.csv {
             writeln!(w, "{}", censusfile::CSV_COLUMNS)?;
             for row in self.rows {
                 writeln!(w, "{}", censusfile::encode(Format::Csv, row, self.made))?;
             }
-            Ok(())
         } else {
-            write_text(w, self)
+            write_text(&mut w, self)?;
         }
+        w.flush()
     }
 
     fn json(&self) -> serde_json::Value {
