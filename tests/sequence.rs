@@ -375,3 +375,18 @@ fn an_octal_sequence_is_the_same_from_every_back_end_and_a_bad_one_is_refused() 
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("--octal"));
 }
+
+#[test]
+fn json_gives_the_terms_of_the_b_file_in_one_object() {
+    let out = nimsquare()
+        .args(["sequence", "cold", "--limit", "340", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["sequence"], "cold");
+    assert_eq!(v["limit"], 340);
+    let terms: Vec<u64> = serde_json::from_value(v["terms"].clone()).unwrap();
+    assert_eq!(terms, A030193);
+    assert!(v["version"].is_string() && v["build"].is_string());
+}

@@ -48,7 +48,7 @@ fn plan(args: &Args) -> Result<BuildPlan> {
             .map_err(|e| Error::Invalid(format!("--backend: {e}")))?,
         None => subject.default_backend(limit as usize),
     };
-    BuildPlan::new(subject, backend, limit, "--limit")
+    BuildPlan::new(subject, backend, limit)
 }
 
 pub fn run(args: Args) -> CliResult {

@@ -23,6 +23,7 @@ use nimsquare::octal::OctalPlan;
 use nimsquare::octal::Rules;
 use nimsquare::run::longrun::censusfile::{self, Format, Header, Made, Rows, RowsFile};
 use nimsquare::run::longrun::signals::{interrupted, SignalGuard};
+use nimsquare::run::report::{self, Report};
 use serde_json::json;
 use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write};
@@ -210,7 +211,7 @@ pub fn run(args: Args) -> CliResult {
         .max_by_key(|&&i| costs[i])
         .map(|&i| &selection.codes[i]);
     if let Some(big) = largest {
-        OctalPlan::new(big.clone(), Some(entry.name), limit as u64)?;
+        OctalPlan::named(big.clone(), Some(entry.name), limit as u64)?;
     }
     // Under MPI the workers check it too, on their own nodes; the rows name their CPUs.
     #[cfg(feature = "mpi")]
@@ -322,7 +323,15 @@ pub fn run(args: Args) -> CliResult {
         Sink::Memory(out, rows) => {
             let mut rows = rows.into_inner().unwrap_or_else(|e| e.into_inner());
             rows.sort_by_key(|r| order_key(&r.code));
-            print(&out, &args, &rows, &made, &selection, shard, limit)?;
+            let report = Census {
+                rows: &rows,
+                made: &made,
+                selection: &selection,
+                shard,
+                limit,
+                csv: args.csv,
+            };
+            print(&out, &report, args.json)?;
             Ok(0)
         }
     }
@@ -582,61 +591,85 @@ fn merge(args: MergeArgs) -> CliResult {
     Ok(0)
 }
 
-/// The rows printed at the end, in code order.
-fn print(
-    out: &Output,
-    args: &Args,
-    rows: &[Row],
-    made: &Made,
-    selection: &Selection,
+/// What a census prints at the end when no rows file keeps its rows: the rows in code order
+/// with the census's provenance, as a text table, as CSV (`--csv`) or as one JSON object.
+struct Census<'a> {
+    rows: &'a [Row],
+    made: &'a Made,
+    selection: &'a Selection,
     shard: Shard,
     limit: usize,
-) -> Result<()> {
-    write_output(out, "--out", |w: &mut dyn Write| {
-        if args.csv {
+    csv: bool,
+}
+
+impl Report for Census<'_> {
+    fn text(&self, w: &mut dyn Write) -> std::io::Result<()> {
+        // one write a buffer, not a line (a census has up to 65 534 rows)
+        let mut w = std::io::BufWriter::new(w);
+        if self.csv {
             writeln!(w, "{}", censusfile::CSV_COLUMNS)?;
-            for row in rows {
-                writeln!(w, "{}", censusfile::encode(Format::Csv, row, made))?;
+            for row in self.rows {
+                writeln!(w, "{}", censusfile::encode(Format::Csv, row, self.made))?;
             }
-            Ok(())
-        } else if args.json {
-            let value = json!({
-                "digits": selection.digits,
-                "codes": selection.filter.as_deref().unwrap_or("all"),
-                "shard": shard.to_string(),
-                "limit": limit,
-                "backend": made.backend,
-                "build": made.build,
-                "cpu": made.cpu,
-                "date": made.date,
-                "version": env!("CARGO_PKG_VERSION"),
-                "rows": rows.iter().map(|r| {
-                    let mut v = super::octal::verdict_json(&r.verdict);
-                    let o = v.as_object_mut().expect("an object");
-                    o.insert("code".into(), r.code.clone().into());
-                    o.insert("limit".into(), r.limit.into());
-                    o.insert("max_value".into(), r.max_value.into());
-                    o.insert("rare".into(), r.rare.into());
-                    o.insert("seconds".into(), r.seconds.into());
-                    o.insert("positions_per_second".into(), r.positions_per_second().into());
-                    v
-                }).collect::<Vec<_>>(),
-            });
-            writeln!(w, "{value}")
         } else {
-            write_text(w, rows, made, selection, shard, limit)
+            write_text(&mut w, self)?;
+        }
+        w.flush()
+    }
+
+    fn json(&self) -> serde_json::Value {
+        let made = self.made;
+        json!({
+            "digits": self.selection.digits,
+            "codes": self.selection.filter.as_deref().unwrap_or("all"),
+            "shard": self.shard.to_string(),
+            "limit": self.limit,
+            "backend": made.backend,
+            "build": made.build,
+            "cpu": made.cpu,
+            "date": made.date,
+            "version": env!("CARGO_PKG_VERSION"),
+            "rows": self.rows.iter().map(|r| {
+                let mut v = super::octal::verdict_json(&r.verdict);
+                let o = v.as_object_mut().expect("an object");
+                o.insert("code".into(), r.code.clone().into());
+                o.insert("limit".into(), r.limit.into());
+                o.insert("max_value".into(), r.max_value.into());
+                o.insert("rare".into(), r.rare.into());
+                o.insert("seconds".into(), r.seconds.into());
+                o.insert("positions_per_second".into(), r.positions_per_second().into());
+                v
+            }).collect::<Vec<_>>(),
+        })
+    }
+}
+
+/// Prints `report` where --out was decided to go: stdout through [`report::print`], a FIFO
+/// or a device the same way in place.
+fn print(out: &Output, census: &Census, json: bool) -> Result<()> {
+    if let Output::Stdout = out {
+        report::print(census, json);
+        return Ok(());
+    }
+    write_output(out, "--out", |w: &mut dyn Write| {
+        if json {
+            writeln!(w, "{}", report::stamped(census.json()))
+        } else {
+            census.text(w)
         }
     })
 }
 
-fn write_text(
-    w: &mut dyn Write,
-    rows: &[Row],
-    made: &Made,
-    selection: &Selection,
-    shard: Shard,
-    limit: usize,
-) -> std::io::Result<()> {
+/// The text table of [`Census`]: a line naming the census, one line a code, the tally.
+fn write_text(w: &mut dyn Write, census: &Census) -> std::io::Result<()> {
+    let Census {
+        rows,
+        made,
+        selection,
+        shard,
+        limit,
+        ..
+    } = *census;
     let mut which = match selection.digits {
         1 => "census of the octal codes with 1 digit".to_string(),
         d => format!("census of the octal codes with 1 to {d} digits"),

@@ -313,7 +313,7 @@ impl Mpi {
             let plan: Plan = decode(0, &bytes)?;
             let entry = nimsquare::octal::find(&plan.backend)?;
             if let Some(code) = &plan.largest {
-                nimsquare::octal::OctalPlan::new(
+                nimsquare::octal::OctalPlan::named(
                     Rules::parse(code)?,
                     Some(entry.name),
                     plan.limit as u64,

@@ -136,9 +136,3 @@ pub fn wisdom() -> Arc<wisdom::Source> {
         })
         .clone()
 }
-
-/// Prints one `--json` object stamped with the binary's `version` and `build`
-/// ([`nimsquare::run::report::stamped`]), for the commands that print no report struct.
-pub fn print_json(value: serde_json::Value) {
-    println!("{}", nimsquare::run::report::stamped(value));
-}

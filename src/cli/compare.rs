@@ -222,12 +222,7 @@ fn check_affords(args: &Args, stage: &Stage, sides: [&Spec; 2]) -> Result<()> {
             continue;
         }
         let backend = subject.find(&spec.name)?;
-        BuildPlan::new(
-            subject.clone(),
-            backend,
-            args.limit.limit.as_u64(),
-            "--limit",
-        )?;
+        BuildPlan::new(subject.clone(), backend, args.limit.limit.as_u64())?;
     }
     Ok(())
 }

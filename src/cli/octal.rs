@@ -10,16 +10,16 @@
 use super::args::{limit_parser, JsonArg, LongRunArgs};
 use super::common::{fmt_seconds, CliResult};
 use super::tables;
-use nimsquare::base::error::Error;
 use nimsquare::base::limit::Limit;
-use nimsquare::octal::method::histogram;
-use nimsquare::octal::method::period::{self, Verdict};
-use nimsquare::octal::method::rare_common::SplitSummary;
+use nimsquare::octal::method::period::Verdict;
+use nimsquare::octal::summary::Summary;
 use nimsquare::octal::{OctalPlan, Rules};
 use nimsquare::run::longrun::{self, LongRun, Start};
+use nimsquare::run::report::{self, Report};
 use nimsquare::table::Table;
 use serde_json::json;
-use std::io::Write;
+use std::io::{self, Write};
+use std::path::PathBuf;
 
 /// The aimed-at duration of one chunk of an octal run: longer than a Nim Square run's half
 /// second because `octal-sparse` re-reads g(0..from) at the start of each chunk (its rare
@@ -140,12 +140,12 @@ pub fn run(mut args: Args) -> CliResult {
     // Every refusal before any work: the plan (back-end, N, the memory of the table and the
     // back-end's scratch), then the files (room on their disks, a foreign, damaged or wrong
     // table refused).
-    let plan = OctalPlan::new(
+    let plan = OctalPlan::named(
         Rules::parse(&args.code)?,
         args.backend.as_deref(),
         args.limit.as_u64(),
     )?;
-    let (rules, entry, limit) = (&plan.rules, plan.entry, plan.limit);
+    let (rules, entry, limit) = (&plan.subject, plan.backend, plan.limit);
     let start = tables::check_files(rules, limit, &mut args.longrun)?;
     let lr = &args.longrun;
     let seeded = tables::seeded(&start, limit);
@@ -181,82 +181,73 @@ pub fn run(mut args: Args) -> CliResult {
         lr,
         &mut unsaved,
     );
-    let verdict = period::find(rules, table.values());
-    let split = SplitSummary::of(rules, table.values());
-    let max_first_at = table
-        .values()
-        .iter()
-        .position(|&v| v == table.max_value())
-        .unwrap_or(0);
-    let threads = rayon::current_num_threads();
-    // values decided this run a second (none when the table was read whole)
-    let built = limit + 1 - seeded;
-    let rate = (built > 0 && seconds > 0.0).then(|| built as f64 / seconds);
-    if args.json.json {
-        let mut out = json!({
-            "code": rules.label(),
-            "limit": limit,
-            "backend": entry.name,
-            "seconds": seconds,
-            "seeded_positions": seeded,
-            "seeded_from": from_file.as_ref().map(|p| p.display().to_string()),
-            "positions_this_run": limit + 1 - seeded,
-            "max_value": table.max_value(),
-            "max_value_first_at": max_first_at,
-            "values_per_second": rate,
-            "threads": threads,
-            "mask": split.mask.map(|m| m.bits),
-            // "value": rare when popcount(g & mask) is even; "position": when its parity is
-            // that of n - t (Flammenkamp's second kind)
-            "mask_kind": split.mask.map(|m| if m.position.is_some() { "position" } else { "value" }),
-            "rare_positions": split.rare,
-            "last_rare": split.last_rare.map(|(n, _)| n),
-            "last_rare_value": split.last_rare.map(|(_, v)| v),
-            // Equal tables have equal digests: what `compare --octal` checks both sides by.
-            "table_digest": table_digest(table.values()),
-            "isa": nimsquare::base::isa::active().name(),
-            "t": rules.largest_removal(),
-            "unsaved": unsaved.iter().map(tables::Unsaved::to_json).collect::<Vec<_>>(),
-        });
-        let fields = verdict_json(&verdict);
-        let object = out.as_object_mut().expect("an object");
-        object.extend(fields.as_object().expect("an object").clone());
-        if args.values {
-            object.insert("values".into(), json!(table.values()));
-        }
-        if args.histogram {
-            let rows: Vec<serde_json::Value> = histogram::at_powers_of_two(table.values())
-                .into_iter()
-                .map(|h| json!({ "below": h.below, "counts": h.counts }))
-                .collect();
-            object.insert("histogram".into(), json!(rows));
-        }
-        super::common::print_json(out);
-        return Ok(tables::report_unsaved(&unsaved));
+    let report = Answer {
+        rules,
+        limit,
+        backend: entry.name,
+        seconds,
+        seeded,
+        from_file,
+        threads: rayon::current_num_threads(),
+        summary: Summary::of(rules, &table, args.histogram),
+        digest: table_digest(table.values()),
+        values: args.values.then_some(table.values()),
+        unsaved: &unsaved,
+    };
+    report::print(&report, args.json.json);
+    Ok(tables::report_unsaved(&unsaved))
+}
+
+/// What `octal` answers: the run (back-end, seconds, what was read from a file) and the
+/// table's [`Summary`], with its values when asked for.
+struct Answer<'a> {
+    rules: &'a Rules,
+    limit: usize,
+    backend: &'static str,
+    seconds: f64,
+    /// Positions read from --load-table rather than built.
+    seeded: usize,
+    from_file: Option<PathBuf>,
+    threads: usize,
+    summary: Summary,
+    digest: String,
+    values: Option<&'a [u16]>,
+    unsaved: &'a [tables::Unsaved],
+}
+
+impl Answer<'_> {
+    /// Values decided this run a second (none when the table was read whole).
+    fn rate(&self) -> Option<f64> {
+        let built = self.limit + 1 - self.seeded;
+        (built > 0 && self.seconds > 0.0).then(|| built as f64 / self.seconds)
     }
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
-    let write = |out: &mut std::io::BufWriter<_>| -> std::io::Result<()> {
-        writeln!(out, "octal game {}, N = {limit}", rules.label())?;
-        match (&from_file, seeded) {
+}
+
+impl Report for Answer<'_> {
+    fn text(&self, out: &mut dyn Write) -> io::Result<()> {
+        let mut out = io::BufWriter::new(out);
+        let (limit, seeded, s) = (self.limit, self.seeded, &self.summary);
+        writeln!(out, "octal game {}, N = {limit}", self.rules.label())?;
+        match (&self.from_file, seeded) {
             (Some(path), s) if s == limit + 1 => {
                 writeln!(out, "table g(0..={limit}) read from {}", path.display())?
             }
             (Some(path), s) => writeln!(
                 out,
                 "back-end {}: {} for g({s}..={limit}), g(0..{s}) read from {}",
-                entry.name,
-                fmt_seconds(seconds),
+                self.backend,
+                fmt_seconds(self.seconds),
                 path.display()
             )?,
             (None, _) => writeln!(
                 out,
                 "back-end {}: {} for g(0..={limit})",
-                entry.name,
-                fmt_seconds(seconds)
+                self.backend,
+                fmt_seconds(self.seconds)
             )?,
         }
-        if let Some(rate) = rate {
+        if let Some(rate) = self.rate() {
+            let threads = self.threads;
             writeln!(
                 out,
                 "rate: {} values a second on {threads} thread{}",
@@ -266,31 +257,68 @@ pub fn run(mut args: Args) -> CliResult {
         }
         writeln!(
             out,
-            "largest value: {}, first at n = {max_first_at}",
-            table.max_value()
+            "largest value: {}, first at n = {}",
+            s.max_value, s.max_value_first_at
         )?;
-        match (split.mask, split.last_rare) {
+        match (s.split.mask, s.split.last_rare) {
             (Some(mask), Some((n, v))) => writeln!(
                 out,
                 "rare/common split: mask {mask}, {} rare positions counting 0, the last at n = {n} (value {v})",
-                split.rare
+                s.split.rare
             )?,
             _ => writeln!(out, "rare/common split: none (no mask leaves the positions sparse)")?,
         }
-        writeln!(out, "{}", verdict_text(&verdict, limit))?;
-        if args.histogram {
-            for h in histogram::at_powers_of_two(table.values()) {
-                let counts: Vec<String> = h.counts.iter().map(u64::to_string).collect();
-                writeln!(out, "histogram {}: {}", h.below, counts.join(" "))?;
-            }
+        writeln!(out, "{}", verdict_text(&s.verdict, limit))?;
+        for h in s.histogram.iter().flatten() {
+            let counts: Vec<String> = h.counts.iter().map(u64::to_string).collect();
+            writeln!(out, "histogram {}: {}", h.below, counts.join(" "))?;
         }
-        if args.values {
-            for (n, v) in table.values().iter().enumerate() {
-                writeln!(out, "{n} {v}")?;
-            }
+        for (n, v) in self.values.iter().copied().flatten().enumerate() {
+            writeln!(out, "{n} {v}")?;
         }
         out.flush()
-    };
-    write(&mut out).map_err(|e| Error::Invalid(format!("writing to stdout: {e}")))?;
-    Ok(tables::report_unsaved(&unsaved))
+    }
+
+    fn json(&self) -> serde_json::Value {
+        let (limit, seeded, s) = (self.limit, self.seeded, &self.summary);
+        let mut out = json!({
+            "code": self.rules.label(),
+            "limit": limit,
+            "backend": self.backend,
+            "seconds": self.seconds,
+            "seeded_positions": seeded,
+            "seeded_from": self.from_file.as_ref().map(|p| p.display().to_string()),
+            "positions_this_run": limit + 1 - seeded,
+            "max_value": s.max_value,
+            "max_value_first_at": s.max_value_first_at,
+            "values_per_second": self.rate(),
+            "threads": self.threads,
+            "mask": s.split.mask.map(|m| m.bits),
+            // "value": rare when popcount(g & mask) is even; "position": when its parity is
+            // that of n - t (Flammenkamp's second kind)
+            "mask_kind": s.split.mask.map(|m| if m.position.is_some() { "position" } else { "value" }),
+            "rare_positions": s.split.rare,
+            "last_rare": s.split.last_rare.map(|(n, _)| n),
+            "last_rare_value": s.split.last_rare.map(|(_, v)| v),
+            // Equal tables have equal digests: what `compare --octal` checks both sides by.
+            "table_digest": self.digest,
+            "isa": nimsquare::base::isa::active().name(),
+            "t": self.rules.largest_removal(),
+            "unsaved": self.unsaved.iter().map(tables::Unsaved::to_json).collect::<Vec<_>>(),
+        });
+        let fields = verdict_json(&s.verdict);
+        let object = out.as_object_mut().expect("an object");
+        object.extend(fields.as_object().expect("an object").clone());
+        if let Some(values) = self.values {
+            object.insert("values".into(), json!(values));
+        }
+        if let Some(rows) = &s.histogram {
+            let rows: Vec<serde_json::Value> = rows
+                .iter()
+                .map(|h| json!({ "below": h.below, "counts": h.counts }))
+                .collect();
+            object.insert("histogram".into(), json!(rows));
+        }
+        out
+    }
 }

@@ -251,7 +251,7 @@ fn build_work(subject: nimsquare::run::workload::Subject, args: &Args) -> Result
             .find(other.trim())
             .map_err(|e| Error::Invalid(format!("--table: {e}")))?,
     };
-    let plan = BuildPlan::new(subject, backend, limit, "--limit")?;
+    let plan = BuildPlan::new(subject, backend, limit)?;
     let builder = backend.make();
     Ok((plan.limit, Work::Build { plan, builder }))
 }

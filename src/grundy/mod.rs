@@ -10,6 +10,7 @@
 //! Invariant: a [`Builder`] of rules `R` fills g(n) with the minimum excludant of the values
 //! [`Rulebook::options`] gives for n, for every n it fills; every back-end's table is the same.
 
+pub mod plan;
 pub mod spot_check;
 
 use crate::base::error::{Error, Result};

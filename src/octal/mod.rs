@@ -16,6 +16,7 @@ pub mod plan;
 pub mod rules;
 pub mod sparse;
 pub mod sparse_parallel;
+pub mod summary;
 pub mod vector;
 pub mod vector_parallel;
 
@@ -135,7 +136,7 @@ pub fn workload(rules: &Rules, table: &Table, threads: usize) -> Workload {
 /// Checks `limit` (range, the back-end's affordable size, memory: an [`OctalPlan`]) and
 /// builds the table of `rules` with the named back-end.
 pub fn build(name: &str, rules: &Rules, limit: u64) -> Result<Table> {
-    OctalPlan::new(rules.clone(), Some(name), limit)?.build()
+    OctalPlan::named(rules.clone(), Some(name), limit)?.build()
 }
 
 /// The control's values g(0..=limit) of `code`: what the octal back-ends' unit tests hold

@@ -1,108 +1,96 @@
 //! One octal build decided before any work ([`OctalPlan`]): the rules, the back-end, the
 //! checked N and the memory, from the command's arguments; what `octal`, `sequence --octal`
-//! and `census` (every code of a census, and each MPI worker) build from, so each refusal is
-//! stated once.
+//! and `census` (every code of a census, and each MPI worker) build from. It is the one plan
+//! of every workload ([`crate::grundy::plan::Plan`]) with the rules typed, so its refusals
+//! are those of `build` and `compare`, stated once.
 //!
-//! Algorithm: the back-end by name (or [`super::default_backend`]); N within
-//! [`crate::base::limit::MAX_LIMIT`]; N within what the back-end affords; the table, its
-//! histogram and the back-end's scratch against the available memory. Each refusal is one
-//! line naming its flag (`--backend` or `--limit`). Cost: constant but for the memory
-//! estimate (a few reads of /proc).
+//! Algorithm: the back-end by name (or [`super::default_backend`]), then the plan's checks
+//! (N in range, within what the back-end affords, the memory). Each refusal is one line
+//! naming its flag (`--backend` or `--limit`). Cost: constant but for the memory estimate (a
+//! few reads of /proc).
 //!
 //! Invariant: a plan that exists affords its N and fits in memory as estimated when it was
 //! made; nothing later checks them again.
 
 use super::{Builder, Kept, Rules};
 use crate::base::error::{Error, Result};
-use crate::base::limit::Limit;
-use crate::grundy::Table;
+use crate::grundy::plan::{self, Plan};
+use crate::grundy::{Rulebook, Table};
 use crate::registry::Entry;
 use std::sync::Mutex;
 
-/// What a refusal of N past a back-end's reach tells the user to change.
-const INSTEAD: &str = "lower --limit or choose a faster --backend";
+/// A registry entry of an octal back-end.
+pub type OctalEntry = &'static Entry<dyn Builder<Rules>>;
 
-/// One octal build decided before any work (see the module doc).
-pub struct OctalPlan {
-    /// The game.
-    pub rules: Rules,
-    /// The back-end's registry entry.
-    pub entry: &'static Entry<dyn Builder<Rules>>,
-    /// The back-end, made.
-    pub builder: Box<dyn Builder<Rules>>,
-    /// N, within range and affordable by the back-end.
-    pub limit: usize,
-    /// Bytes the build needs on the current thread count (table, histogram, scratch).
-    pub memory_needed: u64,
+/// One octal build decided before any work (see the module doc): the rules are
+/// `plan.subject`, the back-end's entry `plan.backend`.
+pub type OctalPlan = Plan<Rules, OctalEntry>;
+
+impl plan::Backend for OctalEntry {
+    type Subject = Rules;
+
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn affordable_limit(&self) -> Option<usize> {
+        (self.make)().affordable_limit()
+    }
+
+    fn bytes_needed(&self, rules: &Rules, limit: usize, threads: usize) -> u64 {
+        crate::grundy::bytes_needed(&*(self.make)(), rules, limit, threads)
+    }
+
+    fn describe(&self, rules: &Rules) -> String {
+        rules.describe()
+    }
+}
+
+/// The back-end named by `--backend` (`None`: the default), refused when unknown.
+fn find_backend(backend: Option<&str>) -> Result<OctalEntry> {
+    match backend {
+        Some(name) => super::find(name).map_err(|e| Error::Invalid(format!("--backend: {e}"))),
+        None => Ok(super::default_backend()),
+    }
 }
 
 /// The back-end named by `--backend` (`None`: the default), refused when unknown or when it
 /// does not afford N = `limit` (`--limit`), in one line naming the flag: the part of a plan
 /// that does not depend on the code (a census checks it before choosing its codes).
-pub fn choose_backend(
-    backend: Option<&str>,
-    limit: usize,
-) -> Result<&'static Entry<dyn Builder<Rules>>> {
-    let entry = match backend {
-        Some(name) => super::find(name).map_err(|e| Error::Invalid(format!("--backend: {e}")))?,
-        None => super::default_backend(),
-    };
-    crate::grundy::check_affords(
-        entry.name,
-        (entry.make)().affordable_limit(),
-        "--limit",
-        limit,
-        INSTEAD,
-    )?;
+pub fn choose_backend(backend: Option<&str>, limit: usize) -> Result<OctalEntry> {
+    let entry = find_backend(backend)?;
+    plan::check_affords(&entry, limit)?;
     Ok(entry)
 }
 
 impl OctalPlan {
     /// The plan of building the table of `rules` to N = `limit` (`--limit`) with the
     /// back-end named `backend` (`--backend`; `None`: the default), or its refusal.
-    pub fn new(rules: Rules, backend: Option<&str>, limit: u64) -> Result<OctalPlan> {
-        let limit = Limit::new(limit)?.get();
-        let entry = choose_backend(backend, limit)?;
-        let builder = (entry.make)();
-        let memory_needed =
-            crate::grundy::bytes_needed(&*builder, &rules, limit, rayon::current_num_threads());
-        crate::base::memory::check_fits(
-            memory_needed,
-            crate::base::memory::available_bytes(),
-            &format!(
-                "the '{}' octal table of {rules} for N = {limit}",
-                entry.name
-            ),
-        )?;
-        Ok(OctalPlan {
-            rules,
-            entry,
-            builder,
-            limit,
-            memory_needed,
-        })
+    pub fn named(rules: Rules, backend: Option<&str>, limit: u64) -> Result<OctalPlan> {
+        Plan::new(rules, find_backend(backend)?, limit)
     }
 
     /// The table the plan decided, built in one call.
     pub fn build(&self) -> Result<Table> {
-        self.builder.build(&self.rules, self.limit)
+        (self.backend.make)().build(&self.subject, self.limit)
     }
 
     /// The fill step of a long run ([`crate::grundy::Builder::fill_kept`]): what each chunk
     /// leaves for the next (`octal-block` keeps its split) is kept between the calls, which
     /// the long-run driver makes in order on one table.
     pub fn chunk_fill(&self) -> impl Fn(&mut [u16], usize, u16) -> Result<()> + Sync + '_ {
+        let builder = (self.backend.make)();
         let kept: Mutex<Kept> = Mutex::new(None);
         move |g: &mut [u16], from: usize, _max: u16| {
             let mut kept = kept.lock().unwrap_or_else(|p| p.into_inner());
-            self.builder.fill_kept(&self.rules, g, from, &mut kept)
+            builder.fill_kept(&self.subject, g, from, &mut kept)
         }
     }
 
     /// True when the back-end spends about the same on every position (every octal
     /// back-end but the quadratic control), so the long run's ETA counts positions.
     pub fn per_position(&self) -> bool {
-        !self.entry.is_control()
+        !self.backend.is_control()
     }
 }
 
@@ -118,14 +106,14 @@ mod tests {
             (Some("no-such"), 100, "--backend"),
             (Some("octal-naive"), past, "--limit"),
         ] {
-            let e = OctalPlan::new(rules.clone(), backend, limit)
+            let e = OctalPlan::named(rules.clone(), backend, limit)
                 .err()
                 .expect("refused")
                 .to_string();
             assert!(e.contains(flag) && !e.contains('\n'), "{e}");
         }
-        let plan = OctalPlan::new(rules.clone(), None, 1000).unwrap();
-        assert_eq!(plan.entry.name, "octal-block");
+        let plan = OctalPlan::named(rules.clone(), None, 1000).unwrap();
+        assert_eq!(plan.backend.name, "octal-block");
         assert!(plan.memory_needed >= 2 * 1001);
         // the chunked fill keeps what it needs between chunks and ends with the one-call table
         let mut g = vec![0u16; 1001];

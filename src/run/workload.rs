@@ -14,9 +14,8 @@
 //! Invariant: [`KINDS`] holds each workload once, under a distinct name.
 
 use crate::base::error::{Error, Result};
-use crate::base::limit::Limit;
-use crate::base::memory;
 use crate::base::moves::Moves;
+use crate::grundy::plan::{self, Plan};
 use crate::{finite, octal, table};
 
 pub use crate::registry::workload::{Backend, Kind, Made, Subject};
@@ -70,44 +69,34 @@ pub fn squares() -> Subject {
     subtraction(Moves::Squares)
 }
 
-/// One build decided before any work: the subject, the back-end, the checked N and the
-/// memory it needs. [`BuildPlan::new`] refuses, with one message naming N, a limit out of
-/// range, a control past what it affords, and a table that does not fit in memory; a
-/// command then builds from the plan and checks nothing again.
-#[derive(Debug, Clone)]
-pub struct BuildPlan {
-    pub subject: Subject,
-    pub backend: Backend,
-    /// N, within [`crate::base::limit::MAX_LIMIT`] and affordable by the back-end.
-    pub limit: usize,
-    /// Bytes the build needs ([`Subject::bytes_needed`] on the current thread count).
-    pub memory_needed: u64,
+/// One build decided before any work, of any workload: the subject, the back-end, the
+/// checked N and the memory it needs ([`crate::grundy::plan`], the plan every workload
+/// shares). [`Plan::new`] refuses, in one line naming N, a limit out of range, a control
+/// past what it affords, and a table that does not fit in memory; a command then builds
+/// from the plan and checks nothing again.
+pub type BuildPlan = Plan<Subject, Backend>;
+
+impl plan::Backend for Backend {
+    type Subject = Subject;
+
+    fn name(&self) -> &'static str {
+        Backend::name(self)
+    }
+
+    fn affordable_limit(&self) -> Option<usize> {
+        Backend::affordable_limit(self)
+    }
+
+    fn bytes_needed(&self, subject: &Subject, limit: usize, threads: usize) -> u64 {
+        subject.bytes_needed(*self, limit, threads)
+    }
+
+    fn describe(&self, subject: &Subject) -> String {
+        subject.describe()
+    }
 }
 
 impl BuildPlan {
-    /// The plan of building `subject`'s table to N = `limit` (given by the flag `flag`)
-    /// with `backend`, or the refusal of it.
-    pub fn new(subject: Subject, backend: Backend, limit: u64, flag: &str) -> Result<BuildPlan> {
-        let limit = Limit::new(limit)?.get();
-        subject.check_affords(backend, flag, limit, "choose a faster back-end")?;
-        let memory_needed = subject.bytes_needed(backend, limit, rayon::current_num_threads());
-        memory::check_fits(
-            memory_needed,
-            memory::available_bytes(),
-            &format!(
-                "the '{}' table of {} for N = {limit}",
-                backend.name(),
-                subject.describe()
-            ),
-        )?;
-        Ok(BuildPlan {
-            subject,
-            backend,
-            limit,
-            memory_needed,
-        })
-    }
-
     /// The table the plan decided.
     pub fn build(&self) -> Result<crate::table::Table> {
         self.subject.build(self.backend, self.limit)
@@ -139,6 +128,29 @@ mod tests {
         let wrong = squares.find("stamped").unwrap().make();
         assert!(wrong.build(&officers, 10).is_err());
         assert_eq!(squares.bytes_needed(officers.reference(), 10, 1), 0);
+    }
+
+    #[test]
+    fn the_erased_plan_and_the_octal_plan_refuse_in_the_same_line() {
+        let officers = officers();
+        let naive = officers.find("octal-naive").unwrap();
+        let past = naive.affordable_limit().unwrap() as u64 + 1;
+        let erased = BuildPlan::new(officers, naive, past)
+            .expect_err("refused")
+            .to_string();
+        let rules = crate::octal::Rules::parse("0.6").unwrap();
+        let typed = crate::octal::OctalPlan::named(rules, Some("octal-naive"), past)
+            .err()
+            .expect("refused")
+            .to_string();
+        assert_eq!(erased, typed);
+        assert!(
+            erased.contains("--limit") && erased.contains("--backend") && !erased.contains('\n'),
+            "{erased}"
+        );
+        let plan = BuildPlan::new(squares(), squares().reference(), 1000).unwrap();
+        assert_eq!(plan.build().unwrap().limit(), 1000);
+        assert!(plan.memory_needed >= 2 * 1001);
     }
 
     #[test]

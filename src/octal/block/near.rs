@@ -1,0 +1,132 @@
+//! The near pass (step 2 of [`super`]'s module doc): the heaps of a block in order, each
+//! marking the options its far pass left out and settling its mex.
+
+use super::far::{Left, Rows};
+use super::mark::{mark_rare_pairs, Values, View};
+use super::row::{least_common_missing, rare_below_met};
+use super::split::{Pos, Split};
+use super::sweep::sweep;
+use super::Rules;
+
+/// A block whose far pass is done and whose near pass is not: heaps n0..end, its far pass
+/// having read g[..known] and the rare list's first `first_new_rare` entries (those below
+/// `known`), its rows `width` bytes wide.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Pending {
+    pub(super) n0: usize,
+    pub(super) end: usize,
+    pub(super) known: usize,
+    pub(super) first_new_rare: usize,
+    pub(super) width: usize,
+}
+
+/// The near pass of block `p` in order, writing its values into `block` = g[p.n0..p.end]
+/// (`head` = g[..p.n0] final). Returns the first heap not decided: `p.end`, or earlier when
+/// a value reached the row width.
+pub(super) fn near_block(
+    rules: &Rules,
+    split: &Split,
+    head: &[u16],
+    block: &mut [u16],
+    p: Pending,
+    rows: &mut Rows,
+) -> usize {
+    debug_assert!(p.known <= p.n0 && head.len() == p.n0);
+    let width = p.width;
+    let digits = rules.split().len().max(1);
+    // the rare positions from p.known on: those merged since the far pass, then this block's
+    let mut new_rare: Vec<Pos> = split.rare[p.first_new_rare..].to_vec();
+    let old = &split.rare[..p.first_new_rare];
+    for i in 0..p.end - p.n0 {
+        let n = p.n0 + i;
+        let view = View {
+            head,
+            tail: &block[..i],
+        };
+        let v = near(
+            rules,
+            &view,
+            n,
+            &mut rows.bytes[i * width..(i + 1) * width],
+            &rows.left[i * digits..(i + 1) * digits],
+            split,
+            (old, &new_rare),
+        );
+        block[i] = v;
+        if split.mask.rare(v as u32, n) {
+            new_rare.push(Pos {
+                at: n as u32,
+                value: v as u32,
+            });
+        }
+        if v as usize >= width {
+            return n + 1;
+        }
+    }
+    p.end
+}
+
+/// The near pass of heap n (g[..n] final in `g`): marks the options the far pass left out
+/// (see [`Left`]): the rare entries `old` outside the far pass's share, every one of `new`
+/// (the rare positions from the far pass's `known` on), then settles the mex (see the
+/// module doc).
+fn near<V: Values + ?Sized>(
+    rules: &Rules,
+    g: &V,
+    n: usize,
+    row: &mut [u8],
+    left: &[Left],
+    split: &Split,
+    (old, new): (&[Pos], &[Pos]),
+) -> u16 {
+    let wmask = row.len() - 1;
+    let unequal = rules.unequal();
+    // The options of [`Rules::each_option`], split between the far pass and this one by
+    // what they read (the split loops keep per-digit state, so they walk every digit); the
+    // tests hold the tables against the control's.
+    if rules.removes_whole(n) {
+        row[0] = 1;
+    }
+    for h in rules.one_heap_left(n) {
+        row[g.at(h) as usize & wmask] = 1;
+    }
+    for (d, &k) in rules.split().iter().enumerate() {
+        if n < k + 2 {
+            continue;
+        }
+        let m = n - k;
+        let l = left[d];
+        mark_rare_pairs(row, g, m, &old[..l.rare_lo], unequal);
+        mark_rare_pairs(row, g, m, &old[l.rare_hi..], unequal);
+        mark_rare_pairs(row, g, m, new, unequal);
+    }
+    let common = &split.common[n & 1][..row.len()];
+    let c = least_common_missing(row, common);
+    let mut met = 0;
+    if !rare_below_met(row, common, c, &mut met) {
+        // the pairs the far pass did not sweep: from where it stopped, then the first ones
+        // (the list stands for the positions below the far pass's known prefix at least)
+        let list_end = split.list_end();
+        for (d, &k) in rules.split().iter().enumerate() {
+            if n < k + 2 {
+                continue;
+            }
+            let m = n - k;
+            let p = rules.split_pairs(m);
+            let l = left[d];
+            for (a0, top) in [(l.swept.max(1), p), (1, l.near_top.min(p))] {
+                sweep(
+                    g,
+                    m,
+                    a0,
+                    top,
+                    (row, common, c, &mut met),
+                    &split.sweepers,
+                    list_end,
+                );
+            }
+        }
+    }
+    // the least unmarked value (c when every rare value below it is marked)
+    row[..c].iter().position(|&b| b == 0).unwrap_or(c) as u16
+}

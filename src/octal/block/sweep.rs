@@ -1,0 +1,85 @@
+//! Settling the rare values below c, the least common value a heap's row misses: the
+//! witness lists tried first, then the sweep over the pairs with a common small heap, in
+//! chunks of [`SWEEP_CHUNK`] pairs between two checks of the values still missing.
+
+use super::mark::Values;
+use super::row::rare_below_met;
+use super::split::Pos;
+use super::SWEEP_CHUNK;
+
+/// Tries to find, for every rare value v < c that `row` misses (from `met` on), a pair
+/// (a, m - a) that attains it among v's witnesses (see [`Split::witnesses`]), marking v
+/// when one does. A pair counts when it is a split of m (1 <= a <= `p`) and reads only the
+/// values known (m - a < `known`). True when every one was found; false at the first that
+/// was not (the values found so far stay marked: each is attained).
+///
+/// [`Split::witnesses`]: super::split::Split::witnesses
+#[inline]
+pub(super) fn witness_rare<V: Values + ?Sized>(
+    g: &V,
+    (m, p, known): (usize, usize, usize),
+    (row, common, c, met): (&mut [u8], &[u8], usize, usize),
+    witnesses: &[Vec<Pos>],
+) -> bool {
+    for v in met..c {
+        if row[v] != 0 || common[v] != 0 {
+            continue;
+        }
+        let found = witnesses.get(v).is_some_and(|list| {
+            list.iter().any(|e| {
+                let a = e.at as usize;
+                a <= p && a + known > m && g.at(m - a) == e.value as u16
+            })
+        });
+        if !found {
+            return false;
+        }
+        row[v] = 1;
+    }
+    true
+}
+
+/// A heap's row and what its sweep is after: the common flags, c, and the settled prefix.
+type Goal<'r> = (&'r mut [u8], &'r [u8], usize, &'r mut usize);
+
+/// Sweeps the pairs (a, m - a) with a common, a0 <= a <= p, marking their values in the row,
+/// until every rare value below c is marked; returns the first a not swept (p + 1 when all
+/// were). Below `list_end` the common small heaps come from `sweepers` (the pairs with a
+/// rare small heap are the rare enumeration's); from it on, every a is read from g.
+#[inline]
+pub(super) fn sweep<V: Values + ?Sized>(
+    g: &V,
+    m: usize,
+    a0: usize,
+    p: usize,
+    (row, common, c, met): Goal,
+    sweepers: &[Pos],
+    list_end: usize,
+) -> usize {
+    if a0 > p || rare_below_met(row, common, c, met) {
+        return a0;
+    }
+    let lo = sweepers.partition_point(|e| (e.at as usize) < a0);
+    let hi = sweepers.partition_point(|e| (e.at as usize) <= p.min(list_end.saturating_sub(1)));
+    if lo < hi {
+        for chunk in sweepers[lo..hi].chunks(SWEEP_CHUNK) {
+            g.mark(row, m, chunk);
+            if rare_below_met(row, common, c, met) {
+                return chunk[chunk.len() - 1].at as usize + 1;
+            }
+        }
+    }
+    let mut a = a0.max(list_end);
+    let wmask = row.len() - 1;
+    while a <= p {
+        let stop = (a + SWEEP_CHUNK - 1).min(p);
+        for x in a..=stop {
+            row[(g.at(x) ^ g.at(m - x)) as usize & wmask] = 1;
+        }
+        a = stop + 1;
+        if rare_below_met(row, common, c, met) {
+            break;
+        }
+    }
+    a
+}
