@@ -109,6 +109,18 @@ pub struct LongRunArgs {
     pub quiet: bool,
 }
 
+impl LongRunArgs {
+    /// The files and `--quiet`, as the long-run session reads them.
+    pub fn files(&self) -> nimsquare::run::session::Files {
+        nimsquare::run::session::Files {
+            checkpoint: self.checkpoint.clone(),
+            save_table: self.save_table.clone(),
+            load_table: self.load_table.clone(),
+            quiet: self.quiet,
+        }
+    }
+}
+
 /// Parses `--checkpoint-every`: non-negative seconds, fractions allowed.
 fn parse_seconds(text: &str) -> std::result::Result<std::time::Duration, String> {
     match text.trim().parse::<f64>() {
