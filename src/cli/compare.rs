@@ -4,7 +4,7 @@
 //! as the median ratio B/A with a confidence interval (see
 //! [`nimsquare::instruments::compare`]).
 
-use super::args::{count_usize, HeapsArg, JsonArg, LimitArg, MovesArg};
+use super::args::{count_usize, JsonArg, SolveArgs};
 use super::common::{fmt_seconds, CliResult};
 use nimsquare::base::error::{Error, Result};
 use nimsquare::base::isa::Isa;
@@ -55,11 +55,7 @@ pub struct Args {
     #[arg(value_name = "B")]
     b: String,
     #[command(flatten)]
-    limit: LimitArg,
-    #[command(flatten)]
-    moves: MovesArg,
-    #[command(flatten)]
-    heaps: HeapsArg,
+    solve: SolveArgs,
     /// Compare two octal back-ends on this octal game (0.07, .6, 4.07, grundy) instead of
     /// solves of a subtraction game. Refused with --moves or --heaps.
     #[arg(long, value_name = "CODE", conflicts_with_all = ["moves", "heaps"])]
@@ -214,7 +210,7 @@ fn parse_spec(text: &str, which: &str, subject: Option<&Subject>) -> Result<Spec
 fn check_affords(args: &Args, stage: &Stage, sides: [&Spec; 2]) -> Result<()> {
     let subject = match stage {
         Stage::Build(subject) => subject.clone(),
-        Stage::Table => workload::subtraction(args.moves.moves.clone()),
+        Stage::Table => workload::subtraction(args.solve.moves.moves.clone()),
         Stage::Count => return Ok(()),
     };
     for spec in sides {
@@ -225,7 +221,7 @@ fn check_affords(args: &Args, stage: &Stage, sides: [&Spec; 2]) -> Result<()> {
         BuildPlan::new(
             subject.clone(),
             backend,
-            args.limit.limit.as_u64(),
+            args.solve.limit.limit.as_u64(),
             "--limit",
         )?;
     }
@@ -249,7 +245,7 @@ pub fn run(args: Args, threads: Option<usize>, isa: Option<Isa>) -> CliResult {
     let subject = match (&args.octal, &args.workload) {
         (None, None) => None,
         (octal, spec) => Some(super::common::subject(
-            &args.moves.moves,
+            &args.solve.moves.moves,
             octal.as_deref(),
             spec.as_deref(),
         )?),
@@ -277,8 +273,8 @@ pub fn run(args: Args, threads: Option<usize>, isa: Option<Isa>) -> CliResult {
         Some(s) => s.describe(),
         None => format!(
             "moves {}, {} heaps",
-            args.moves.moves.label(),
-            args.heaps.heaps
+            args.solve.moves.moves.label(),
+            args.solve.heaps.heaps
         ),
     };
     let side = |spec: &Spec, flag: &str, binary: &Option<PathBuf>| -> Result<Side> {
@@ -289,7 +285,7 @@ pub fn run(args: Args, threads: Option<usize>, isa: Option<Isa>) -> CliResult {
         if let Some(path) = spec.isa.or(isa) {
             argv.extend(["--isa".into(), path.name().into()]);
         }
-        let limit = args.limit.limit.to_string();
+        let limit = args.solve.limit.limit.to_string();
         match &stage {
             Stage::Build(subject) => {
                 argv.extend(
@@ -320,9 +316,9 @@ pub fn run(args: Args, threads: Option<usize>, isa: Option<Isa>) -> CliResult {
                         "--limit",
                         &limit,
                         "--moves",
-                        &args.moves.moves.label(),
+                        &args.solve.moves.moves.label(),
                         "--heaps",
-                        &args.heaps.heaps.to_string(),
+                        &args.solve.heaps.heaps.to_string(),
                         stage_flag,
                         &spec.name,
                     ]
@@ -382,9 +378,9 @@ pub fn run(args: Args, threads: Option<usize>, isa: Option<Isa>) -> CliResult {
     let gate_failed = args.fail_above.is_some_and(|r| summary.exceeds(r));
     let report = CompareReport {
         answer: pairs.a[0].answer.clone(),
-        limit: args.limit.limit.as_u64(),
-        moves: args.moves.moves.label(),
-        heaps: args.heaps.heaps,
+        limit: args.solve.limit.limit.as_u64(),
+        moves: args.solve.moves.moves.label(),
+        heaps: args.solve.heaps.heaps,
         subject,
         game,
         stage: stage.name(),

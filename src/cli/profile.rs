@@ -3,7 +3,7 @@
 //! is parse (every refusal before any work) and print; the sampling is the profiler session
 //! of [`nimsquare::run::profile`].
 
-use super::args::{count, limit_parser, MovesArg, QuietArg};
+use super::args::{count, limit_parser, GameArgs, QuietArg};
 use super::common::CliResult;
 use nimsquare::base::error::{Error, Result};
 use nimsquare::base::limit::Limit;
@@ -50,18 +50,13 @@ pub struct Args {
     /// octal back-end (`auto`: `octal-block`, the octal default).
     #[arg(long, visible_alias = "backend", value_name = "NAME", default_value = DEFAULT_TABLE)]
     table: String,
-    /// Count back-end (see `nimsquare list`; the same default as `solve`).
-    #[arg(long, value_name = "NAME", default_value = DEFAULT_COUNT)]
+    /// Count back-end (see `nimsquare list`; the same default as `solve`). Refused with
+    /// --octal or --workload (a build alone is profiled).
+    #[arg(long, value_name = "NAME", default_value = DEFAULT_COUNT,
+          conflicts_with_all = ["octal", "workload"])]
     count: String,
     #[command(flatten)]
-    moves: MovesArg,
-    /// Profile builds of an octal game's table instead of solves: its code (0.07, .6, 4.07)
-    /// or `grundy`. Refused with --moves or --count.
-    #[arg(long, value_name = "CODE", conflicts_with_all = ["moves", "count"])]
-    octal: Option<String>,
-    #[arg(long, value_name = "KIND[:RULES]", help = super::common::WORKLOAD_HELP,
-          conflicts_with_all = ["moves", "octal", "count"])]
-    workload: Option<String>,
+    game: GameArgs,
     /// Where to write the flamegraph.
     #[arg(long, value_name = "FILE.svg", default_value = "flamegraph.svg")]
     out: PathBuf,
@@ -112,15 +107,11 @@ pub fn run(args: Args) -> CliResult {
 
 /// Every refusal, before any work.
 fn parse(args: Args) -> Result<Job> {
-    let subject = super::common::subject(
-        &args.moves.moves,
-        args.octal.as_deref(),
-        args.workload.as_deref(),
-    )?;
+    let subject = args.game.subject()?;
     // A subtraction set is solved (its table, then the count); any other game's table is
     // built alone.
     let (limit, work) = match subject.counts() {
-        Some(_) if args.workload.is_none() => solve_work(&args)?,
+        Some(_) if args.game.workload.is_none() => solve_work(&args)?,
         _ => build_work(subject, &args)?,
     };
     // Where each file goes, decided now: `-`, a FIFO or a device written in place, a file
@@ -135,7 +126,7 @@ fn parse(args: Args) -> Result<Job> {
         session: Session {
             limit,
             work,
-            moves: args.moves.moves.clone(),
+            moves: args.game.moves.moves.clone(),
             frequency: args.frequency,
             samples: args.samples,
             quiet: args.quiet.quiet,
@@ -149,7 +140,7 @@ fn parse(args: Args) -> Result<Job> {
 /// The solve of `--table` and `--count` for `--moves`, planned as `solve` plans it.
 fn solve_work(args: &Args) -> Result<(usize, Work)> {
     let planned = planner::Plan::new(&planner::Request {
-        moves: args.moves.moves.clone(),
+        moves: args.game.moves.moves.clone(),
         limit: args
             .limit
             .unwrap_or(Limit::new(DEFAULT_PROFILE_LIMIT).expect("a valid limit")),

@@ -4,7 +4,7 @@
 //! [`nimsquare::instruments::roofline::study`], each back-end's line printed as it finishes
 //! ([`nimsquare::instruments::roofline::render`]).
 
-use super::args::{JsonArg, LimitArg, MovesArg, RepeatArg};
+use super::args::{GameArgs, JsonArg, LimitArg, RepeatArg, TablesArg};
 use super::common::CliResult;
 use nimsquare::base::error::Result;
 use nimsquare::base::provenance::load_average;
@@ -37,30 +37,17 @@ use std::io::{IsTerminal, Write};
 pub struct Args {
     #[command(flatten)]
     limit: LimitArg,
-    /// Table back-ends to time, comma-separated or repeated (default: every one but the
-    /// naive controls).
-    #[arg(
-        long,
-        visible_alias = "backend",
-        value_name = "NAMES",
-        value_delimiter = ','
-    )]
-    table: Vec<String>,
+    #[command(flatten)]
+    tables: TablesArg,
     /// Count back-ends to time on the table, comma-separated or repeated (default: every one
-    /// but the naive controls).
-    #[arg(long, value_name = "NAMES", value_delimiter = ',')]
+    /// but the naive controls). Refused with --octal or --workload (no counts are timed).
+    #[arg(long, value_name = "NAMES", value_delimiter = ',',
+          conflicts_with_all = ["octal", "workload"])]
     count: Vec<String>,
     #[command(flatten)]
     repeat: RepeatArg,
     #[command(flatten)]
-    moves: MovesArg,
-    /// Time an octal game instead (0.6, .137, grundy): --table then names octal back-ends
-    /// (default: every one but the control `octal-naive`), and no counts are timed.
-    #[arg(long, value_name = "CODE", conflicts_with_all = ["moves", "count"])]
-    octal: Option<String>,
-    #[arg(long, value_name = "KIND[:RULES]", help = super::common::WORKLOAD_HELP,
-          conflicts_with_all = ["moves", "octal", "count"])]
-    workload: Option<String>,
+    game: GameArgs,
     #[command(flatten)]
     json: JsonArg,
 }
@@ -113,12 +100,8 @@ fn emit(line: &str) {
 /// Checks every argument and the memory, before any work.
 fn parse(args: Args) -> Result<Plan> {
     let limit = args.limit.limit.get();
-    let game = super::common::subject(
-        &args.moves.moves,
-        args.octal.as_deref(),
-        args.workload.as_deref(),
-    )?;
-    let tables = chosen_tables(&game, &args.table)?;
+    let game = args.game.subject()?;
+    let tables = chosen_tables(&game, &args.tables.table)?;
     // The roofline counts three heaps: a named back-end that cannot is refused, the default
     // list keeps only those that can. An octal game's roofline times its tables alone.
     let mut counts = chosen(&count::STAGE, count::BACKENDS, &args.count)?;

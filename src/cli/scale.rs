@@ -6,7 +6,7 @@
 //! [`nimsquare::instruments::scaling::study`]; this file is parse (every refusal before any
 //! work), the progress bar and the printed lines, render.
 
-use super::args::{GridArgs, MovesArg, RepeatArg, StudyFileArgs, StudyOutputs};
+use super::args::{GameArgs, GridArgs, RepeatArg, StudyFileArgs, StudyOutputs, TablesArg};
 use super::common::CliResult;
 use nimsquare::base::error::{Error, Result};
 use nimsquare::base::paths::Output;
@@ -43,20 +43,12 @@ use std::path::PathBuf;
     With --octal CODE the tables are that octal game's (0.6, .137, grundy), built by the octal \
     back-ends (--table names them; default every one but the control octal-naive), the unit is \
     the octal game's option steps (every removal and every split pair), and the `moves` column \
-    holds the code."
+    holds the code. `--table auto` (subtraction games only) times the one the planner picks at \
+    each N (wisdom or built-in, as `solve` would), as a row named auto."
 )]
 pub struct Args {
-    /// Table back-ends to time, comma-separated (default: every one in `nimsquare list` but
-    /// the naive controls, which are there to check, not to race). `auto` times the one the
-    /// planner picks at each N (wisdom or built-in, as `solve` would), as a row named auto.
-    /// With --octal, octal back-ends (`auto` is for subtraction games only).
-    #[arg(
-        long,
-        visible_alias = "backend",
-        value_name = "NAMES",
-        value_delimiter = ','
-    )]
-    table: Vec<String>,
+    #[command(flatten)]
+    tables: TablesArg,
     #[command(flatten)]
     grid: GridArgs,
     #[command(flatten)]
@@ -72,14 +64,7 @@ pub struct Args {
     #[arg(long, value_name = "SECONDS", allow_hyphen_values = true)]
     skip_over: Option<f64>,
     #[command(flatten)]
-    moves: MovesArg,
-    /// Time an octal game instead of a subtraction game: its code (0.07, .6, 4.07) or
-    /// `grundy`. Refused with --moves.
-    #[arg(long, value_name = "CODE", conflicts_with = "moves")]
-    octal: Option<String>,
-    #[arg(long, value_name = "KIND[:RULES]", help = super::common::WORKLOAD_HELP,
-          conflicts_with_all = ["moves", "octal"])]
-    workload: Option<String>,
+    game: GameArgs,
 }
 
 /// A checked invocation: the study and where its results go, refused arguments already
@@ -125,12 +110,8 @@ pub fn run(args: Args) -> CliResult {
 fn parse(args: Args) -> Result<Plan> {
     let grid = args.grid.grid()?;
     check_numbers(&args)?;
-    let game = super::common::subject(
-        &args.moves.moves,
-        args.octal.as_deref(),
-        args.workload.as_deref(),
-    )?;
-    let names = backend_names(&game, &args.table)?;
+    let game = args.game.subject()?;
+    let names = backend_names(&game, &args.tables.table)?;
     // `solve`'s rule for the naive controls: one named past the N it affords would run for
     // minutes to hours at the top of the grid.
     let top = grid.last().copied().unwrap_or(0) as usize;

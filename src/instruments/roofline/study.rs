@@ -127,6 +127,32 @@ pub fn measure(plan: &Plan, mut on: impl FnMut(Event)) -> Result<Vec<Line>> {
     Ok(lines)
 }
 
+impl Line {
+    /// The line of back-end `(stage, name)` from its rounds and each round's rates, taken
+    /// on `threads` threads over `units` units of work; its load average is taken now.
+    fn of(
+        (stage, name): (&'static str, &'static str),
+        model: Model,
+        threads: usize,
+        units: f64,
+        demand: &Demand,
+        (rounds, rates): (Vec<Round>, Vec<roofline::Rates>),
+    ) -> Line {
+        Line {
+            stage,
+            name,
+            model,
+            threads,
+            units,
+            used: used(demand),
+            rates,
+            summary: Summary::of(&rounds),
+            rounds,
+            load: load_average(),
+        }
+    }
+}
+
 /// A back-end done: handed to `on`, then kept.
 fn finished(line: Line, on: &mut dyn FnMut(Event), lines: &mut Vec<Line>) {
     on(Event::Line(&line));
@@ -186,22 +212,15 @@ fn measure_tables(
             rounds.push(Round { seconds, bound });
             rates.push(r);
         }
-        finished(
-            Line {
-                stage: entry.stage(),
-                name: entry.name(),
-                model,
-                threads,
-                units: (game.option_steps(plan.n()) as f64).max(1.0),
-                used: used(&demand.expect("at least one round")),
-                rates,
-                summary: Summary::of(&rounds),
-                rounds,
-                load: load_average(),
-            },
-            on,
-            lines,
+        let line = Line::of(
+            (entry.stage(), entry.name()),
+            model,
+            threads,
+            (game.option_steps(plan.n()) as f64).max(1.0),
+            &demand.expect("at least one round"),
+            (rounds, rates),
         );
+        finished(line, on, lines);
     }
     // `--table` never leaves the list empty (no names means every fast one).
     let table = judge.expect("at least one table back-end").table;
@@ -247,19 +266,17 @@ fn measure_counts(
             rounds.push(Round { seconds, bound });
             rates.push(r);
         }
+        let units = table.values().len() as f64;
+        let taken = (rounds, rates);
         finished(
-            Line {
-                stage: "count",
-                name: entry.name,
-                model: entry.model,
+            Line::of(
+                ("count", entry.name),
+                entry.model,
                 threads,
-                units: table.values().len() as f64,
-                used: used(&demand),
-                rates,
-                summary: Summary::of(&rounds),
-                rounds,
-                load: load_average(),
-            },
+                units,
+                &demand,
+                taken,
+            ),
             on,
             lines,
         );
