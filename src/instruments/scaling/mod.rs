@@ -10,6 +10,7 @@
 //! - [`study`]: the study itself, what `nimsquare scale` runs: the points that remain, the
 //!   timed builds, the check of every table against the first at its N, the roofline bound
 //!   and the skips, reported as events;
+//! - [`scaled`]: what `nimsquare scale` answers at the end: the fit lines, the CSV and the plot;
 //! - [`growth`]: the rows and prefix readers of the growth study (`nimsquare growth`), which
 //!   reuses the grid, the CSV log, the fit and the plot;
 //! - [`growth_study`]: the growth study itself, what `nimsquare growth` runs: one build at
@@ -35,6 +36,7 @@ pub mod growth_study;
 pub mod log;
 pub mod plot;
 pub mod row;
+pub mod scaled;
 pub mod study;
 
 pub use crate::base::provenance::{cpu_model, git_rev, Provenance};
