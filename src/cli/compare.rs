@@ -367,14 +367,7 @@ pub fn run(args: Args, threads: Option<usize>, isa: Option<Isa>) -> CliResult {
         );
     }
     let pairs = compare::run_pairs(&side_a, &side_b, args.pairs, args.warmup, measure, on_event)?;
-    let a_times: Vec<f64> = pairs.a.iter().map(|r| r.seconds).collect();
-    let b_times: Vec<f64> = pairs.b.iter().map(|r| r.seconds).collect();
-    if let Some(zero) = a_times.iter().chain(&b_times).find(|&&t| t <= 0.0) {
-        return Err(Error::Invalid(format!(
-            "a run reported {zero} seconds, too short to compare; use a larger --limit or --measure wall"
-        )));
-    }
-    let summary = compare::summarize(&a_times, &b_times, args.noise, args.margin);
+    let summary = pairs.summarize(args.noise, args.margin)?;
     let gate_failed = args.fail_above.is_some_and(|r| summary.exceeds(r));
     let report = CompareReport {
         answer: pairs.a[0].answer.clone(),
