@@ -219,3 +219,28 @@ fn bad_threads_and_moves_are_refused() {
 fn unknown_subcommand_is_one_line() {
     refused(&["frobnicate"]);
 }
+
+/// A report stdout refuses (a full device) is one line on stderr and status 1, not a panic.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_report_that_cannot_be_written_is_one_line_and_a_failure() {
+    for args in [&["list"][..], &["solve", "--limit", "100", "--json"][..]] {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let out = common::nimsquare_process()
+            .args(args)
+            .stdout(full)
+            .stderr(std::process::Stdio::piped())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        assert!(
+            stderr.starts_with("error: cannot write the report to stdout: "),
+            "{args:?}: {stderr}"
+        );
+    }
+}

@@ -40,6 +40,58 @@ pub struct MovesArg {
     pub moves: Moves,
 }
 
+/// `--moves`, `--octal CODE`, `--workload KIND[:RULES]`: the game whose tables a measuring
+/// command builds (`scale`, `roofline`, `profile`, `compare`), read by [`GameArgs::subject`].
+#[derive(clap::Args, Debug, Clone)]
+pub struct GameArgs {
+    #[command(flatten)]
+    pub moves: MovesArg,
+    /// An octal game instead of a subtraction game: its code (0.07, .6, 4.07) or `grundy`;
+    /// the back-ends named are then octal back-ends. Refused with --moves.
+    #[arg(long, value_name = "CODE", conflicts_with = "moves")]
+    pub octal: Option<String>,
+    #[arg(long, value_name = "KIND[:RULES]", help = super::common::WORKLOAD_HELP,
+          conflicts_with_all = ["moves", "octal"])]
+    pub workload: Option<String>,
+}
+
+impl GameArgs {
+    /// The game the flags name ([`super::common::subject`]); each refusal names its flag.
+    pub fn subject(&self) -> nimsquare::base::error::Result<nimsquare::run::workload::Subject> {
+        super::common::subject(
+            &self.moves.moves,
+            self.octal.as_deref(),
+            self.workload.as_deref(),
+        )
+    }
+}
+
+/// `--table NAMES`, comma-separated or repeated: the table back-ends a study times.
+#[derive(clap::Args, Debug, Clone)]
+pub struct TablesArg {
+    /// Table back-ends to time, comma-separated or repeated (default: every one in `nimsquare
+    /// list` but the naive controls, which are there to check, not to race). With --octal or
+    /// --workload, that workload's back-ends.
+    #[arg(
+        long,
+        visible_alias = "backend",
+        value_name = "NAMES",
+        value_delimiter = ','
+    )]
+    pub table: Vec<String>,
+}
+
+/// `--limit`, `--moves`, `--heaps`: the solve a command runs (`verify`, `compare`).
+#[derive(clap::Args, Debug, Clone)]
+pub struct SolveArgs {
+    #[command(flatten)]
+    pub limit: LimitArg,
+    #[command(flatten)]
+    pub moves: MovesArg,
+    #[command(flatten)]
+    pub heaps: HeapsArg,
+}
+
 /// `--heaps K`: how many heaps a position has.
 #[derive(clap::Args, Debug, Clone)]
 pub struct HeapsArg {
@@ -107,6 +159,18 @@ pub struct LongRunArgs {
     /// No progress bar (it is only ever drawn on a terminal, after the first second).
     #[arg(long)]
     pub quiet: bool,
+}
+
+impl LongRunArgs {
+    /// The files and `--quiet`, as the long-run session reads them.
+    pub fn files(&self) -> nimsquare::run::session::Files {
+        nimsquare::run::session::Files {
+            checkpoint: self.checkpoint.clone(),
+            save_table: self.save_table.clone(),
+            load_table: self.load_table.clone(),
+            quiet: self.quiet,
+        }
+    }
 }
 
 /// Parses `--checkpoint-every`: non-negative seconds, fractions allowed.

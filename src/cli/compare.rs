@@ -4,7 +4,7 @@
 //! as the median ratio B/A with a confidence interval (see
 //! [`nimsquare::instruments::compare`]).
 
-use super::args::{count_usize, HeapsArg, JsonArg, LimitArg, MovesArg};
+use super::args::{count_usize, JsonArg, SolveArgs};
 use super::common::{fmt_seconds, CliResult};
 use nimsquare::base::error::{Error, Result};
 use nimsquare::base::isa::Isa;
@@ -55,11 +55,7 @@ pub struct Args {
     #[arg(value_name = "B")]
     b: String,
     #[command(flatten)]
-    limit: LimitArg,
-    #[command(flatten)]
-    moves: MovesArg,
-    #[command(flatten)]
-    heaps: HeapsArg,
+    solve: SolveArgs,
     /// Compare two octal back-ends on this octal game (0.07, .6, 4.07, grundy) instead of
     /// solves of a subtraction game. Refused with --moves or --heaps.
     #[arg(long, value_name = "CODE", conflicts_with_all = ["moves", "heaps"])]
@@ -214,7 +210,7 @@ fn parse_spec(text: &str, which: &str, subject: Option<&Subject>) -> Result<Spec
 fn check_affords(args: &Args, stage: &Stage, sides: [&Spec; 2]) -> Result<()> {
     let subject = match stage {
         Stage::Build(subject) => subject.clone(),
-        Stage::Table => workload::subtraction(args.moves.moves.clone()),
+        Stage::Table => workload::subtraction(args.solve.moves.moves.clone()),
         Stage::Count => return Ok(()),
     };
     for spec in sides {
@@ -222,7 +218,7 @@ fn check_affords(args: &Args, stage: &Stage, sides: [&Spec; 2]) -> Result<()> {
             continue;
         }
         let backend = subject.find(&spec.name)?;
-        BuildPlan::new(subject.clone(), backend, args.limit.limit.as_u64())?;
+        BuildPlan::new(subject.clone(), backend, args.solve.limit.limit.as_u64())?;
     }
     Ok(())
 }
@@ -244,7 +240,7 @@ pub fn run(args: Args, threads: Option<usize>, isa: Option<Isa>) -> CliResult {
     let subject = match (&args.octal, &args.workload) {
         (None, None) => None,
         (octal, spec) => Some(super::common::subject(
-            &args.moves.moves,
+            &args.solve.moves.moves,
             octal.as_deref(),
             spec.as_deref(),
         )?),
@@ -272,8 +268,8 @@ pub fn run(args: Args, threads: Option<usize>, isa: Option<Isa>) -> CliResult {
         Some(s) => s.describe(),
         None => format!(
             "moves {}, {} heaps",
-            args.moves.moves.label(),
-            args.heaps.heaps
+            args.solve.moves.moves.label(),
+            args.solve.heaps.heaps
         ),
     };
     let side = |spec: &Spec, flag: &str, binary: &Option<PathBuf>| -> Result<Side> {
@@ -284,7 +280,7 @@ pub fn run(args: Args, threads: Option<usize>, isa: Option<Isa>) -> CliResult {
         if let Some(path) = spec.isa.or(isa) {
             argv.extend(["--isa".into(), path.name().into()]);
         }
-        let limit = args.limit.limit.to_string();
+        let limit = args.solve.limit.limit.to_string();
         match &stage {
             Stage::Build(subject) => {
                 argv.extend(
@@ -315,9 +311,9 @@ pub fn run(args: Args, threads: Option<usize>, isa: Option<Isa>) -> CliResult {
                         "--limit",
                         &limit,
                         "--moves",
-                        &args.moves.moves.label(),
+                        &args.solve.moves.moves.label(),
                         "--heaps",
-                        &args.heaps.heaps.to_string(),
+                        &args.solve.heaps.heaps.to_string(),
                         stage_flag,
                         &spec.name,
                     ]
@@ -366,20 +362,13 @@ pub fn run(args: Args, threads: Option<usize>, isa: Option<Isa>) -> CliResult {
         );
     }
     let pairs = compare::run_pairs(&side_a, &side_b, args.pairs, args.warmup, measure, on_event)?;
-    let a_times: Vec<f64> = pairs.a.iter().map(|r| r.seconds).collect();
-    let b_times: Vec<f64> = pairs.b.iter().map(|r| r.seconds).collect();
-    if let Some(zero) = a_times.iter().chain(&b_times).find(|&&t| t <= 0.0) {
-        return Err(Error::Invalid(format!(
-            "a run reported {zero} seconds, too short to compare; use a larger --limit or --measure wall"
-        )));
-    }
-    let summary = compare::summarize(&a_times, &b_times, args.noise, args.margin);
+    let summary = pairs.summarize(args.noise, args.margin)?;
     let gate_failed = args.fail_above.is_some_and(|r| summary.exceeds(r));
     let report = CompareReport {
         answer: pairs.a[0].answer.clone(),
-        limit: args.limit.limit.as_u64(),
-        moves: args.moves.moves.label(),
-        heaps: args.heaps.heaps,
+        limit: args.solve.limit.limit.as_u64(),
+        moves: args.solve.moves.moves.label(),
+        heaps: args.solve.heaps.heaps,
         subject,
         game,
         stage: stage.name(),

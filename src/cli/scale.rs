@@ -6,13 +6,15 @@
 //! [`nimsquare::instruments::scaling::study`]; this file is parse (every refusal before any
 //! work), the progress bar and the printed lines, render.
 
-use super::args::{GridArgs, MovesArg, RepeatArg, StudyFileArgs, StudyOutputs};
+use super::args::{GameArgs, GridArgs, RepeatArg, StudyFileArgs, StudyOutputs, TablesArg};
 use super::common::CliResult;
 use nimsquare::base::error::{Error, Result};
 use nimsquare::base::paths::Output;
+use nimsquare::instruments::scaling::scaled::Scaled;
 use nimsquare::instruments::scaling::study::{Event, Skip, Study, WARM_UP_BELOW_STEPS};
-use nimsquare::instruments::scaling::{self, CsvLog, Row, Settings, FIT_MIN_N};
+use nimsquare::instruments::scaling::{CsvLog, Row, Settings};
 use nimsquare::run::planner;
+use nimsquare::run::report;
 use nimsquare::run::workload::Subject;
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -43,20 +45,12 @@ use std::path::PathBuf;
     With --octal CODE the tables are that octal game's (0.6, .137, grundy), built by the octal \
     back-ends (--table names them; default every one but the control octal-naive), the unit is \
     the octal game's option steps (every removal and every split pair), and the `moves` column \
-    holds the code."
+    holds the code. `--table auto` (subtraction games only) times the one the planner picks at \
+    each N (wisdom or built-in, as `solve` would), as a row named auto."
 )]
 pub struct Args {
-    /// Table back-ends to time, comma-separated (default: every one in `nimsquare list` but
-    /// the naive controls, which are there to check, not to race). `auto` times the one the
-    /// planner picks at each N (wisdom or built-in, as `solve` would), as a row named auto.
-    /// With --octal, octal back-ends (`auto` is for subtraction games only).
-    #[arg(
-        long,
-        visible_alias = "backend",
-        value_name = "NAMES",
-        value_delimiter = ','
-    )]
-    table: Vec<String>,
+    #[command(flatten)]
+    tables: TablesArg,
     #[command(flatten)]
     grid: GridArgs,
     #[command(flatten)]
@@ -72,14 +66,7 @@ pub struct Args {
     #[arg(long, value_name = "SECONDS", allow_hyphen_values = true)]
     skip_over: Option<f64>,
     #[command(flatten)]
-    moves: MovesArg,
-    /// Time an octal game instead of a subtraction game: its code (0.07, .6, 4.07) or
-    /// `grundy`. Refused with --moves.
-    #[arg(long, value_name = "CODE", conflicts_with = "moves")]
-    octal: Option<String>,
-    #[arg(long, value_name = "KIND[:RULES]", help = super::common::WORKLOAD_HELP,
-          conflicts_with_all = ["moves", "octal"])]
-    workload: Option<String>,
+    game: GameArgs,
 }
 
 /// A checked invocation: the study and where its results go, refused arguments already
@@ -118,19 +105,15 @@ pub fn run(args: Args) -> CliResult {
         super::common::forecast_builds(moves, &builds);
     }
     measure(&plan, &mut log)?;
-    render(&plan, &log)
+    finish(&plan, &log)
 }
 
 /// Checks every argument and output path, before any work.
 fn parse(args: Args) -> Result<Plan> {
     let grid = args.grid.grid()?;
     check_numbers(&args)?;
-    let game = super::common::subject(
-        &args.moves.moves,
-        args.octal.as_deref(),
-        args.workload.as_deref(),
-    )?;
-    let names = backend_names(&game, &args.table)?;
+    let game = args.game.subject()?;
+    let names = backend_names(&game, &args.tables.table)?;
     // `solve`'s rule for the naive controls: one named past the N it affords would run for
     // minutes to hours at the top of the grid.
     let top = grid.last().copied().unwrap_or(0) as usize;
@@ -283,141 +266,10 @@ fn row_line(r: &Row) -> String {
     )
 }
 
-/// The `fit ...` line of one back-end; `points` is always the number of rows with
-/// N >= [`FIT_MIN_N`], also when they are too few for a line. `slope_lo` and `slope_hi` bound
-/// the slope's 95% confidence interval ([`scaling::Fit::slope_interval`]), `NA` below three
-/// points.
-fn fit_line(rows: &[Row], name: &str) -> String {
-    let points = scaling::fit_points(rows, name);
-    match scaling::fit_rows(rows, name) {
-        Some(f) => {
-            let (interval, why) = match f.slope_interval() {
-                Some((lo, hi)) => (format!("slope_lo={lo:.3} slope_hi={hi:.3}"), String::new()),
-                None => (
-                    "slope_lo=NA slope_hi=NA".to_string(),
-                    " (no interval with fewer than three points)".to_string(),
-                ),
-            };
-            format!(
-                "fit backend={name} slope={:.3} {interval} r2={:.4} points={points} min_n={FIT_MIN_N}{why}",
-                f.slope, f.r2
-            )
-        }
-        None => format!(
-            "fit backend={name} slope=NA slope_lo=NA slope_hi=NA r2=NA points={points} min_n={FIT_MIN_N} (fewer than two points with N >= {FIT_MIN_N})"
-        ),
-    }
-}
-
-/// The fit lines, the summary, and the plot of every back-end in the CSV.
-fn render(plan: &Plan, log: &CsvLog) -> CliResult {
-    for name in &plan.study.names {
-        println!("{}", fit_line(log.rows(), name));
-    }
-    println!("wrote {} ({} rows)", plan.out.display(), log.rows().len());
-    if let (Some(p), Some(plot)) = (&plan.plot, &plan.files.plot) {
-        let mut in_csv: Vec<String> = Vec::new();
-        for r in log.rows() {
-            if !in_csv.contains(&r.backend) {
-                in_csv.push(r.backend.clone());
-            }
-        }
-        scaling::plot_svg_to(plot, "--plot", log.rows(), &in_csv)?;
-        println!("wrote {} ({} back-ends)", p.display(), in_csv.len());
-    }
+/// What the study answers: the fit of each back-end, the CSV and the plot of every row.
+fn finish(plan: &Plan, log: &CsvLog) -> CliResult {
+    let plot = plan.plot.as_deref().zip(plan.files.plot.as_ref());
+    let scaled = Scaled::of(&plan.study.names, log.rows(), &plan.out, plot)?;
+    report::print(&scaled, false);
     Ok(0)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn row(n: u64) -> Row {
-        Row {
-            backend: "a".into(),
-            n,
-            seconds_median: 1.0,
-            seconds_min: 1.0,
-            repeats: 1,
-            option_steps: 1,
-            ns_per_step: 1.0,
-            max_value: 1,
-            chosen: None,
-            provenance: nimsquare::base::provenance::Provenance {
-                threads: 1,
-                moves: "squares".into(),
-                git_rev: "r".into(),
-                cpu: "c".into(),
-            },
-            isa: "scalar".into(),
-            bound_ns_per_step: 0.5,
-            bound_resource: "store".into(),
-            efficiency: 0.5,
-            load_start: 0.0,
-            load_end: 0.0,
-        }
-    }
-
-    #[test]
-    fn fit_line_counts_the_points_it_could_not_fit() {
-        // One row at N = 10 000: no line, but one point at or above the minimum.
-        let line = fit_line(&[row(1_000), row(10_000)], "a");
-        assert!(
-            line.contains("slope=NA slope_lo=NA slope_hi=NA") && line.contains("points=1 "),
-            "{line}"
-        );
-        assert!(fit_line(&[], "a").contains("points=0 "));
-    }
-
-    /// A row of back-end `a` at `n` taking `seconds`.
-    fn timed(n: u64, seconds: f64) -> Row {
-        Row {
-            seconds_median: seconds,
-            ..row(n)
-        }
-    }
-
-    #[test]
-    fn fit_line_carries_the_slope_interval_from_three_points() {
-        // Seconds exactly N^1.5 / 10^9 at three N: slope 1.5, a zero-width interval.
-        let exact: Vec<Row> = [10_000u64, 100_000, 1_000_000]
-            .iter()
-            .map(|&n| timed(n, 1e-9 * (n as f64).powf(1.5)))
-            .collect();
-        let line = fit_line(&exact, "a");
-        assert!(
-            line.contains("slope=1.500 slope_lo=1.500 slope_hi=1.500 r2=1.0000 points=3 "),
-            "{line}"
-        );
-        // log N = 10, 11, 12 (N rounded to whole numbers, which moves log N by < 1e-4) and
-        // log seconds = 1, 3, 2. By hand: Sxx = 2, Sxy = 1, slope 0.5; residuals -0.5, 1,
-        // -0.5, SSE = 1.5 over 1 degree of freedom, SE = sqrt(1.5 / 2) = 0.866025, t(1) =
-        // 12.706205, so the interval is 0.5 -+ 11.0039.
-        let e = std::f64::consts::E;
-        let noisy: Vec<Row> = [(10, 1), (11, 3), (12, 2)]
-            .iter()
-            .map(|&(x, y)| timed(e.powi(x).round() as u64, e.powi(y)))
-            .collect();
-        let line = fit_line(&noisy, "a");
-        assert!(line.contains("points=3 "), "{line}");
-        let key = |k: &str| -> f64 {
-            line.split(&format!(" {k}="))
-                .nth(1)
-                .unwrap()
-                .split(' ')
-                .next()
-                .unwrap()
-                .parse()
-                .unwrap()
-        };
-        assert!((key("slope") - 0.5).abs() < 2e-3, "{line}");
-        assert!((key("slope_lo") - (0.5 - 11.0039)).abs() < 2e-3, "{line}");
-        assert!((key("slope_hi") - (0.5 + 11.0039)).abs() < 2e-3, "{line}");
-        // Two points: a slope, no interval.
-        let line = fit_line(&exact[..2], "a");
-        assert!(
-            line.contains("slope=1.500 slope_lo=NA slope_hi=NA "),
-            "{line}"
-        );
-    }
 }

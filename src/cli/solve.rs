@@ -6,7 +6,6 @@
 
 use super::args::{HeapsArg, JsonArg, LimitArg, LongRunArgs, MovesArg};
 use super::common::CliResult;
-use super::tables::{self, Unsaved};
 use nimsquare::base::error::{Error, Result};
 use nimsquare::base::memory;
 use nimsquare::base::provenance::load_average;
@@ -15,6 +14,7 @@ use nimsquare::registry::Entry;
 use nimsquare::run::longrun::{self, LongRun, Start};
 use nimsquare::run::planner::{self, Plan, Request};
 use nimsquare::run::report::{self, Report};
+use nimsquare::run::session::{self, Files, Unsaved};
 use nimsquare::table::Table;
 use std::io::{self, Write};
 use std::time::Instant;
@@ -40,7 +40,7 @@ pub struct Args {
     longrun: LongRunArgs,
 }
 
-pub fn run(mut args: Args) -> CliResult {
+pub fn run(args: Args) -> CliResult {
     let load_start = load_average();
     let plan = Plan::new(&Request {
         moves: args.moves.moves.clone(),
@@ -53,27 +53,28 @@ pub fn run(mut args: Args) -> CliResult {
     if let Some(cold) = plan.cold {
         return solve_cold(&plan, cold, &args, load_start);
     }
-    let start = check_files(&plan, &mut args.longrun)?;
-    let seeded = tables::seeded(&start, plan.limit);
-    tables::announce_seed(&start, plan.limit, &args.longrun);
+    let mut files = args.longrun.files();
+    let start = check_files(&plan, &mut files)?;
+    let seeded = session::seeded(&start, plan.limit);
+    session::announce_seed(&start, plan.limit, &files);
     // A run seeded from a file forecasts nothing: its progress bar has the ETA of what is left.
-    if !args.longrun.quiet && seeded == 0 {
+    if !files.quiet && seeded == 0 {
         super::common::forecast(&plan);
     }
     let started = Instant::now();
     // Files that could not be written: reported after the answer, which is never lost to them.
     let mut unsaved: Vec<Unsaved> = Vec::new();
-    let t = match build_table(&plan, start, &args.longrun, &mut unsaved)? {
+    let t = match build_table(&plan, start, &files, &args, &mut unsaved)? {
         Ok(t) => t,
         Err(exit_code) => return Ok(exit_code),
     };
     let table_seconds = started.elapsed().as_secs_f64();
-    tables::save_table(
+    session::save_table(
         &plan.moves,
         plan.limit,
         t.values(),
         t.max_value(),
-        &args.longrun,
+        &files,
         &mut unsaved,
     );
     let started = Instant::now();
@@ -113,7 +114,7 @@ pub fn run(mut args: Args) -> CliResult {
         load_start,
     };
     report::print(&report, args.json.json);
-    Ok(tables::report_unsaved(&unsaved))
+    Ok(session::report_unsaved(&unsaved))
 }
 
 /// One heap through the win/lose sieve: the answer is the cold count. Fields a sieve cannot
@@ -194,12 +195,12 @@ impl Report for Solved<'_> {
     }
 }
 
-/// Checks every file before any work ([`tables::check_files`]) and that the back-end can
+/// Checks every file before any work ([`session::check_files`]) and that the back-end can
 /// resume when it must, and returns where the table starts.
-fn check_files(plan: &Plan, lr: &mut LongRunArgs) -> Result<Start> {
-    let start = tables::check_files(&plan.moves, plan.limit, lr)?;
+fn check_files(plan: &Plan, files: &mut Files) -> Result<Start> {
+    let start = session::check_files(&plan.moves, plan.limit, files)?;
     let partial = matches!(&start, Start::Seed(f) if f.provides(plan.limit) <= plan.limit);
-    if (lr.checkpoint.is_some() || partial) && !(plan.table.make)().resumable() {
+    if (files.checkpoint.is_some() || partial) && !(plan.table.make)().resumable() {
         return Err(Error::Invalid(format!(
             "--table {} decides values class by class, so it cannot keep or resume a checkpoint or start from a partial table; choose a back-end that builds in position order (auto, stamped, stamped-lanes, ...) or drop --checkpoint/--load-table",
             plan.table.name
@@ -213,18 +214,21 @@ fn check_files(plan: &Plan, lr: &mut LongRunArgs) -> Result<Start> {
 fn build_table(
     plan: &Plan,
     start: Start,
-    lr: &LongRunArgs,
+    files: &Files,
+    args: &Args,
     unsaved: &mut Vec<Unsaved>,
 ) -> Result<std::result::Result<Table, i32>> {
     let builder = (plan.table.make)();
     let opts = LongRun {
-        checkpoint: lr.checkpoint.clone(),
-        every: lr.checkpoint_every,
-        quiet: lr.quiet,
+        checkpoint: files.checkpoint.clone(),
+        every: args.longrun.checkpoint_every,
+        quiet: files.quiet,
         resumable: builder.resumable(),
         ..LongRun::default()
     };
     let fill = longrun::kept_fill(&*builder, &plan.moves);
     let outcome = longrun::try_run_fill(&plan.moves, plan.limit, start, &fill, &opts)?;
-    Ok(tables::finish(outcome, plan.limit, lr, unsaved).map(Table::from_values))
+    Ok(session::finish(outcome, plan.limit, files, unsaved)
+        .map(Table::from_values)
+        .map_err(|signal| signal.map_or(1, super::common::exit_status_for)))
 }

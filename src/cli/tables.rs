@@ -1,180 +1,38 @@
-//! What `solve` and `octal` share around a long table run: the file checks made before any
-//! work, the line on a seeded start, the ending of an interrupted run (how to resume), and
-//! the files a finished run could not write (the answer is printed all the same, then exit
-//! [`EXIT_UNSAVED`]).
+//! The long-run session ([`nimsquare::run::session`]) for a command that holds its files in
+//! [`LongRunArgs`] (`octal`): each function hands the flags to the session's function of the
+//! same name, and turns an interrupted run into its exit status.
 
 use super::args::LongRunArgs;
-use nimsquare::base::error::{Error, Result};
-use nimsquare::base::paths::decide_replaced_file;
-use nimsquare::run::longrun::{self, tablefile, Outcome, Ruleset, Start};
-use std::path::PathBuf;
+use nimsquare::base::error::Result;
+use nimsquare::run::longrun::{Outcome, Ruleset, Start};
+use nimsquare::run::session;
+pub use session::{report_unsaved, seeded, Unsaved};
 
-/// Exit status of a run that printed its answer but could not write a file it was asked to
-/// (`--save-table`, the final `--checkpoint`): distinct from a refusal (2), which does no work.
-pub const EXIT_UNSAVED: i32 = 4;
-
-/// The command line as typed, for the "run the same command again" hint.
-pub fn same_command() -> String {
-    std::env::args()
-        .map(|a| {
-            if a.is_empty() || a.contains(|c: char| c.is_whitespace() || c == '\'') {
-                format!("'{}'", a.replace('\'', r"'\''"))
-            } else {
-                a
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-/// A file the run was asked to write and could not (the answer is printed all the same).
-pub struct Unsaved {
-    /// The flag that asked for it: `--save-table` or `--checkpoint`.
-    pub flag: &'static str,
-    /// The file as given.
-    pub file: PathBuf,
-    /// Why it was not written, one line.
-    pub error: Error,
-}
-
-impl Unsaved {
-    /// `{"flag": ..., "file": ..., "reason": ...}`, an element of `--json`'s `unsaved`.
-    pub fn to_json(&self) -> serde_json::Value {
-        serde_json::json!({
-            "flag": self.flag,
-            "file": self.file.display().to_string(),
-            "reason": self.error.to_string(),
-        })
-    }
-}
-
-/// After the answer: one line per file not written, and the exit status (0 when none).
-pub fn report_unsaved(unsaved: &[Unsaved]) -> i32 {
-    for u in unsaved {
-        eprintln!(
-            "error: the answer above is complete, but a file was not written: {}: {}",
-            u.flag, u.error
-        );
-    }
-    if unsaved.is_empty() {
-        0
-    } else {
-        EXIT_UNSAVED
-    }
-}
-
-/// Checks every file before any work and returns where the table starts: from scratch or
-/// from the longest prefix a file provides. Both files are written whole, as a new file
-/// renamed over the old ([`tablefile::write_atomic`]), so each must be a regular file in a
-/// folder where that can be done ([`decide_replaced_file`]: a FIFO or a device is refused, a
-/// symlink is written through to its target); `--save-table` never replaces an existing file;
-/// an existing `--checkpoint` must be a checkpoint of these rules (it is resumed, then
-/// replaced); both must fit on their disks. A symlinked file is replaced by its target in
-/// `lr`, so every later write goes through the link rather than replacing it.
+/// [`session::check_files`], the symlinked files replaced by their targets in `lr`.
 pub fn check_files(rules: &dyn Ruleset, limit: usize, lr: &mut LongRunArgs) -> Result<Start> {
-    if let Some(path) = &lr.save_table {
-        let target = decide_replaced_file(path, "--save-table", "a table file")?;
-        tablefile::check_absent(path, "--save-table")?;
-        lr.save_table = Some(target);
-    }
-    if let Some(path) = &lr.checkpoint {
-        let target = decide_replaced_file(path, "--checkpoint", "a checkpoint")?;
-        tablefile::check_overwritable(&target, rules, limit)
-            .map_err(|e| Error::Invalid(format!("--checkpoint: {e}")))?;
-        lr.checkpoint = Some(target);
-    }
-    // Both files must fit, together where they share a disk: refused now, not after hours.
-    let bytes = tablefile::file_bytes(rules, limit as u64);
-    let mut files = Vec::new();
-    if let Some(path) = &lr.save_table {
-        files.push((path.as_path(), bytes, "--save-table"));
-    }
-    if let Some(path) = &lr.checkpoint {
-        files.push((path.as_path(), bytes, "--checkpoint"));
-    }
-    tablefile::check_room(&files)?;
-    longrun::start_from_files(
-        rules,
-        limit,
-        lr.checkpoint.as_deref(),
-        lr.load_table.as_deref(),
-    )
+    let mut files = lr.files();
+    let start = session::check_files(rules, limit, &mut files)?;
+    (lr.save_table, lr.checkpoint) = (files.save_table, files.checkpoint);
+    Ok(start)
 }
 
-/// The positions a start provides for N = `limit` (0 from scratch).
-pub fn seeded(start: &Start, limit: usize) -> usize {
-    match start {
-        Start::Fresh => 0,
-        Start::Seed(file) => file.provides(limit),
-    }
-}
-
-/// Says on stderr, unless `--quiet`, where a seeded run starts and how much is left.
+/// [`session::announce_seed`].
 pub fn announce_seed(start: &Start, limit: usize, lr: &LongRunArgs) {
-    let Start::Seed(file) = start else {
-        return;
-    };
-    if lr.quiet {
-        return;
-    }
-    let seeded = file.provides(limit);
-    let from = if lr.checkpoint.as_deref() == Some(file.path.as_path()) {
-        "resuming from the checkpoint"
-    } else {
-        "starting from the table"
-    };
-    eprintln!(
-        "{from} {}: g(0..{seeded}) of {} positions are done, {} to go",
-        file.path.display(),
-        limit as u64 + 1,
-        limit as u64 + 1 - seeded as u64
-    );
+    session::announce_seed(start, limit, &lr.files());
 }
 
-/// The values of a run that ended, or the exit status of one that was interrupted (the line
-/// saying how to resume is printed here). A final checkpoint that could not be written is
-/// added to `unsaved`.
+/// [`session::finish`], an interruption as its exit status.
 pub fn finish(
     outcome: Outcome,
     limit: usize,
     lr: &LongRunArgs,
     unsaved: &mut Vec<Unsaved>,
 ) -> std::result::Result<Vec<u16>, i32> {
-    match outcome {
-        Outcome::Finished(values) => Ok(values),
-        Outcome::FinishedUnsaved { values, error } => {
-            if let Some(file) = &lr.checkpoint {
-                unsaved.push(Unsaved {
-                    flag: "--checkpoint",
-                    file: file.clone(),
-                    error,
-                });
-            }
-            Ok(values)
-        }
-        Outcome::Interrupted {
-            signal,
-            done,
-            checkpoint,
-        } => {
-            let by = signal.map_or("a stop request", |s| s.name());
-            let positions = limit as u64 + 1;
-            match checkpoint {
-                Some(path) => eprintln!(
-                    "interrupted by {by} after g(0..{done}) of {positions} positions, kept in {}; to resume run the same command: {}",
-                    path.display(),
-                    same_command()
-                ),
-                None => eprintln!(
-                    "interrupted by {by} after g(0..{done}) of {positions} positions; nothing was kept (add --checkpoint FILE to keep progress)"
-                ),
-            }
-            Err(signal.map_or(1, super::common::exit_status_for))
-        }
-    }
+    session::finish(outcome, limit, &lr.files(), unsaved)
+        .map_err(|signal| signal.map_or(1, super::common::exit_status_for))
 }
 
-/// Writes the finished table to `--save-table`, if asked; a failure goes to `unsaved`.
+/// [`session::save_table`].
 pub fn save_table(
     rules: &dyn Ruleset,
     limit: usize,
@@ -183,13 +41,5 @@ pub fn save_table(
     lr: &LongRunArgs,
     unsaved: &mut Vec<Unsaved>,
 ) {
-    if let Some(path) = &lr.save_table {
-        if let Err(e) = tablefile::write_atomic(path, rules, limit as u64, values, max) {
-            unsaved.push(Unsaved {
-                flag: "--save-table",
-                file: path.clone(),
-                error: e,
-            });
-        }
-    }
+    session::save_table(rules, limit, values, max, &lr.files(), unsaved);
 }

@@ -9,7 +9,7 @@
 //! overflows `u128`) are listed as skipped, with the reason. Exit status 1 when any check
 //! fails.
 
-use super::args::{HeapsArg, JsonArg, LimitArg, MovesArg, QuietArg};
+use super::args::{JsonArg, QuietArg, SolveArgs};
 use super::common::{fmt_seconds, CliResult, EXIT_CHECK_FAILED};
 use nimsquare::instruments::check::saved::{verify_saved, Values};
 use nimsquare::instruments::check::verify::{verify_with, Verdict};
@@ -21,11 +21,7 @@ use std::io::{self, Write};
 #[derive(clap::Args)]
 pub struct Args {
     #[command(flatten)]
-    limit: LimitArg,
-    #[command(flatten)]
-    moves: MovesArg,
-    #[command(flatten)]
-    heaps: HeapsArg,
+    solve: SolveArgs,
     #[command(flatten)]
     json: JsonArg,
     #[command(flatten)]
@@ -58,7 +54,7 @@ pub fn run(args: Args) -> CliResult {
             Values::Judged
         };
         let report = Saved {
-            report: verify_saved(path, &args.moves.moves, values)?,
+            report: verify_saved(path, &args.solve.moves.moves, values)?,
             values,
         };
         report::print(&report, args.json.json);
@@ -66,9 +62,9 @@ pub fn run(args: Args) -> CliResult {
     }
     let (tables, counts) = backends(&args)?;
     let case = Case {
-        moves: args.moves.moves,
-        limit: args.limit.limit.get(),
-        heaps: args.heaps.heaps,
+        moves: args.solve.moves.moves,
+        limit: args.solve.limit.limit.get(),
+        heaps: args.solve.heaps.heaps,
     };
     let colds: Vec<_> = nimsquare::cold::BACKENDS.iter().collect();
     let verdict = verify_with(&case, |c| check::check(c, &tables, &counts, &colds))?;

@@ -152,6 +152,21 @@ pub struct Pairs {
     pub b: Vec<Run>,
 }
 
+impl Pairs {
+    /// The summary of the pair ratios B/A ([`summarize`]); refused when a run reported no
+    /// time at all (a ratio of it means nothing).
+    pub fn summarize(&self, noise: f64, margin: f64) -> Result<Summary> {
+        let a: Vec<f64> = self.a.iter().map(|r| r.seconds).collect();
+        let b: Vec<f64> = self.b.iter().map(|r| r.seconds).collect();
+        if let Some(zero) = a.iter().chain(&b).find(|&&t| t <= 0.0) {
+            return Err(Error::Invalid(format!(
+                "a run reported {zero} seconds, too short to compare; use a larger --limit or --measure wall"
+            )));
+        }
+        Ok(summarize(&a, &b, noise, margin))
+    }
+}
+
 /// What [`run_pairs`] tells its caller as it goes.
 pub enum Event<'a> {
     /// The warm-up is over; its last run of each side.
@@ -395,6 +410,28 @@ fn percent(x: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pairs_are_summarized_and_a_run_of_no_time_is_refused() {
+        let run = |seconds: f64| Run {
+            seconds,
+            wall_seconds: seconds,
+            answer: "1".into(),
+            report: Record::default(),
+        };
+        let pairs = Pairs {
+            a: vec![run(1.0), run(2.0), run(4.0)],
+            b: vec![run(2.0), run(4.0), run(8.0)],
+        };
+        let summary = pairs.summarize(0.03, 0.05).unwrap();
+        assert_eq!((summary.pairs, summary.ratio_median), (3, 2.0));
+        let zero = Pairs {
+            a: vec![run(1.0)],
+            b: vec![run(0.0)],
+        };
+        let refused = zero.summarize(0.03, 0.05).unwrap_err().to_string();
+        assert!(refused.contains("too short to compare"), "{refused}");
+    }
 
     #[test]
     fn interval_confidence_matches_the_binomial_by_hand() {

@@ -8,10 +8,16 @@
 //! - [`planner`]: a request resolved once into a plan, `auto` made concrete;
 //! - [`workload`]: the game an instrument times (a subtraction game or an octal game) and
 //!   the stage whose back-ends build it, what the instruments iterate instead of a stage;
-//! - [`report`]: what a command answers, rendered as text or `--json` in one place.
+//! - [`report`]: what a command answers, rendered as text or `--json` in one place;
+//! - [`profile`]: the profiler session, repeated solves or builds sampled by pprof into a
+//!   flamegraph;
+//! - [`session`]: the session around one long table run (its files checked before any
+//!   work, a seeded start announced, an interruption ended with how to resume).
 
 pub mod longrun;
 pub mod planner;
+pub mod profile;
 pub mod report;
+pub mod session;
 pub mod wisdom;
 pub mod workload;

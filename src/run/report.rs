@@ -5,7 +5,8 @@
 //!
 //! A closed pipe ends the printing quietly: the binary restores SIGPIPE's default, so a
 //! write to a closed stdout ends the process as `ls | head` does; where the signal is
-//! ignored (a test harness), the broken-pipe error is swallowed here instead.
+//! ignored (a test harness), the broken-pipe error is swallowed here instead. Any other
+//! failure to write (a full disk) is one line on stderr and a non-zero exit, never a panic.
 
 use std::io::{self, Write};
 
@@ -45,20 +46,32 @@ pub fn stamped(mut value: serde_json::Value) -> serde_json::Value {
     value
 }
 
-/// Prints `report` on stdout: its JSON object on one line when `json`, else its text.
+/// Exit status of a run whose report could not be written to stdout (a full disk, a
+/// device that refuses writes): the answer is lost, so the run did not succeed.
+pub const EXIT_UNWRITTEN: i32 = 1;
+
+/// Prints `report` on stdout: its JSON object on one line when `json`, else its text. When
+/// stdout refuses the writing (other than a closed pipe), says so in one line on stderr and
+/// ends the process with [`EXIT_UNWRITTEN`].
 pub fn print(report: &dyn Report, json: bool) {
-    let stdout = io::stdout();
-    let mut out = stdout.lock();
+    let written = write(report, json, &mut io::stdout().lock());
+    if let Err(e) = written {
+        eprintln!("error: cannot write the report to stdout: {e}");
+        std::process::exit(EXIT_UNWRITTEN);
+    }
+}
+
+/// Writes `report` to `out` (its JSON object on one line when `json`, else its text) and
+/// flushes it; a closed pipe is no error (the reader has all it wanted).
+pub fn write(report: &dyn Report, json: bool, out: &mut dyn Write) -> io::Result<()> {
     let written = if json {
         writeln!(out, "{}", stamped(report.json()))
     } else {
-        report.text(&mut out)
+        report.text(out)
     };
     match written.and_then(|()| out.flush()) {
-        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => {
-            panic!("failed printing to stdout: {e}")
-        }
-        _ => {}
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        other => other,
     }
 }
 
@@ -135,5 +148,53 @@ impl Record {
     /// table digest.
     pub fn answer(&self) -> Option<&str> {
         self.answer.as_deref().or(self.table_digest.as_deref())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A report of one line.
+    struct Line;
+
+    impl Report for Line {
+        fn text(&self, out: &mut dyn Write) -> io::Result<()> {
+            writeln!(out, "a line")
+        }
+
+        fn json(&self) -> serde_json::Value {
+            serde_json::json!({ "line": "a line" })
+        }
+    }
+
+    /// A writer that fails every write with `kind`.
+    struct Failing(io::ErrorKind);
+
+    impl Write for Failing {
+        fn write(&mut self, _: &[u8]) -> io::Result<usize> {
+            Err(io::Error::new(self.0, "refused"))
+        }
+
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_refused_write_is_an_error_and_a_closed_pipe_is_not() {
+        for json in [false, true] {
+            let full = write(&Line, json, &mut Failing(io::ErrorKind::StorageFull));
+            assert_eq!(full.unwrap_err().kind(), io::ErrorKind::StorageFull);
+            assert!(write(&Line, json, &mut Failing(io::ErrorKind::BrokenPipe)).is_ok());
+        }
+        let mut out = Vec::new();
+        write(&Line, false, &mut out).unwrap();
+        assert_eq!(out, b"a line\n");
+        let mut out = Vec::new();
+        write(&Line, true, &mut out).unwrap();
+        let value: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(value["line"], "a line");
+        assert!(value["version"].is_string() && value["build"].is_string());
     }
 }

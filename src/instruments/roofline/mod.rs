@@ -24,7 +24,9 @@
 //! ```
 
 pub mod primitives;
+pub mod render;
 pub mod rounds;
+pub mod study;
 
 use crate::base::moves::Moves;
 pub use crate::cost::{Demand, Model, Primitive, Resource, Workload};

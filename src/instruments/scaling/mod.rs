@@ -10,8 +10,11 @@
 //! - [`study`]: the study itself, what `nimsquare scale` runs: the points that remain, the
 //!   timed builds, the check of every table against the first at its N, the roofline bound
 //!   and the skips, reported as events;
+//! - [`scaled`]: what `nimsquare scale` answers at the end: the fit lines, the CSV and the plot;
 //! - [`growth`]: the rows and prefix readers of the growth study (`nimsquare growth`), which
-//!   reuses the grid, the CSV log, the fit and the plot.
+//!   reuses the grid, the CSV log, the fit and the plot;
+//! - [`growth_study`]: the growth study itself, what `nimsquare growth` runs: one build at
+//!   the largest N pending, a row per point, the fit and the plot.
 //!
 //! The exponent is the least-squares slope of log(seconds) on log(N) over a geometric grid,
 //! fitted only where N >= 10^4 ([`FIT_MIN_N`]), where start-up no longer dominates. For
@@ -29,9 +32,11 @@
 
 pub mod fit;
 pub mod growth;
+pub mod growth_study;
 pub mod log;
 pub mod plot;
 pub mod row;
+pub mod scaled;
 pub mod study;
 
 pub use crate::base::provenance::{cpu_model, git_rev, Provenance};

@@ -1,92 +1,91 @@
-//! What `roofline` prints. Text: the header line and the column header before any work, then
-//! one row per back-end the moment its rounds are done (stdout flushed after each line), so
-//! a run of an hour shows its progress in its output. `--json`: one object at the end.
+//! What `roofline` answers ([`Roofline`]). Text: the header line and the column header, then
+//! one row per back-end (and a `note` beside one whose cost model counts only part of its
+//! work); the command prints the header before any work and each row the moment its rounds
+//! are done, so a run of an hour shows its progress in its output. `--json`: one object at
+//! the end.
 //!
 //! A row is the fixed columns (medians, and each spread as `min-max`), then `key=value`
 //! fields: each primitive the back-end's model uses, `NAME=MEDIAN NAME_range=MIN-MAX` in ns
 //! per op over the rounds, and `load=` the one-minute load average when it finished.
 
-use super::{Line, Plan};
-use nimsquare::instruments::roofline::{self, Primitive, Spread};
+use super::study::{Line, Plan};
+use super::{Primitive, Spread};
+use crate::instruments::roofline;
+use crate::run::report::Report;
 use serde_json::json;
-use std::io::Write;
+use std::io::{self, Write};
 
-/// The run's output, text rows as they come or the JSON object at the end.
-pub(super) struct Output {
-    json: Option<serde_json::Value>,
-    lines: Vec<serde_json::Value>,
+/// A finished run: the plan, its lines, the load average at its start and end.
+pub struct Roofline<'a> {
+    pub plan: &'a Plan,
+    pub lines: Vec<Line>,
+    pub load_start: Option<f64>,
+    pub load_end: Option<f64>,
 }
 
-impl Output {
-    /// Starts the output: in text, prints the header and the column header now.
-    pub(super) fn start(plan: &Plan, load_start: Option<f64>) -> Output {
-        let isa = nimsquare::base::isa::active().name();
-        if plan.json {
-            let mut json = json!({
-                "version": env!("CARGO_PKG_VERSION"),
-                "build": nimsquare::base::provenance::BUILD_REV,
-                "load_average_start": load_start,
-                "limit": plan.n(),
-                "moves": plan.game.label(),
-                "threads": plan.threads,
-                "repeats": plan.repeats,
-                "rounds": plan.repeats,
-                "isa": isa,
-            });
-            // A game of a workload without the counts capability is named under its
-            // workload's name too (`"octal": "0.6"`).
-            if plan.game.counts().is_none() {
-                json[plan.game.stage()] = json!(plan.game.label());
-            }
-            return Output {
-                json: Some(json),
-                lines: Vec::new(),
-            };
-        }
-        let rounds = if plan.repeats == 1 { "round" } else { "rounds" };
-        emit(&format!(
-            "roofline N = {}, {}, {} threads, isa {isa}, {} {rounds} (the back-end, then its primitives; median and min-max over the rounds), build {}, load average {} at start",
+/// The header line and the column header, printed before any work.
+pub fn header(plan: &Plan, load_start: Option<f64>) -> [String; 2] {
+    let rounds = if plan.repeats == 1 { "round" } else { "rounds" };
+    [
+        format!(
+            "roofline N = {}, {}, {} threads, isa {}, {} {rounds} (the back-end, then its primitives; median and min-max over the rounds), build {}, load average {} at start",
             plan.n(),
             plan.game.describe(),
             plan.threads,
+            crate::base::isa::active().name(),
             plan.repeats,
-            nimsquare::base::provenance::BUILD_REV,
+            crate::base::provenance::BUILD_REV,
             fmt_load(load_start),
-        ));
-        emit(
-            "stage  backend            threads  unit      rounds  measured ns  measured range        bound ns  bound range           resource   efficiency  efficiency range  primitives ns/op",
-        );
-        Output {
-            json: None,
-            lines: Vec::new(),
-        }
-    }
-
-    /// One back-end done: its row now in text, kept for the object in JSON.
-    pub(super) fn line(&mut self, l: Line) {
-        if self.json.is_some() {
-            self.lines.push(line_json(&l));
-        } else {
-            emit(&row(&l));
-        }
-    }
-
-    /// The end of the run: in JSON, prints the object (with the load average now).
-    pub(super) fn finish(self, load_end: Option<f64>) {
-        if let Some(mut json) = self.json {
-            json["load_average_end"] = json!(load_end);
-            json["backends"] = json!(self.lines);
-            emit(&json.to_string());
-        }
-    }
+        ),
+        "stage  backend            threads  unit      rounds  measured ns  measured range        bound ns  bound range           resource   efficiency  efficiency range  primitives ns/op".into(),
+    ]
 }
 
-/// Prints one line to stdout and flushes it, so a reader sees it now even through a pipe.
-fn emit(line: &str) {
-    let mut out = std::io::stdout().lock();
-    // A closed stdout ends the process by SIGPIPE (see `main`); nothing to report here.
-    let _ = writeln!(out, "{line}");
-    let _ = out.flush();
+/// The `note ...` line after a back-end of a game without counts whose cost model leaves
+/// work out: it bounds nothing tight (the JSON carries every model's summary).
+pub fn note(plan: &Plan, l: &Line) -> Option<String> {
+    (plan.game.counts().is_none() && l.model.summary.contains("lower bound")).then(|| {
+        format!(
+            "note backend={}: its cost model counts only part of its work, so its bound is a floor, not a roofline: {}",
+            l.name, l.model.summary
+        )
+    })
+}
+
+impl Report for Roofline<'_> {
+    fn text(&self, out: &mut dyn Write) -> io::Result<()> {
+        for line in header(self.plan, self.load_start) {
+            writeln!(out, "{line}")?;
+        }
+        for l in &self.lines {
+            writeln!(out, "{}", row(l))?;
+            if let Some(n) = note(self.plan, l) {
+                writeln!(out, "{n}")?;
+            }
+        }
+        Ok(())
+    }
+
+    fn json(&self) -> serde_json::Value {
+        let plan = self.plan;
+        let mut json = json!({
+            "load_average_start": self.load_start,
+            "limit": plan.n(),
+            "moves": plan.game.label(),
+            "threads": plan.threads,
+            "repeats": plan.repeats,
+            "rounds": plan.repeats,
+            "isa": crate::base::isa::active().name(),
+            "load_average_end": self.load_end,
+            "backends": self.lines.iter().map(line_json).collect::<Vec<_>>(),
+        });
+        // A game of a workload without the counts capability is named under its
+        // workload's name too (`"octal": "0.6"`).
+        if plan.game.counts().is_none() {
+            json[plan.game.stage()] = json!(plan.game.label());
+        }
+        json
+    }
 }
 
 /// A load average as printed (`unknown` where the system reports none).
@@ -100,7 +99,7 @@ fn range(s: Spread, places: usize) -> String {
 }
 
 /// The text row of one back-end.
-fn row(l: &Line) -> String {
+pub fn row(l: &Line) -> String {
     let measured = l.summary.seconds.scaled(1e9 / l.units);
     let bound = l.summary.bound.scaled(1e9 / l.units);
     let eff = l.summary.efficiency;
