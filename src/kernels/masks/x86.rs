@@ -1,6 +1,6 @@
 //! The x86-64 paths of the mask kernels (the algorithm is in `mod.rs`): AVX2 and AVX-512
-//! versions of the far-move OR and of the lowest-zero-bit mex, and the two
-//! `#[target_feature]` entries [`super::dispatch`] runs a visitor through.
+//! versions of the far-move OR and of the lowest-zero-bit mex, as the two path types that
+//! the family's `#[target_feature]` entries (`isa_family!` in `mod.rs`) hand a visitor.
 //!
 //! Far-move OR: lanes are taken in groups of L consecutive positions (up to 64), V vectors
 //! of 8 (AVX-512) or 4 (AVX2) u64 lanes. For one group and a chunk of C mask words, C·V
@@ -22,17 +22,17 @@
 //! (s >= 64, jg + L <= 64); the few moves that reach into the group's lanes are done lane by
 //! lane.
 
-use super::{lowest_zero_bit, next_block_first, set_bit, MaskKernel, WithMasks};
+use super::{lowest_zero_bit, next_block_first, set_bit, MaskKernel};
 use crate::kernels::prefetch;
 use std::arch::x86_64::*;
 
-/// The AVX-512 kernels; only instantiated inside [`avx512_entry`].
-struct Avx512;
+/// The AVX-512 kernels; only instantiated inside `super::avx512_entry`.
+pub(super) struct Avx512;
 
 impl MaskKernel for Avx512 {
     #[inline(always)]
     fn far_or(g: &[u16], masks: &mut [u64], n0: usize, len: usize, words: usize, far: &[usize]) {
-        // SAFETY: this type is private to this file and only handed to a visitor by
+        // SAFETY: this type is private to this family and only handed to a visitor by
         // `avx512_entry`, whose contract is a CPU with AVX-512 F (the pool threads the
         // visitor hands work to run on the same CPU).
         unsafe { far_or_avx512(g, masks, n0, len, words, far) }
@@ -45,14 +45,14 @@ impl MaskKernel for Avx512 {
     }
 }
 
-/// The AVX2 kernels; only instantiated inside [`avx2_entry`] (and [`avx512_entry`], whose
-/// features include AVX2's).
-struct Avx2;
+/// The AVX2 kernels; only instantiated inside `super::avx2_entry` (and
+/// `super::avx512_entry`, whose features include AVX2's).
+pub(super) struct Avx2;
 
 impl MaskKernel for Avx2 {
     #[inline(always)]
     fn far_or(g: &[u16], masks: &mut [u64], n0: usize, len: usize, words: usize, far: &[usize]) {
-        // SAFETY: this type is private to this file and only handed to a visitor by
+        // SAFETY: this type is private to this family and only handed to a visitor by
         // `avx2_entry`, whose contract is a CPU with AVX2 (the pool threads the visitor
         // hands work to run on the same CPU).
         unsafe { far_or_avx2(g, masks, n0, len, words, far) }
@@ -63,24 +63,6 @@ impl MaskKernel for Avx2 {
         // SAFETY: as for `far_or`: only reached from code that runs with AVX2.
         unsafe { lowest_zero_bit_avx2(mask) }
     }
-}
-
-isa_entry! {
-    /// Runs `v` with the AVX-512 kernels, compiled for AVX-512 (the visitor's `run` is
-    /// `#[inline(always)]`, so the back-end's loop is monomorphised and inlined here).
-    ///
-    /// # Safety
-    /// The CPU must have AVX-512 F/BW/VL, AVX2, BMI1 and BMI2 ([`crate::base::isa::Isa::Avx512`]
-    /// supported).
-    avx512_entry: WithMasks => Avx512, "avx512f,avx512bw,avx512vl,avx2,bmi1,bmi2"
-}
-
-isa_entry! {
-    /// Runs `v` with the AVX2 kernels, compiled for AVX2.
-    ///
-    /// # Safety
-    /// The CPU must have AVX2, BMI1 and BMI2 ([`crate::base::isa::Isa::Avx2`] supported).
-    avx2_entry: WithMasks => Avx2, "avx2,bmi1,bmi2"
 }
 
 /// The far-move OR's dispatch on the mask width `words`: each arm `words => (L, C, V)` runs
