@@ -48,7 +48,7 @@ pub struct OctalVector;
 
 impl Builder<Rules> for OctalVector {
     fn fill(&self, rules: &Rules, g: &mut [u16], from: usize) -> Result<()> {
-        fill_on_active(rules, g, from, WholePass)
+        xor_pairs::dispatch(isa::active(), Fill { rules, g, from })
     }
 
     fn scratch_bytes(&self, _rules: &Rules, limit: usize, _threads: usize) -> u64 {
@@ -56,61 +56,28 @@ impl Builder<Rules> for OctalVector {
     }
 }
 
-/// How a candidate search tests one splitting digit's pairs with the path's kernel `K`:
-/// whether some i has `lo[i] ^ hi[i] == x`. What tells the vector back-ends apart.
-pub(super) trait PairSearch: Copy {
-    fn some_pair<K: PairKernel>(self, lo: &[u16], hi: &[u16], x: u16) -> bool;
-}
-
-/// `octal-vector`'s search: one kernel pass over all the pairs on this thread.
-#[derive(Clone, Copy)]
-struct WholePass;
-
-impl PairSearch for WholePass {
-    #[inline(always)]
-    fn some_pair<K: PairKernel>(self, lo: &[u16], hi: &[u16], x: u16) -> bool {
-        K::first_match(lo, hi, x).is_some()
-    }
-}
-
-/// The candidate-search fill of g[from..] with `search` on the active path: the whole fill
-/// is one visitor of [`xor_pairs::dispatch`], so it is compiled per path with its kernel.
-pub(super) fn fill_on_active<S: PairSearch>(
-    rules: &Rules,
-    g: &mut [u16],
-    from: usize,
-    search: S,
-) -> Result<()> {
-    xor_pairs::dispatch(
-        isa::active(),
-        Fill {
-            rules,
-            g,
-            from,
-            search,
-        },
-    )
-}
-
 /// The fill as a visitor of [`xor_pairs::dispatch`].
-struct Fill<'a, S> {
+struct Fill<'a> {
     rules: &'a Rules,
     g: &'a mut [u16],
     from: usize,
-    search: S,
 }
 
-impl<S: PairSearch> WithXorPairs for Fill<'_, S> {
+impl WithXorPairs for Fill<'_> {
     type Out = Result<()>;
 
-    /// The fill loop, generic over the path's kernel: each candidate one search.
     #[inline(always)]
     fn run<K: PairKernel>(self) -> Result<()> {
-        let search = self.search;
-        fill_by_candidates(self.rules, self.g, self.from, |lo, hi, x| {
-            search.some_pair::<K>(lo, hi, x)
-        })
+        fill_with::<K>(self.rules, self.g, self.from)
     }
+}
+
+/// The fill loop, generic over the path's kernel: each candidate one kernel pass.
+#[inline(always)]
+fn fill_with<K: PairKernel>(rules: &Rules, g: &mut [u16], from: usize) -> Result<()> {
+    fill_by_candidates(rules, g, from, |lo, hi, x| {
+        K::first_match(lo, hi, x).is_some()
+    })
 }
 
 #[cfg(test)]
