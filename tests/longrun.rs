@@ -5,7 +5,7 @@
 mod common;
 
 use common::{fnv, reseal};
-use nimsquare::base::error::Error;
+use nimsquare::base::error::{Error, Result};
 use nimsquare::base::moves::Moves;
 use nimsquare::grundy::Builder;
 use nimsquare::run::longrun::{self, tablefile, LongRun, Outcome, Start, TableFile};
@@ -264,13 +264,13 @@ fn refuses_other_moves_and_missing_files(dir: &Path, good: &Path) {
 /// Runs the driver up to `k` positions with a checkpoint, then resumes from the checkpoint.
 fn stop_and_resume(moves: &Moves, limit: usize, k: usize, dir: &Path) -> Vec<u16> {
     let path = dir.join(format!("ck-{}-{k}.tbl", moves.label()));
-    let fill = |g: &mut [u16], from: usize, _: u16| Stamped.fill(moves, g, from).unwrap();
+    let fill = |g: &mut [u16], from: usize, _: u16| Stamped.fill(moves, g, from);
     let opts = LongRun {
         checkpoint: Some(path.clone()),
         stop_after_positions: Some(k),
         ..quiet()
     };
-    let first = longrun::run_fill(moves, limit, Start::Fresh, &fill, &opts).unwrap();
+    let first = longrun::try_run_fill(moves, limit, Start::Fresh, &fill, &opts).unwrap();
     if k > limit {
         return finished(first);
     }
@@ -290,7 +290,7 @@ fn stop_and_resume(moves: &Moves, limit: usize, k: usize, dir: &Path) -> Vec<u16
         ..quiet()
     };
     let start = longrun::start_from_files(moves, limit, Some(&path), None).unwrap();
-    let g = finished(longrun::run_fill(moves, limit, start, &fill, &opts).unwrap());
+    let g = finished(longrun::try_run_fill(moves, limit, start, &fill, &opts).unwrap());
     // At the end the checkpoint file is the complete table.
     let done = tablefile::read(&path).unwrap();
     assert!(done.is_complete());
@@ -307,9 +307,9 @@ fn a_resumed_run_equals_an_uninterrupted_run() {
             .unwrap()
             .values()
             .to_vec();
-        let fill = |g: &mut [u16], from: usize, _: u16| Stamped.fill(&moves, g, from).unwrap();
+        let fill = |g: &mut [u16], from: usize, _: u16| Stamped.fill(&moves, g, from);
         let whole =
-            finished(longrun::run_fill(&moves, limit, Start::Fresh, &fill, &quiet()).unwrap());
+            finished(longrun::try_run_fill(&moves, limit, Start::Fresh, &fill, &quiet()).unwrap());
         assert_eq!(whole, expected);
         for k in [0, 1, 2, 4097, 12_345, limit, limit + 1] {
             assert_eq!(stop_and_resume(&moves, limit, k, &dir), expected, "k = {k}");
@@ -333,7 +333,7 @@ fn checkpoints_are_written_between_chunks() {
             assert_eq!(ck.max, max);
             assert_eq!(ck.values[..], g[..from]);
         }
-        Stamped.fill(&moves, g, from).unwrap()
+        Stamped.fill(&moves, g, from)
     };
     let opts = LongRun {
         checkpoint: Some(path.clone()),
@@ -341,7 +341,7 @@ fn checkpoints_are_written_between_chunks() {
         chunk_target: Duration::from_millis(2),
         ..quiet()
     };
-    let g = finished(longrun::run_fill(&moves, limit, Start::Fresh, &fill, &opts).unwrap());
+    let g = finished(longrun::try_run_fill(&moves, limit, Start::Fresh, &fill, &opts).unwrap());
     assert!(calls.load(std::sync::atomic::Ordering::SeqCst) > 2);
     let expected = nimsquare::table::build("stamped", &moves, limit as u64).unwrap();
     assert_eq!(g, expected.values());
@@ -356,17 +356,18 @@ fn a_smaller_table_seeds_a_larger_n() {
     tablefile::write_atomic(&path, &moves, 5000, &small, max_of(&small)).unwrap();
     let fill = |g: &mut [u16], from: usize, _: u16| {
         assert!(from >= 5001, "the seed's prefix is recomputed");
-        Stamped.fill(&moves, g, from).unwrap()
+        Stamped.fill(&moves, g, from)
     };
     let seed = tablefile::read(&path).unwrap();
     assert_eq!(seed.provides(20_000), 5001);
     let g = finished(
-        longrun::run_fill(&moves, 20_000, Start::Seed(seed.clone()), &fill, &quiet()).unwrap(),
+        longrun::try_run_fill(&moves, 20_000, Start::Seed(seed.clone()), &fill, &quiet()).unwrap(),
     );
     assert_eq!(g, reference(&moves, 20_000));
     // ...and a larger table answers a smaller N without any work.
-    let never = |_: &mut [u16], _: usize, _: u16| panic!("nothing to compute");
-    let g = finished(longrun::run_fill(&moves, 100, Start::Seed(seed), &never, &quiet()).unwrap());
+    let never = |_: &mut [u16], _: usize, _: u16| -> Result<()> { panic!("nothing to compute") };
+    let g =
+        finished(longrun::try_run_fill(&moves, 100, Start::Seed(seed), &never, &quiet()).unwrap());
     assert_eq!(g, &small[..101]);
 }
 
@@ -379,8 +380,9 @@ fn a_seed_for_other_moves_is_refused() {
     tablefile::write_atomic(&path, &moves, 100, &g, max_of(&g)).unwrap();
     let other = Moves::parse("1,3,4").unwrap();
     let seed: TableFile = tablefile::read(&path).unwrap();
-    let never = |_: &mut [u16], _: usize, _: u16| panic!("refused before any work");
-    let err = longrun::run_fill(&other, 100, Start::Seed(seed), &never, &quiet())
+    let never =
+        |_: &mut [u16], _: usize, _: u16| -> Result<()> { panic!("refused before any work") };
+    let err = longrun::try_run_fill(&other, 100, Start::Seed(seed), &never, &quiet())
         .unwrap_err()
         .to_string();
     assert!(
@@ -397,7 +399,8 @@ fn a_seed_for_other_moves_is_refused() {
 fn a_checkpoint_never_replaces_a_foreign_file() {
     let dir = scratch("overwrite");
     let moves = Moves::Squares;
-    let never = |_: &mut [u16], _: usize, _: u16| panic!("refused before any work");
+    let never =
+        |_: &mut [u16], _: usize, _: u16| -> Result<()> { panic!("refused before any work") };
     // Not a table file.
     let text = dir.join("notes.txt");
     std::fs::write(&text, "keep me").unwrap();
@@ -405,7 +408,7 @@ fn a_checkpoint_never_replaces_a_foreign_file() {
         checkpoint: Some(text.clone()),
         ..quiet()
     };
-    let err = longrun::run_fill(&moves, 100, Start::Fresh, &never, &opts).unwrap_err();
+    let err = longrun::try_run_fill(&moves, 100, Start::Fresh, &never, &opts).unwrap_err();
     assert!(err.to_string().contains("refusing to overwrite"), "{err}");
     assert_eq!(std::fs::read_to_string(&text).unwrap(), "keep me");
     // A table for other moves.
@@ -418,7 +421,7 @@ fn a_checkpoint_never_replaces_a_foreign_file() {
         checkpoint: Some(t.clone()),
         ..quiet()
     };
-    let err = longrun::run_fill(&moves, 100, Start::Fresh, &never, &opts).unwrap_err();
+    let err = longrun::try_run_fill(&moves, 100, Start::Fresh, &never, &opts).unwrap_err();
     assert!(err.to_string().contains("was made for moves 2,5"), "{err}");
     // A table with more positions than this run would write.
     let big = reference(&moves, 500);
@@ -429,7 +432,7 @@ fn a_checkpoint_never_replaces_a_foreign_file() {
         checkpoint: Some(b.clone()),
         ..quiet()
     };
-    let err = longrun::run_fill(&moves, 100, Start::Fresh, &never, &opts).unwrap_err();
+    let err = longrun::try_run_fill(&moves, 100, Start::Fresh, &never, &opts).unwrap_err();
     assert!(err.to_string().contains("refusing to overwrite"), "{err}");
     // Both refused files are byte for byte what they were, and big.tbl still reads back as
     // the 500-position table.
@@ -447,12 +450,13 @@ fn a_non_resumable_fill_runs_once_from_zero() {
         calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         let t = nimsquare::table::build("bitset", &moves, g.len() as u64 - 1).unwrap();
         g.copy_from_slice(t.values());
+        Ok(())
     };
     let opts = LongRun {
         resumable: false,
         ..quiet()
     };
-    let g = finished(longrun::run_fill(&moves, 50_000, Start::Fresh, &fill, &opts).unwrap());
+    let g = finished(longrun::try_run_fill(&moves, 50_000, Start::Fresh, &fill, &opts).unwrap());
     assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 1);
     assert_eq!(g, reference(&moves, 50_000));
     let opts = LongRun {
@@ -460,7 +464,7 @@ fn a_non_resumable_fill_runs_once_from_zero() {
         checkpoint: Some(std::env::temp_dir().join("never-written.tbl")),
         ..quiet()
     };
-    assert!(longrun::run_fill(&moves, 100, Start::Fresh, &fill, &opts).is_err());
+    assert!(longrun::try_run_fill(&moves, 100, Start::Fresh, &fill, &opts).is_err());
 }
 
 #[test]
@@ -471,7 +475,7 @@ fn a_non_resumable_fill_refuses_a_partial_seed_and_finishes_a_complete_one_witho
     let calls = std::sync::atomic::AtomicUsize::new(0);
     let fill = |g: &mut [u16], from: usize, _: u16| {
         calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        Stamped.fill(&moves, g, from).unwrap()
+        Stamped.fill(&moves, g, from)
     };
     let opts = LongRun {
         resumable: false,
@@ -479,11 +483,11 @@ fn a_non_resumable_fill_refuses_a_partial_seed_and_finishes_a_complete_one_witho
     };
     let seed = || Start::Seed(tablefile::read(&path).unwrap());
     // g(0..=1000) seeds N = 2000 only in part: a fill that starts from 0 cannot take it.
-    let err = longrun::run_fill(&moves, 2000, seed(), &fill, &opts).unwrap_err();
+    let err = longrun::try_run_fill(&moves, 2000, seed(), &fill, &opts).unwrap_err();
     assert!(err.to_string().contains("cannot resume"), "{err}");
     // For N = 1000 (and 600) the seed is the whole table: nothing is left to fill.
     for limit in [1000, 600] {
-        let got = finished(longrun::run_fill(&moves, limit, seed(), &fill, &opts).unwrap());
+        let got = finished(longrun::try_run_fill(&moves, limit, seed(), &fill, &opts).unwrap());
         assert_eq!(got, g[..=limit]);
     }
     assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 0);
@@ -493,13 +497,14 @@ fn a_non_resumable_fill_refuses_a_partial_seed_and_finishes_a_complete_one_witho
 /// `start_from_files`, whose fill must never be called (the seed holds the whole table).
 fn run_seeded_in_full(ck: &Path, load: Option<&Path>) -> Vec<u16> {
     let moves = Moves::Squares;
-    let never = |_: &mut [u16], _: usize, _: u16| panic!("nothing is left to fill");
+    let never =
+        |_: &mut [u16], _: usize, _: u16| -> Result<()> { panic!("nothing is left to fill") };
     let opts = LongRun {
         checkpoint: Some(ck.to_path_buf()),
         ..quiet()
     };
     let start = longrun::start_from_files(&moves, 1000, Some(ck), load).unwrap();
-    finished(longrun::run_fill(&moves, 1000, start, &never, &opts).unwrap())
+    finished(longrun::try_run_fill(&moves, 1000, start, &never, &opts).unwrap())
 }
 
 #[test]
@@ -532,13 +537,13 @@ fn the_first_chunk_spends_two_to_the_twenty_steps_and_no_chunk_grows_past_four_t
     let chunks = std::sync::Mutex::new(Vec::new());
     let fill = |g: &mut [u16], from: usize, _: u16| {
         chunks.lock().unwrap().push((from, g.len()));
-        Stamped.fill(&moves, g, from).unwrap()
+        Stamped.fill(&moves, g, from)
     };
     let opts = LongRun {
         chunk_target: Duration::from_secs(10),
         ..quiet()
     };
-    let g = finished(longrun::run_fill(&moves, limit, Start::Fresh, &fill, &opts).unwrap());
+    let g = finished(longrun::try_run_fill(&moves, limit, Start::Fresh, &fill, &opts).unwrap());
     assert_eq!(g, reference(&moves, limit));
     let chunks = chunks.into_inner().unwrap();
     // The first chunk, before any rate is measured: the longest prefix within 2^20 steps

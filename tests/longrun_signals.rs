@@ -80,8 +80,9 @@ fn run_raising_in_second_chunk(
             // SAFETY: raising a signal whose handler the driver installed.
             assert_eq!(unsafe { libc::raise(sig) }, 0);
         }
-        Stamped.fill(moves, g, from).unwrap();
+        Stamped.fill(moves, g, from)?;
         ends.lock().unwrap().push(g.len());
+        Ok(())
     };
     let opts = LongRun {
         checkpoint: Some(path.to_path_buf()),
@@ -89,7 +90,7 @@ fn run_raising_in_second_chunk(
         chunk_target: std::time::Duration::from_millis(5),
         ..LongRun::default()
     };
-    let out = longrun::run_fill(moves, limit, Start::Fresh, &fill, &opts).unwrap();
+    let out = longrun::try_run_fill(moves, limit, Start::Fresh, &fill, &opts).unwrap();
     let second_end = ends.lock().unwrap()[1];
     (out, second_end)
 }
@@ -103,8 +104,8 @@ fn resume_finishes(moves: &Moves, limit: usize, path: &Path, expected: &[u16]) {
         quiet: true,
         ..LongRun::default()
     };
-    let fill = |g: &mut [u16], from: usize, _: u16| Stamped.fill(moves, g, from).unwrap();
-    match longrun::run_fill(moves, limit, start, &fill, &resume).unwrap() {
+    let fill = |g: &mut [u16], from: usize, _: u16| Stamped.fill(moves, g, from);
+    match longrun::try_run_fill(moves, limit, start, &fill, &resume).unwrap() {
         Outcome::Finished(g) => assert_eq!(g, expected),
         other => panic!("{other:?}"),
     }

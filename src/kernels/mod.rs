@@ -3,9 +3,10 @@
 //! Each family has a scalar twin that its vector paths are tested against, and its dispatch
 //! on the instruction-set path ([`crate::base::isa`]) is taken once per build, outside the
 //! hot loops. The dispatch is written once for every family (`isa_dispatch.rs`): the
-//! family's `mod.rs` names its kernel trait and path types in one `isa_family!`, which
-//! declares its visitor trait and `dispatch`, and its `x86.rs` declares each
-//! `#[target_feature]` entry with one `isa_entry!`. [`Family::ALL`] lists the families.
+//! family's `mod.rs` names its kernel trait and the features of its two x86 paths in one
+//! `isa_family!`, which declares its visitor trait, its `dispatch` and each path's
+//! `#[target_feature]` entry; its `x86.rs` holds the path types `Avx2` and `Avx512`.
+//! [`Family::ALL`] lists the families.
 //!
 //! Layout (as memchr's `arch/` and hashbrown's group selection): one folder per family with
 //! vector paths, the x86-64 code in the folder's `x86.rs`:

@@ -30,6 +30,7 @@
 //! case never takes that path).
 
 use super::masks::{set_bit, MaskKernel};
+use rayon::prelude::*;
 
 /// Smallest super-block size in positions (a multiple of both lane-block lengths). Phase 2,
 /// the ordered part, costs about sqrt(2B) steps per position; smaller blocks make phase 2
@@ -69,6 +70,12 @@ impl Schedule {
     pub fn largest(&self) -> usize {
         self.base << self.grow_at.len()
     }
+
+    /// The bytes of the pipeline's two mask buffers (the pending super-block's and the
+    /// next one's) at the largest super-block, `words` words a position.
+    pub fn mask_bytes(&self, words: usize) -> u64 {
+        2 * (self.largest() * words * 8) as u64
+    }
 }
 
 /// Phase 1a of a parallel back-end.
@@ -80,10 +87,30 @@ pub trait FarPhase: Sync {
     /// up to its end are at most `max + reach`.
     fn words(&self, max: usize, reach: usize) -> usize;
 
+    /// The moves up to N, ascending: what [`FarPhase::run`] hands [`FarPhase::block`] from.
+    fn moves(&self) -> &[usize];
+
+    /// Fills `out`, the masks of the lane block at `n` (lane j's `words` words at
+    /// `j * words`, every word written), with its options under the moves `far`, each of
+    /// whose reads lies in `done` (n + LANES - 1 - s < `done.len()` for every s in `far`).
+    fn block(&self, done: &[u16], n: usize, far: &[usize], out: &mut [u64], words: usize);
+
     /// Fills `masks` (lane block b at `b * LANES * words`, lane j's words at `j * words`
     /// inside it, every word written) with the options of the super-block at `n0` under the
-    /// moves s >= `d` + j0 + LANES, reading only `done` = g[..n0 - d].
-    fn run(&self, done: &[u16], n0: usize, d: usize, masks: &mut [u64], words: usize);
+    /// moves s >= `d` + j0 + LANES, reading only `done` = g[..n0 - d]: every lane block
+    /// in parallel, each one [`FarPhase::block`].
+    fn run(&self, done: &[u16], n0: usize, d: usize, masks: &mut [u64], words: usize) {
+        debug_assert_eq!(done.len(), n0 - d);
+        let moves = self.moves();
+        masks
+            .par_chunks_mut(Self::LANES * words)
+            .enumerate()
+            .for_each(|(b, out)| {
+                let j0 = b * Self::LANES;
+                let first = moves.partition_point(|&s| s < d + j0 + Self::LANES);
+                self.block(done, n0 + j0, &moves[first..], out, words);
+            });
+    }
 }
 
 /// The pipeline state between super-blocks: the pending super-block at `n0`, whose phase 1a
@@ -448,19 +475,17 @@ mod tests {
             max / 64 + 1
         }
 
-        fn run(&self, done: &[u16], n0: usize, d: usize, masks: &mut [u64], words: usize) {
-            assert_eq!(done.len(), n0 - d, "phase 1a reads g[..n0 - d]");
-            masks.fill(0);
-            for (b, out) in masks.chunks_mut(L * words).enumerate() {
-                let j0 = b * L;
-                for j in 0..L {
-                    let n = n0 + j0 + j;
-                    for &s in self.moves {
-                        if s >= d + j0 + L && s <= n {
-                            let v = done[n - s] as usize;
-                            out[j * words + v / 64] |= 1 << (v % 64);
-                        }
-                    }
+        fn moves(&self) -> &[usize] {
+            self.moves
+        }
+
+        fn block(&self, done: &[u16], n: usize, far: &[usize], out: &mut [u64], words: usize) {
+            out.fill(0);
+            for j in 0..L {
+                for &s in far.iter().filter(|&&s| s <= n + j) {
+                    assert!(n + L - 1 - s < done.len(), "phase 1a reads g[..n0 - d]");
+                    let v = done[n + j - s] as usize;
+                    out[j * words + v / 64] |= 1 << (v % 64);
                 }
             }
         }
@@ -548,8 +573,12 @@ mod tests {
             max / 64 + 1
         }
 
-        fn run(&self, _done: &[u16], _n0: usize, _d: usize, masks: &mut [u64], _words: usize) {
-            masks.fill(u64::MAX);
+        fn moves(&self) -> &[usize] {
+            &[]
+        }
+
+        fn block(&self, _done: &[u16], _n: usize, _far: &[usize], out: &mut [u64], _: usize) {
+            out.fill(u64::MAX);
         }
     }
 

@@ -30,7 +30,7 @@
 //! [`masks::dispatch`] as a visitor (`Fill`), so it is monomorphised per path and entered
 //! through the path's `#[target_feature]` entry.
 
-use super::{fill_from_prefix_max, mask_mex_demand};
+use super::{fill_pipelined, mask_mex_demand};
 use crate::base::error::Result;
 use crate::base::isa;
 use crate::base::moves::Moves;
@@ -40,7 +40,6 @@ use crate::kernels::masks::{self, MaskKernel, WithMasks, LANES};
 use crate::kernels::pipeline::{self, FarPhase, Job, Schedule};
 use crate::kernels::Family;
 use crate::registry::{Entry, Role};
-use rayon::prelude::*;
 use std::marker::PhantomData;
 
 /// The registry entry of `bitset-parallel`.
@@ -71,19 +70,16 @@ impl Builder<Moves> for BitsetParallel {
     }
 
     fn fill_kept(&self, moves: &Moves, g: &mut [u16], from: usize, kept: &mut Kept) -> Result<()> {
-        fill_from_prefix_max(moves, g, from, kept, |moves, g, max| {
-            let job = Job::new(&self.schedule, moves, g, from, max);
+        fill_pipelined(&self.schedule, (moves, g, from), kept, |job| {
             masks::dispatch(isa::active(), Fill(job))
         })
     }
 
     fn scratch_bytes(&self, moves: &Moves, limit: usize, _threads: usize) -> u64 {
+        // The mask buffers with words for every value (at most #moves) and one spare for a
+        // widened redo; the move list.
         let values = moves.up_to(limit).len();
-        let b = self.schedule.largest();
-        // Two mask buffers of B positions, words for every value (at most #moves) and one
-        // spare for a widened redo; the move list.
-        let words = values / 64 + 2;
-        2 * (b * words * 8) as u64 + 8 * values as u64
+        self.schedule.mask_bytes(values / 64 + 2) + 8 * values as u64
     }
 }
 
@@ -123,20 +119,16 @@ impl<K: MaskKernel> FarPhase for FarOr<'_, K> {
         max / 64 + 1
     }
 
-    fn run(&self, done: &[u16], n0: usize, d: usize, masks: &mut [u64], words: usize) {
-        debug_assert_eq!(done.len(), n0 - d);
-        masks
-            .par_chunks_mut(LANES * words)
-            .enumerate()
-            .for_each(|(b, out)| {
-                let j0 = b * LANES;
-                let first = self.moves.partition_point(|&s| s < d + j0 + LANES);
-                out.fill(0);
-                // Every lane, also past the table's end: for s >= d + j0 + 64 each read
-                // n0 + j0 + j - s (j < 64) is below n0 - d = done.len(), and the lanes past
-                // the end are scratch.
-                K::far_or(done, out, n0 + j0, LANES, words, &self.moves[first..]);
-            });
+    fn moves(&self) -> &[usize] {
+        self.moves
+    }
+
+    #[inline(always)]
+    fn block(&self, done: &[u16], n: usize, far: &[usize], out: &mut [u64], words: usize) {
+        out.fill(0);
+        // Every lane, also past the table's end: each read n + j - s (j < 64) is below
+        // n0 - d = done.len(), and the lanes past the end are scratch.
+        K::far_or(done, out, n, LANES, words, far);
     }
 }
 

@@ -36,6 +36,7 @@ use crate::base::error::Result;
 use crate::base::moves::Moves;
 use crate::cost::{Demand, Primitive, Workload};
 use crate::grundy::{Builder, Kept, Rulebook};
+use crate::kernels::pipeline::Job;
 use crate::registry::Entry;
 
 /// The table every workload's back-ends return (defined beside the shared traits).
@@ -77,6 +78,20 @@ pub(crate) fn fill_from_prefix_max(
     let max = g[from..].iter().copied().fold(max_before, u16::max);
     *kept = Some(Box::new(PrefixMax { upto: g.len(), max }));
     Ok(())
+}
+
+/// `fill_kept` of a pipelined back-end ([`crate::kernels::pipeline`]): the fill of
+/// g[from..] from the prefix max, as one pipeline [`Job`] on `schedule` that `run` hands to
+/// the back-end's dispatch.
+pub(crate) fn fill_pipelined(
+    schedule: &Schedule,
+    (moves, g, from): (&Moves, &mut [u16], usize),
+    kept: &mut Kept,
+    run: impl FnOnce(Job<'_>),
+) -> Result<()> {
+    fill_from_prefix_max(moves, g, from, kept, |moves, g, max| {
+        run(Job::new(schedule, moves, g, from, max))
+    })
 }
 
 /// g(0..=limit) of `moves` by a table back-end, which cannot fail (its values are at most the

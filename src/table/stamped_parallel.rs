@@ -44,7 +44,7 @@
 //! at most m + B_k + B_{k+1} (a mex exceeds its largest option by at most one), which the W
 //! mask words of super-block k + 1 cover.
 
-use super::{fill_from_prefix_max, table_io};
+use super::{fill_pipelined, table_io};
 use crate::base::error::Result;
 use crate::base::isa;
 use crate::base::moves::Moves;
@@ -57,7 +57,6 @@ use crate::kernels::masks::Portable;
 use crate::kernels::pipeline::{self, FarPhase, Job, Schedule};
 use crate::kernels::Family;
 use crate::registry::{Entry, Role};
-use rayon::prelude::*;
 use std::sync::Mutex;
 
 /// The registry entry of `stamped-parallel`.
@@ -94,20 +93,18 @@ impl Builder<Moves> for StampedParallel {
     }
 
     fn fill_kept(&self, moves: &Moves, g: &mut [u16], from: usize, kept: &mut Kept) -> Result<()> {
-        fill_from_prefix_max(moves, g, from, kept, |moves, g, max| {
-            let job = Job::new(&self.schedule, moves, g, from, max);
+        fill_pipelined(&self.schedule, (moves, g, from), kept, |job| {
             lanes::dispatch(isa::active(), Fill(job))
         })
     }
 
     fn scratch_bytes(&self, moves: &Moves, limit: usize, threads: usize) -> u64 {
+        // The mask buffers with words for every value a super-block reaches, one lane
+        // scratch per thread (and one for the first far phase), the move list.
         let values = moves.up_to(limit).len();
-        let b = self.schedule.largest();
-        // Two mask buffers of B positions with words for every value a super-block reaches,
-        // one lane scratch per thread (and one for the first far phase), the move list.
-        let words = (values + 2 * b) / 64 + 2;
-        let masks = 2 * (b * words * 8) as u64;
-        masks + (threads as u64 + 1) * lane_scratch_bytes(moves, limit) + 8 * values as u64
+        let words = (values + 2 * self.schedule.largest()) / 64 + 2;
+        let lanes = (threads as u64 + 1) * lane_scratch_bytes(moves, limit);
+        self.schedule.mask_bytes(words) + lanes + 8 * values as u64
     }
 }
 
@@ -156,23 +153,19 @@ impl<const G: usize, K: LaneKernel> FarPhase for Stamps<'_, G, K> {
         ((max + reach) / 64 + 1).max(G / 64)
     }
 
-    /// Every lane block (offset j0) records its options with s >= `d` + j0 + L, all below
-    /// n0 - `d` (in `done`), in stamps and writes them as bit masks of `words` words.
-    fn run(&self, done: &[u16], n0: usize, d: usize, masks: &mut [u64], words: usize) {
-        debug_assert_eq!(done.len(), n0 - d);
-        masks
-            .par_chunks_mut(LANES * words)
-            .enumerate()
-            .for_each(|(b, out)| {
-                let slot = slot_of(rayon::current_thread_index(), self.scratch.len());
-                let mut seen = self.scratch[slot].lock().unwrap_or_else(|e| e.into_inner());
-                let j0 = b * LANES;
-                let first = self.moves.partition_point(|&s| s < d + j0 + LANES);
-                seen.next_block();
-                // n0 + j0 + L - 1 - s < n0 - d = done.len() for every such s.
-                seen.stamp_moves(done, n0 + j0, &self.moves[first..]);
-                seen.to_bitmasks(out, words);
-            });
+    fn moves(&self) -> &[usize] {
+        self.moves
+    }
+
+    /// Records the lane block's options in stamps and writes them as bit masks of `words`
+    /// words.
+    #[inline(always)]
+    fn block(&self, done: &[u16], n: usize, far: &[usize], out: &mut [u64], words: usize) {
+        let slot = slot_of(rayon::current_thread_index(), self.scratch.len());
+        let mut seen = self.scratch[slot].lock().unwrap_or_else(|e| e.into_inner());
+        seen.next_block();
+        seen.stamp_moves(done, n, far);
+        seen.to_bitmasks(out, words);
     }
 }
 

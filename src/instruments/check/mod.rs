@@ -594,6 +594,19 @@ pub mod testing {
     use super::*;
     use std::ops::RangeInclusive;
 
+    /// The registry entry of a test-only back-end: a name, no cost, no model, no kernels.
+    const fn test_only<T: ?Sized>(name: &'static str, make: fn() -> Box<T>) -> Entry<T> {
+        Entry {
+            name,
+            description: "test only",
+            cost: "",
+            role: crate::registry::Role::Fast,
+            model: crate::cost::Model::NOT_MODELLED,
+            kernels: &[],
+            make,
+        }
+    }
+
     /// The reference with one value changed (g(17) + 1).
     struct OffByOneAt(usize);
 
@@ -610,15 +623,8 @@ pub mod testing {
         }
     }
 
-    pub static WRONG_AT_17: Entry<dyn Builder<Moves>> = Entry {
-        name: "wrong-at-17",
-        description: "test only",
-        cost: "",
-        role: crate::registry::Role::Fast,
-        model: crate::cost::Model::NOT_MODELLED,
-        kernels: &[],
-        make: || Box::new(OffByOneAt(17)),
-    };
+    pub static WRONG_AT_17: Entry<dyn Builder<Moves>> =
+        test_only("wrong-at-17", || Box::new(OffByOneAt(17)));
 
     /// The octal reference with one value changed (g(n) xor 1 at a fixed n): a wrong octal
     /// back-end, for the gate tests.
@@ -638,68 +644,44 @@ pub mod testing {
     }
 
     /// `octal-wrong-at-500`: the octal reference's table with g(500) xor 1.
-    pub static OCTAL_WRONG_AT_500: Entry<dyn crate::octal::Builder<crate::octal::Rules>> = Entry {
-        name: "octal-wrong-at-500",
-        description: "test only",
-        cost: "",
-        role: crate::registry::Role::Fast,
-        model: crate::cost::Model::NOT_MODELLED,
-        kernels: &[],
-        make: || Box::new(OctalOffAt(500)),
-    };
+    pub static OCTAL_WRONG_AT_500: Entry<dyn crate::octal::Builder<crate::octal::Rules>> =
+        test_only("octal-wrong-at-500", || Box::new(OctalOffAt(500)));
+
+    /// A counter that answers through `count` and takes every heap count: the one shape of
+    /// the wrong counters below.
+    struct WrongCounter(fn(&Table, usize) -> Result<u128>);
+
+    impl Counter for WrongCounter {
+        fn count(&self, table: &Table, heaps: usize) -> Result<u128> {
+            (self.0)(table, heaps)
+        }
+        fn heaps(&self) -> RangeInclusive<usize> {
+            1..=count::MAX_HEAPS
+        }
+        fn scratch_bytes(&self, _: usize, _: usize) -> u64 {
+            0
+        }
+    }
 
     /// The Walsh-Hadamard count of the table without its last position: the off-by-one of a
     /// loop that stops at N - 1. Wrong for every N >= 1 and K >= 2, since (0, .., 0, N, N)
     /// is a losing tuple that it never sees.
-    struct DropsTheLast;
-
-    impl Counter for DropsTheLast {
-        fn count(&self, table: &Table, heaps: usize) -> Result<u128> {
-            let short = &table.values()[..table.limit().max(1)];
-            count::Wht.count(&Table::from_values(short.to_vec()), heaps)
-        }
-        fn heaps(&self) -> RangeInclusive<usize> {
-            1..=count::MAX_HEAPS
-        }
-        fn scratch_bytes(&self, _: usize, _: usize) -> u64 {
-            0
-        }
+    fn drops_the_last(table: &Table, heaps: usize) -> Result<u128> {
+        let short = &table.values()[..table.limit().max(1)];
+        count::Wht.count(&Table::from_values(short.to_vec()), heaps)
     }
 
-    pub static WRONG_COUNT: Entry<dyn Counter> = Entry {
-        name: "wrong-drops-last",
-        description: "test only",
-        cost: "",
-        role: crate::registry::Role::Fast,
-        model: crate::cost::Model::NOT_MODELLED,
-        kernels: &[],
-        make: || Box::new(DropsTheLast),
-    };
+    pub static WRONG_COUNT: Entry<dyn Counter> = test_only("wrong-drops-last", || {
+        Box::new(WrongCounter(drops_the_last))
+    });
 
     /// A counter that always fails (an error that is not an overflow, so it is reported).
-    struct AlwaysFails;
-
-    impl Counter for AlwaysFails {
-        fn count(&self, _: &Table, _: usize) -> Result<u128> {
-            Err(Error::Invalid("a deliberate failure".into()))
-        }
-        fn heaps(&self) -> RangeInclusive<usize> {
-            1..=count::MAX_HEAPS
-        }
-        fn scratch_bytes(&self, _: usize, _: usize) -> u64 {
-            0
-        }
+    fn always_fails(_: &Table, _: usize) -> Result<u128> {
+        Err(Error::Invalid("a deliberate failure".into()))
     }
 
-    pub static FAILING_COUNT: Entry<dyn Counter> = Entry {
-        name: "failing-count",
-        description: "test only",
-        cost: "",
-        role: crate::registry::Role::Fast,
-        model: crate::cost::Model::NOT_MODELLED,
-        kernels: &[],
-        make: || Box::new(AlwaysFails),
-    };
+    pub static FAILING_COUNT: Entry<dyn Counter> =
+        test_only("failing-count", || Box::new(WrongCounter(always_fails)));
 
     /// A deliberately wrong back-end of either stage.
     #[derive(Clone, Copy)]

@@ -50,13 +50,7 @@ pub trait LaneKernel {
     fn stamps_to_bits(seen: &[u8], stamp: u8, out: &mut [u64]);
 }
 
-isa_family! {
-    /// Code generic over the path's lane kernels, which [`dispatch`] runs with the kernels of
-    /// one path (a visitor: the path becomes a type parameter once, outside the hot loops).
-    pub trait WithLanes: LaneKernel;
-    scalar: Scalar, portable: Portable,
-    avx2: x86::avx2_entry, avx512: x86::avx512_entry,
-}
+isa_family!(WithLanes: LaneKernel, "avx2,bmi1", "avx512f,avx512bw,avx2,bmi1");
 
 /// The scalar path and twin: one byte a step, the definitions themselves.
 pub struct Scalar;

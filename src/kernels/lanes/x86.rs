@@ -1,23 +1,23 @@
 //! The x86-64 paths of the lane kernels (the algorithm is in `mod.rs`): the mex scan and
-//! the packing into bits with AVX2 and AVX-512, and the two `#[target_feature]` entries
-//! [`super::dispatch`] runs a visitor through.
+//! the packing into bits with AVX2 and AVX-512, as the two path types that the family's
+//! `#[target_feature]` entries (`isa_family!` in `mod.rs`) hand a visitor.
 //!
 //! Each kernel is an `unsafe fn` only because it is compiled for instructions the baseline
 //! target lacks: the caller must know the CPU has them. Every load is unaligned and within
 //! the slice (the loops step over whole `chunks_exact` chunks), so no other condition
 //! applies.
 
-use super::{first_unstamped_portable, LaneKernel, WithLanes};
+use super::{first_unstamped_portable, LaneKernel};
 use std::arch::x86_64::*;
 
-/// The AVX2 lane kernels; only instantiated inside [`avx2_entry`] (and [`avx512_entry`],
-/// whose features include AVX2's).
-struct Avx2;
+/// The AVX2 lane kernels; only instantiated inside `super::avx2_entry` (and
+/// `super::avx512_entry`, whose features include AVX2's).
+pub(super) struct Avx2;
 
 impl LaneKernel for Avx2 {
     #[inline(always)]
     fn first_unstamped(seen: &[u8], stamp: u8) -> usize {
-        // SAFETY: this type is private to this file and only handed to a visitor by
+        // SAFETY: this type is private to this family and only handed to a visitor by
         // `avx2_entry`, whose contract is a CPU with AVX2 and BMI1 (the pool threads the
         // visitor hands work to run on the same CPU).
         unsafe { first_unstamped_avx2(seen, stamp) }
@@ -30,13 +30,13 @@ impl LaneKernel for Avx2 {
     }
 }
 
-/// The AVX-512 lane kernels; only instantiated inside [`avx512_entry`].
-struct Avx512;
+/// The AVX-512 lane kernels; only instantiated inside `super::avx512_entry`.
+pub(super) struct Avx512;
 
 impl LaneKernel for Avx512 {
     #[inline(always)]
     fn first_unstamped(seen: &[u8], stamp: u8) -> usize {
-        // SAFETY: this type is private to this file and only handed to a visitor by
+        // SAFETY: this type is private to this family and only handed to a visitor by
         // `avx512_entry`, whose contract is a CPU with AVX-512 F/BW, AVX2 and BMI1 (the
         // pool threads the visitor hands work to run on the same CPU).
         unsafe { first_unstamped_avx512(seen, stamp) }
@@ -47,24 +47,6 @@ impl LaneKernel for Avx512 {
         // SAFETY: as for `first_unstamped`.
         unsafe { stamps_to_bits_avx512(seen, stamp, out) }
     }
-}
-
-isa_entry! {
-    /// Runs `v` with the AVX2 lane kernels, compiled with AVX2 and BMI1 (the visitor's `run` is
-    /// `#[inline(always)]`, so the back-end's block loop is monomorphised and inlined here and
-    /// the per-position mex scan inlines into it).
-    ///
-    /// # Safety
-    /// The CPU must have AVX2 and BMI1.
-    avx2_entry: WithLanes => Avx2, "avx2,bmi1"
-}
-
-isa_entry! {
-    /// Runs `v` with the AVX-512 lane kernels, compiled with AVX-512 F/BW, AVX2 and BMI1.
-    ///
-    /// # Safety
-    /// The CPU must have AVX-512 F and BW, AVX2 and BMI1.
-    avx512_entry: WithLanes => Avx512, "avx512f,avx512bw,avx2,bmi1"
 }
 
 /// [`super::first_unstamped_on`], 32 bytes a step: `cmpeq` against the stamp, `movemask`

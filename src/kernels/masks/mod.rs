@@ -44,13 +44,7 @@ pub trait MaskKernel {
     fn mex(mask: &[u64]) -> Option<usize>;
 }
 
-isa_family! {
-    /// Code generic over the path's mask kernels, which [`dispatch`] runs with the kernels of
-    /// one path (a visitor: the path becomes a type parameter once, outside the hot loops).
-    pub trait WithMasks: MaskKernel;
-    scalar: Scalar, portable: Portable,
-    avx2: x86::avx2_entry, avx512: x86::avx512_entry,
-}
+isa_family!(WithMasks: MaskKernel, "avx2,bmi1,bmi2", "avx512f,avx512bw,avx512vl,avx2,bmi1,bmi2");
 
 /// The twin every path is tested against: one bit a step, bounds checked per lane.
 pub struct Scalar;

@@ -1,6 +1,6 @@
 //! The x86-64 paths of the mask kernels (the algorithm is in `mod.rs`): AVX2 and AVX-512
-//! versions of the far-move OR and of the lowest-zero-bit mex, and the two
-//! `#[target_feature]` entries [`super::dispatch`] runs a visitor through.
+//! versions of the far-move OR and of the lowest-zero-bit mex, as the two path types that
+//! the family's `#[target_feature]` entries (`isa_family!` in `mod.rs`) hand a visitor.
 //!
 //! Far-move OR: lanes are taken in groups of L consecutive positions (up to 64), V vectors
 //! of 8 (AVX-512) or 4 (AVX2) u64 lanes. For one group and a chunk of C mask words, C·V
@@ -22,17 +22,17 @@
 //! (s >= 64, jg + L <= 64); the few moves that reach into the group's lanes are done lane by
 //! lane.
 
-use super::{lowest_zero_bit, next_block_first, set_bit, MaskKernel, WithMasks};
+use super::{lowest_zero_bit, next_block_first, set_bit, MaskKernel};
 use crate::kernels::prefetch;
 use std::arch::x86_64::*;
 
-/// The AVX-512 kernels; only instantiated inside [`avx512_entry`].
-struct Avx512;
+/// The AVX-512 kernels; only instantiated inside `super::avx512_entry`.
+pub(super) struct Avx512;
 
 impl MaskKernel for Avx512 {
     #[inline(always)]
     fn far_or(g: &[u16], masks: &mut [u64], n0: usize, len: usize, words: usize, far: &[usize]) {
-        // SAFETY: this type is private to this file and only handed to a visitor by
+        // SAFETY: this type is private to this family and only handed to a visitor by
         // `avx512_entry`, whose contract is a CPU with AVX-512 F (the pool threads the
         // visitor hands work to run on the same CPU).
         unsafe { far_or_avx512(g, masks, n0, len, words, far) }
@@ -45,14 +45,14 @@ impl MaskKernel for Avx512 {
     }
 }
 
-/// The AVX2 kernels; only instantiated inside [`avx2_entry`] (and [`avx512_entry`], whose
-/// features include AVX2's).
-struct Avx2;
+/// The AVX2 kernels; only instantiated inside `super::avx2_entry` (and
+/// `super::avx512_entry`, whose features include AVX2's).
+pub(super) struct Avx2;
 
 impl MaskKernel for Avx2 {
     #[inline(always)]
     fn far_or(g: &[u16], masks: &mut [u64], n0: usize, len: usize, words: usize, far: &[usize]) {
-        // SAFETY: this type is private to this file and only handed to a visitor by
+        // SAFETY: this type is private to this family and only handed to a visitor by
         // `avx2_entry`, whose contract is a CPU with AVX2 (the pool threads the visitor
         // hands work to run on the same CPU).
         unsafe { far_or_avx2(g, masks, n0, len, words, far) }
@@ -65,88 +65,56 @@ impl MaskKernel for Avx2 {
     }
 }
 
-isa_entry! {
-    /// Runs `v` with the AVX-512 kernels, compiled for AVX-512 (the visitor's `run` is
-    /// `#[inline(always)]`, so the back-end's loop is monomorphised and inlined here).
-    ///
-    /// # Safety
-    /// The CPU must have AVX-512 F/BW/VL, AVX2, BMI1 and BMI2 ([`crate::base::isa::Isa::Avx512`]
-    /// supported).
-    avx512_entry: WithMasks => Avx512, "avx512f,avx512bw,avx512vl,avx2,bmi1,bmi2"
-}
-
-isa_entry! {
-    /// Runs `v` with the AVX2 kernels, compiled for AVX2.
-    ///
-    /// # Safety
-    /// The CPU must have AVX2, BMI1 and BMI2 ([`crate::base::isa::Isa::Avx2`] supported).
-    avx2_entry: WithMasks => Avx2, "avx2,bmi1,bmi2"
-}
-
-/// The far-move OR's dispatch on the mask width `words`: each arm `words => (L, C, V)` runs
-/// [`groups`] with L lanes a group and C words a chunk, and `group` with C, V vectors a move
-/// and L, all consts (so the accumulators stay in registers). One table per ISA path.
-macro_rules! on_words {
-    ($group:ident, $g:ident, $m:ident, $n0:ident, $len:ident, $words:ident, $far:ident;
-     $($pat:pat => ($l:literal, $c:literal, $v:literal)),+ $(,)?) => {
-        match $words {
-            $($pat => groups::<$l, $c>($g, $m, $n0, $len, $words, $far, |g, b, f, w| {
-                $group::<$c, $v, $l>(g, b, f, w)
-            }),)+
+/// Declares the far-move OR of both paths, [`far_or_avx512`] and [`far_or_avx2`], from one
+/// table on the mask width `words`: a row `words => (L, C, V), (L, C, V)` gives each path
+/// (AVX-512, then AVX2) L lanes a group and C words a chunk for [`groups`], and C, V vectors
+/// a move and L for its `group_*`, all consts (so the accumulators stay in registers).
+macro_rules! far_or_paths {
+    ($($pat:pat => ($l5:literal, $c5:literal, $v5:literal), ($l2:literal, $c2:literal, $v2:literal)),+ $(,)?) => {
+        far_or_paths!(@path
+            /// The AVX-512 far-move OR: C up to 8 words and L = 8·V lanes, so the C·V
+            /// accumulators stay in registers (at most 24 of the 32) and one move's V loads
+            /// share its cache lines.
+            far_or_avx512, "avx512f", group_avx512; $($pat => ($l5, $c5, $v5)),+);
+        far_or_paths!(@path
+            /// As [`far_or_avx512`] with AVX2 (4 lanes a vector, 16 registers: C·V <= 12).
+            far_or_avx2, "avx2", group_avx2; $($pat => ($l2, $c2, $v2)),+);
+    };
+    (@path $(#[$doc:meta])* $name:ident, $features:literal, $group:ident;
+     $($pat:pat => ($l:literal, $c:literal, $v:literal)),+) => {
+        $(#[$doc])*
+        ///
+        /// # Safety
+        #[doc = concat!("The CPU must have ", $features, ".")]
+        #[target_feature(enable = $features)]
+        #[inline]
+        unsafe fn $name(
+            g: &[u16],
+            m: &mut [u64],
+            n0: usize,
+            len: usize,
+            words: usize,
+            far: &[usize],
+        ) {
+            match words {
+                $($pat => groups::<$l, $c>(g, m, n0, len, words, far, |g, b, f, w| {
+                    $group::<$c, $v, $l>(g, b, f, w)
+                }),)+
+            }
         }
     };
 }
 
-/// Dispatches the AVX-512 far-move OR on the chunk width C (up to 8 words) and the group
-/// width L = 8·V lanes (V vectors a move): consts, so the C·V accumulators stay in
-/// registers (at most 24 of the 32), and one move's V loads share its cache lines.
-///
-/// # Safety
-/// The CPU must have AVX-512 F.
-#[target_feature(enable = "avx512f")]
-#[inline]
-unsafe fn far_or_avx512(
-    g: &[u16],
-    m: &mut [u64],
-    n0: usize,
-    len: usize,
-    words: usize,
-    far: &[usize],
-) {
-    on_words!(group_avx512, g, m, n0, len, words, far;
-        1 => (64, 1, 8),
-        2 => (64, 2, 8),
-        3 => (64, 3, 8),
-        4 => (32, 4, 4),
-        // 10^7 needs 6 words: one pass of 6 over 32 lanes, not two of 4.
-        5 | 6 => (32, 6, 4),
-        _ => (16, 8, 2),
-    )
-}
-
-/// As [`far_or_avx512`] with AVX2 (4 lanes a vector, 16 registers: C·V <= 12).
-///
-/// # Safety
-/// The CPU must have AVX2.
-#[target_feature(enable = "avx2")]
-#[inline]
-unsafe fn far_or_avx2(
-    g: &[u16],
-    m: &mut [u64],
-    n0: usize,
-    len: usize,
-    words: usize,
-    far: &[usize],
-) {
-    on_words!(group_avx2, g, m, n0, len, words, far;
-        1 => (32, 1, 8),
-        2 => (16, 2, 4),
-        3 => (8, 3, 2),
-        4 => (8, 4, 2),
-        // 10^7 needs 6 words: one chunk (the word constants spill to memory operands).
-        5 | 6 => (8, 6, 2),
-        _ => (4, 8, 1),
-    )
+far_or_paths! {
+    // words => AVX-512 (L, C, V), AVX2 (L, C, V)
+    1 => (64, 1, 8), (32, 1, 8),
+    2 => (64, 2, 8), (16, 2, 4),
+    3 => (64, 3, 8), (8, 3, 2),
+    4 => (32, 4, 4), (8, 4, 2),
+    // 10^7 needs 6 words: AVX-512 one pass of 6 over 32 lanes, not two of 4; AVX2 one
+    // chunk (the word constants spill to memory operands).
+    5 | 6 => (32, 6, 4), (8, 6, 2),
+    _ => (16, 8, 2), (4, 8, 1),
 }
 
 /// The group loop shared by both widths: for each group of L lanes, the moves with every

@@ -41,12 +41,7 @@ pub trait SumsetKernel {
     }
 }
 
-isa_family! {
-    /// A computation generic over the sumset kernel: what [`dispatch`] runs on the chosen path.
-    pub trait WithSumset: SumsetKernel;
-    scalar: Scalar, portable: Portable,
-    avx2: x86::avx2_entry, avx512: x86::avx512_best_entry,
-}
+isa_family!(WithSumset: SumsetKernel, avx2: x86::avx2_entry, avx512: x86::avx512_best_entry);
 
 /// [`SumsetKernel::far_hits`] window by window with `K::window` (the scalar twin when `K`
 /// is [`Scalar`]).

@@ -67,25 +67,16 @@ impl SumsetKernel for Avx2 {
 
 isa_entry! {
     /// `v` on the AVX-512 kernels with VBMI2, compiled for those features.
-    ///
-    /// # Safety
-    /// The CPU must have AVX-512 F/BW/VL/VBMI2, AVX2, BMI1 and BMI2.
     avx512_vbmi2_entry: WithSumset => Avx512<true>, "avx512f,avx512bw,avx512vl,avx512vbmi2,avx2,bmi1,bmi2"
 }
 
 isa_entry! {
     /// `v` on the AVX-512 kernels without VBMI2, compiled for those features.
-    ///
-    /// # Safety
-    /// The CPU must have AVX-512 F/BW/VL, AVX2, BMI1 and BMI2.
     avx512_entry: WithSumset => Avx512<false>, "avx512f,avx512bw,avx512vl,avx2,bmi1,bmi2"
 }
 
 isa_entry! {
     /// `v` on the AVX2 kernels, compiled for AVX2.
-    ///
-    /// # Safety
-    /// The CPU must have AVX2, BMI1 and BMI2.
     avx2_entry: WithSumset => Avx2, "avx2,bmi1,bmi2"
 }
 

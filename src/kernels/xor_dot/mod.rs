@@ -135,12 +135,7 @@ pub trait DotKernel {
     fn dot(p: &[u32], suffix: &[u32], h: usize) -> u64;
 }
 
-isa_family! {
-    /// Code generic over the path's block sum, which [`dispatch`] runs with one path's kernel.
-    pub trait WithXorDot: DotKernel;
-    scalar: Scalar, portable: Portable,
-    avx2: x86::avx2_entry, avx512: x86::avx512_entry,
-}
+isa_family!(WithXorDot: DotKernel, "avx2", "avx512f,avx2");
 
 /// The scalar path and twin.
 pub struct Scalar;

@@ -11,12 +11,12 @@
 //! for instructions the baseline target lacks; the slices are indexed with bounds checks,
 //! so a wrong length panics rather than reads out of bounds.
 
-use super::{DotKernel, WithXorDot};
+use super::DotKernel;
 use std::arch::x86_64::*;
 
-/// The AVX2 block sum. Private: generic code gets it only through [`avx2_entry`], whose
-/// contract is a CPU with AVX2.
-struct Avx2;
+/// The AVX2 block sum. Private to the family: generic code gets it only through
+/// `super::avx2_entry`, whose contract is a CPU with AVX2.
+pub(super) struct Avx2;
 
 impl DotKernel for Avx2 {
     #[inline(always)]
@@ -26,8 +26,9 @@ impl DotKernel for Avx2 {
     }
 }
 
-/// The AVX-512 block sum. Private: only through [`avx512_entry`] (AVX-512 F and AVX2).
-struct Avx512;
+/// The AVX-512 block sum. Private to the family: only through `super::avx512_entry`
+/// (AVX-512 F and AVX2).
+pub(super) struct Avx512;
 
 impl DotKernel for Avx512 {
     #[inline(always)]
@@ -36,22 +37,6 @@ impl DotKernel for Avx512 {
         // and AVX2.
         unsafe { dot_avx512(p, suffix, h) }
     }
-}
-
-isa_entry! {
-    /// `v` on the AVX2 kernel, compiled for AVX2.
-    ///
-    /// # Safety
-    /// The CPU must have AVX2.
-    avx2_entry: WithXorDot => Avx2, "avx2"
-}
-
-isa_entry! {
-    /// `v` on the AVX-512 kernel, compiled for AVX-512 F and AVX2.
-    ///
-    /// # Safety
-    /// The CPU must have AVX-512 F and AVX2.
-    avx512_entry: WithXorDot => Avx512, "avx512f,avx2"
 }
 
 /// The four counts `s[at .. at + 4]` (bounds-checked), zero-extended to four u64 lanes.

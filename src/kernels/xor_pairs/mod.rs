@@ -26,12 +26,7 @@ pub trait PairKernel {
     fn first_match(lo: &[u16], hi: &[u16], x: u16) -> Option<usize>;
 }
 
-isa_family! {
-    /// Code generic over the path's search, which [`dispatch`] runs with one path's kernel.
-    pub trait WithXorPairs: PairKernel;
-    scalar: Scalar, portable: Portable,
-    avx2: x86::avx2_entry, avx512: x86::avx512_entry,
-}
+isa_family!(WithXorPairs: PairKernel, "avx2", "avx512f,avx512bw,avx2");
 
 /// One search on the path `isa` (the tests and one-off callers; a back-end dispatches once
 /// around its loop instead).

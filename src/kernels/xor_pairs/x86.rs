@@ -13,12 +13,12 @@
 //! functions are `unsafe fn` only because they are compiled for instructions the baseline
 //! target lacks; full-width loads are taken through bounds-checked sub-slices.
 
-use super::{first_match_scalar, PairKernel, WithXorPairs};
+use super::{first_match_scalar, PairKernel};
 use std::arch::x86_64::*;
 
-/// The AVX2 search. Private: generic code gets it only through [`avx2_entry`], whose
-/// contract is a CPU with AVX2.
-struct Avx2;
+/// The AVX2 search. Private to the family: generic code gets it only through
+/// `super::avx2_entry`, whose contract is a CPU with AVX2.
+pub(super) struct Avx2;
 
 impl PairKernel for Avx2 {
     #[inline(always)]
@@ -28,8 +28,9 @@ impl PairKernel for Avx2 {
     }
 }
 
-/// The AVX-512 search. Private: only through [`avx512_entry`] (AVX-512 F/BW and AVX2).
-struct Avx512;
+/// The AVX-512 search. Private to the family: only through `super::avx512_entry`
+/// (AVX-512 F/BW and AVX2).
+pub(super) struct Avx512;
 
 impl PairKernel for Avx512 {
     #[inline(always)]
@@ -38,22 +39,6 @@ impl PairKernel for Avx512 {
         // and BW.
         unsafe { first_match_avx512(lo, hi, x) }
     }
-}
-
-isa_entry! {
-    /// `v` on the AVX2 kernel, compiled for AVX2.
-    ///
-    /// # Safety
-    /// The CPU must have AVX2.
-    avx2_entry: WithXorPairs => Avx2, "avx2"
-}
-
-isa_entry! {
-    /// `v` on the AVX-512 kernel, compiled for AVX-512 F/BW and AVX2.
-    ///
-    /// # Safety
-    /// The CPU must have AVX-512 F, AVX-512 BW and AVX2.
-    avx512_entry: WithXorPairs => Avx512, "avx512f,avx512bw,avx2"
 }
 
 /// Sixteen lanes a step.

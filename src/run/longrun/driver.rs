@@ -31,12 +31,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-/// The fill step: `fill(&mut g[..to], from, max_before)` computes g[from..to].
-pub type Fill<'a> = &'a (dyn Fn(&mut [u16], usize, u16) + Sync);
-
-/// A fill step that may fail (an octal back-end refuses a value past `u16::MAX`): the run
-/// stops at the failing chunk, keeps g(0..from) in the checkpoint if one was asked, and
-/// returns the error.
+/// The fill step: `fill(&mut g[..to], from, max_before)` computes g[from..to]. It may fail
+/// (an octal back-end refuses a value past `u16::MAX`): the run then stops at the failing
+/// chunk, keeps g(0..from) in the checkpoint if one was asked, and returns the error.
 pub type TryFill<'a> = &'a (dyn Fn(&mut [u16], usize, u16) -> Result<()> + Sync);
 
 /// The steps of the first chunk, before any rate is measured (a few milliseconds of work).
@@ -175,22 +172,7 @@ fn periodic_checkpoint_due(done: usize, end: usize, since_last: Duration, every:
 /// Computes g(0..=limit) through `fill` in chunks; see the module documentation. `limit` must
 /// come from a [`crate::base::limit::Limit`]. Refuses, before any work, a seed for
 /// other rules, and a checkpoint path that holds something other than a checkpoint for these
-/// rules with at most N + 1 positions.
-pub fn run_fill(
-    rules: &dyn Ruleset,
-    limit: usize,
-    start: Start,
-    fill: Fill<'_>,
-    opts: &LongRun,
-) -> Result<Outcome> {
-    let fill = |g: &mut [u16], from: usize, max: u16| {
-        fill(g, from, max);
-        Ok(())
-    };
-    try_run_fill(rules, limit, start, &fill, opts)
-}
-
-/// [`run_fill`] with a fill step that may fail ([`TryFill`]).
+/// rules with at most N + 1 positions. A fill step that fails ([`TryFill`]) stops the run.
 pub fn try_run_fill(
     rules: &dyn Ruleset,
     limit: usize,

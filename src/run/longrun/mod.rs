@@ -23,8 +23,7 @@ pub mod signals;
 pub mod tablefile;
 
 pub use driver::{
-    build_shown, kept_fill, run_fill, start_from_files, try_run_fill, Fill, LongRun, Outcome,
-    Start, TryFill,
+    build_shown, kept_fill, start_from_files, try_run_fill, LongRun, Outcome, Start, TryFill,
 };
 pub use ruleset::Ruleset;
 pub use signals::{interrupted, Signal, SignalGuard};
