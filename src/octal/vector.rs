@@ -17,14 +17,17 @@
 //! pass sees exactly the split values of n.
 //!
 //! Paths (`--isa`, read once per `fill`): the whole fill is handed to
-//! [`xor_pairs::dispatch`] as a visitor, so it is compiled per path with its kernel.
+//! [`crate::kernels::xor_pairs::dispatch`] as a visitor (the candidate search's
+//! [`fill_on_active`], with one kernel pass as its pair search), so it is compiled per path
+//! with its kernel.
 
-use super::method::candidate_search::{fill_by_candidates, mirror_bytes, one_pass_over_the_pairs};
+use super::method::candidate_search::{
+    fill_on_active, mirror_bytes, one_pass_over_the_pairs, PairSearch,
+};
 use super::{Builder, Rules};
 use crate::base::error::Result;
-use crate::base::isa;
 use crate::cost::Model;
-use crate::kernels::xor_pairs::{self, PairKernel, WithXorPairs};
+use crate::kernels::xor_pairs::PairKernel;
 use crate::kernels::Family;
 use crate::registry::{Entry, Role};
 
@@ -48,7 +51,7 @@ pub struct OctalVector;
 
 impl Builder<Rules> for OctalVector {
     fn fill(&self, rules: &Rules, g: &mut [u16], from: usize) -> Result<()> {
-        xor_pairs::dispatch(isa::active(), Fill { rules, g, from })
+        fill_on_active(rules, g, from, WholePass)
     }
 
     fn scratch_bytes(&self, _rules: &Rules, limit: usize, _threads: usize) -> u64 {
@@ -56,33 +59,21 @@ impl Builder<Rules> for OctalVector {
     }
 }
 
-/// The fill as a visitor of [`xor_pairs::dispatch`].
-struct Fill<'a> {
-    rules: &'a Rules,
-    g: &'a mut [u16],
-    from: usize,
-}
+/// `octal-vector`'s search: one kernel pass over all the pairs on this thread.
+#[derive(Clone, Copy)]
+struct WholePass;
 
-impl WithXorPairs for Fill<'_> {
-    type Out = Result<()>;
-
+impl PairSearch for WholePass {
     #[inline(always)]
-    fn run<K: PairKernel>(self) -> Result<()> {
-        fill_with::<K>(self.rules, self.g, self.from)
-    }
-}
-
-/// The fill loop, generic over the path's kernel: each candidate one kernel pass.
-#[inline(always)]
-fn fill_with<K: PairKernel>(rules: &Rules, g: &mut [u16], from: usize) -> Result<()> {
-    fill_by_candidates(rules, g, from, |lo, hi, x| {
+    fn some_pair<K: PairKernel>(self, lo: &[u16], hi: &[u16], x: u16) -> bool {
         K::first_match(lo, hi, x).is_some()
-    })
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::base::isa;
     use crate::kernels::for_each_path_against_scalar;
 
     #[test]

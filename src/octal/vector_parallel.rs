@@ -17,15 +17,18 @@
 //! "some pair has value x"), so the table equals `octal-vector`'s. Positions are decided in
 //! order; only the search inside one position is parallel.
 //!
-//! Paths (`--isa`, read once per `fill`): the fill is handed to [`xor_pairs::dispatch`];
-//! the chunks searched on the other threads call the same path's kernel.
+//! Paths (`--isa`, read once per `fill`): the fill is handed to
+//! [`crate::kernels::xor_pairs::dispatch`] (through the candidate search's visitor, with
+//! this back-end as its pair search); the chunks searched on the other threads call the same
+//! path's kernel.
 
-use super::method::candidate_search::{fill_by_candidates, mirror_bytes, one_pass_over_the_pairs};
+use super::method::candidate_search::{
+    fill_on_active, mirror_bytes, one_pass_over_the_pairs, PairSearch,
+};
 use super::{Builder, Rules};
 use crate::base::error::Result;
-use crate::base::isa;
 use crate::cost::Model;
-use crate::kernels::xor_pairs::{self, PairKernel, WithXorPairs};
+use crate::kernels::xor_pairs::PairKernel;
 use crate::kernels::Family;
 use crate::registry::{Entry, Role};
 use rayon::prelude::*;
@@ -68,15 +71,7 @@ impl Default for OctalVectorParallel {
 
 impl Builder<Rules> for OctalVectorParallel {
     fn fill(&self, rules: &Rules, g: &mut [u16], from: usize) -> Result<()> {
-        xor_pairs::dispatch(
-            isa::active(),
-            Fill {
-                rules,
-                g,
-                from,
-                cut: *self,
-            },
-        )
+        fill_on_active(rules, g, from, *self)
     }
 
     fn scratch_bytes(&self, _rules: &Rules, limit: usize, _threads: usize) -> u64 {
@@ -84,55 +79,29 @@ impl Builder<Rules> for OctalVectorParallel {
     }
 }
 
-/// The fill as a visitor of [`xor_pairs::dispatch`].
-struct Fill<'a> {
-    rules: &'a Rules,
-    g: &'a mut [u16],
-    from: usize,
-    cut: OctalVectorParallel,
-}
-
-impl WithXorPairs for Fill<'_> {
-    type Out = Result<()>;
-
+impl PairSearch for OctalVectorParallel {
+    /// True when some i has `lo[i] ^ hi[i] == x`: the head on this thread, the rest in chunks
+    /// on the pool.
     #[inline(always)]
-    fn run<K: PairKernel>(self) -> Result<()> {
-        fill_with::<K>(self.rules, self.g, self.from, self.cut)
+    fn some_pair<K: PairKernel>(self, lo: &[u16], hi: &[u16], x: u16) -> bool {
+        let head = lo.len().min(self.serial);
+        if K::first_match(&lo[..head], &hi[..head], x).is_some() {
+            return true;
+        }
+        if lo.len() <= head {
+            return false;
+        }
+        lo[head..]
+            .par_chunks(self.chunk.max(1))
+            .zip(hi[head..].par_chunks(self.chunk.max(1)))
+            .any(|(a, b)| K::first_match(a, b, x).is_some())
     }
-}
-
-/// True when some i has lo[i] ^ hi[i] == x: the head on this thread, the rest in chunks on
-/// the pool.
-#[inline(always)]
-fn some_pair<K: PairKernel>(lo: &[u16], hi: &[u16], x: u16, cut: OctalVectorParallel) -> bool {
-    let head = lo.len().min(cut.serial);
-    if K::first_match(&lo[..head], &hi[..head], x).is_some() {
-        return true;
-    }
-    if lo.len() <= head {
-        return false;
-    }
-    lo[head..]
-        .par_chunks(cut.chunk.max(1))
-        .zip(hi[head..].par_chunks(cut.chunk.max(1)))
-        .any(|(a, b)| K::first_match(a, b, x).is_some())
-}
-
-/// The fill loop, generic over the path's kernel.
-#[inline(always)]
-fn fill_with<K: PairKernel>(
-    rules: &Rules,
-    g: &mut [u16],
-    from: usize,
-    cut: OctalVectorParallel,
-) -> Result<()> {
-    fill_by_candidates(rules, g, from, |lo, hi, x| some_pair::<K>(lo, hi, x, cut))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::base::isa::Isa;
+    use crate::base::isa::{self, Isa};
 
     #[test]
     fn small_cuts_fork_every_long_search_and_give_the_controls_table_on_every_path() {

@@ -17,9 +17,57 @@
 //! search sees exactly the split values of n.
 
 use crate::base::error::Result;
+use crate::base::isa;
 use crate::cost::{Demand, Primitive, Workload};
-use crate::kernels::xor_pairs::Mirror;
+use crate::kernels::xor_pairs::{self, Mirror, PairKernel, WithXorPairs};
 use crate::octal::Rules;
+
+/// How a candidate search tests one splitting digit's pairs with the path's kernel `K`:
+/// whether some i has `lo[i] ^ hi[i] == x`. What tells the vector back-ends apart: each
+/// is one.
+pub trait PairSearch: Copy {
+    fn some_pair<K: PairKernel>(self, lo: &[u16], hi: &[u16], x: u16) -> bool;
+}
+
+/// The candidate-search fill of g[from..] with `search` on the active path: the whole fill
+/// is one visitor of [`xor_pairs::dispatch`], so it is compiled per path with its kernel.
+pub fn fill_on_active<S: PairSearch>(
+    rules: &Rules,
+    g: &mut [u16],
+    from: usize,
+    search: S,
+) -> Result<()> {
+    xor_pairs::dispatch(
+        isa::active(),
+        Fill {
+            rules,
+            g,
+            from,
+            search,
+        },
+    )
+}
+
+/// The fill as a visitor of [`xor_pairs::dispatch`].
+struct Fill<'a, S> {
+    rules: &'a Rules,
+    g: &'a mut [u16],
+    from: usize,
+    search: S,
+}
+
+impl<S: PairSearch> WithXorPairs for Fill<'_, S> {
+    type Out = Result<()>;
+
+    /// The fill loop, generic over the path's kernel: each candidate one search.
+    #[inline(always)]
+    fn run<K: PairKernel>(self) -> Result<()> {
+        let search = self.search;
+        fill_by_candidates(self.rules, self.g, self.from, |lo, hi, x| {
+            search.some_pair::<K>(lo, hi, x)
+        })
+    }
+}
 
 /// Fills g[from..] for `rules`, given g[..from] final, deciding each candidate x by
 /// `some_pair(lo, hi, x)`: true when some i has `lo[i] ^ hi[i] == x`. Inlined into the
