@@ -28,6 +28,7 @@ const LAYERS: &[(&str, usize)] = &[
     ("run::longrun", 8),
     ("run::workload", 8),
     ("run::report", 8),
+    ("run::census", 9),
     ("run::session", 9),
     ("run::wisdom", 9),
     ("run::planner", 10),

@@ -8,7 +8,8 @@
 
 use super::{self as census, order_key};
 use crate::base::error::{Error, Result};
-use crate::octal::Rules;
+use crate::octal::plan::{choose_backend, OctalEntry};
+use crate::octal::{OctalPlan, Rules};
 use std::collections::BTreeMap;
 
 /// The codes of a census, in [`census::codes`] order.
@@ -213,6 +214,119 @@ pub fn shares(costs: &[u128], k: usize) -> Vec<usize> {
     shard
 }
 
+/// D when neither `--digits` nor `--codes` is given.
+pub const DEFAULT_DIGITS: usize = 3;
+
+/// A census decided from its flags before any work: the back-end, the codes, this shard's
+/// share of them and what each is estimated to cost.
+///
+/// Invariant: `share` holds the indices into `selection.codes` that [`shares`] gives
+/// `shard`, in list order; the back-end affords N, and the largest code of the share fits in
+/// memory (checked once by [`CensusPlan::decide`]).
+pub struct CensusPlan {
+    /// The back-end every code is built with.
+    pub entry: OctalEntry,
+    /// N, the largest heap of every table.
+    pub limit: usize,
+    /// The codes of the census, in list order.
+    pub selection: Selection,
+    /// Which shard of a job array this run is.
+    pub shard: Shard,
+    /// The estimated cost of each code of `selection` ([`estimated_cost`]).
+    pub costs: Vec<u128>,
+    /// The indices of this shard's codes, in list order.
+    pub share: Vec<usize>,
+}
+
+impl CensusPlan {
+    /// Decides a census from its flags: `--backend` (`None`: the default), `--limit`,
+    /// `--digits` (`None`: [`DEFAULT_DIGITS`], or every digit with `--codes`), `--codes`
+    /// (`read` reads its `@FILE`s) and `--shard`. Refuses, in one line naming the flag, an
+    /// unknown back-end, an N it does not afford, a bad selection or shard, and a largest
+    /// table of the share that does not fit in memory.
+    pub fn decide(
+        backend: Option<&str>,
+        limit: usize,
+        digits: Option<usize>,
+        codes: Option<&str>,
+        shard: Option<&str>,
+        read: &dyn Fn(&str) -> std::io::Result<String>,
+    ) -> Result<CensusPlan> {
+        let entry = choose_backend(backend, limit)?;
+        let shard = match shard {
+            Some(text) => Shard::parse(text)?,
+            None => Shard::WHOLE,
+        };
+        let digits = digits.unwrap_or(if codes.is_some() {
+            census::MAX_DIGITS
+        } else {
+            DEFAULT_DIGITS
+        });
+        let selection = select(digits, codes, read)?;
+        let costs: Vec<u128> = selection
+            .codes
+            .iter()
+            .map(|r| estimated_cost(r, limit))
+            .collect();
+        let owner = shares(&costs, shard.count);
+        let share: Vec<usize> = (0..costs.len())
+            .filter(|&i| owner[i] == shard.index)
+            .collect();
+        let plan = CensusPlan {
+            entry,
+            limit,
+            selection,
+            shard,
+            costs,
+            share,
+        };
+        // The memory of one table and its scratch, checked once on the largest code.
+        if let Some(big) = plan.largest() {
+            OctalPlan::named(big.clone(), Some(entry.name), limit as u64)?;
+        }
+        Ok(plan)
+    }
+
+    /// The most expensive code of the share, if the share has any.
+    pub fn largest(&self) -> Option<&Rules> {
+        self.share
+            .iter()
+            .max_by_key(|&&i| self.costs[i])
+            .map(|&i| &self.selection.codes[i])
+    }
+
+    /// The codes of the share not among `done` (labels of codes already built, as a resumed
+    /// rows file holds them), most expensive first so that the longest never starts last,
+    /// each with its estimated cost. Refuses a done code that is not in the share, naming
+    /// `--resume`.
+    pub fn todo<'a>(&self, done: impl Iterator<Item = &'a str>) -> Result<(Vec<Rules>, Vec<f64>)> {
+        let in_share: BTreeMap<&str, usize> = self
+            .share
+            .iter()
+            .map(|&i| (self.selection.codes[i].label(), i))
+            .collect();
+        let mut skip = vec![false; self.selection.codes.len()];
+        for code in done {
+            match in_share.get(code) {
+                Some(&i) => skip[i] = true,
+                None => {
+                    return Err(Error::Invalid(format!(
+                        "--resume: the file holds the code {code}, which is not in this census; name another --out"
+                    )))
+                }
+            }
+        }
+        let mut todo: Vec<usize> = self.share.iter().copied().filter(|&i| !skip[i]).collect();
+        todo.sort_by(|&a, &b| self.costs[b].cmp(&self.costs[a]).then(a.cmp(&b)));
+        Ok((
+            todo.iter()
+                .map(|&i| self.selection.codes[i].clone())
+                .collect(),
+            todo.iter().map(|&i| self.costs[i] as f64).collect(),
+        ))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -281,5 +395,33 @@ mod tests {
             let e = Shard::parse(bad).unwrap_err().to_string();
             assert!(e.contains("--shard") && e.contains(says), "{bad}: {e}");
         }
+    }
+
+    #[test]
+    fn a_plan_leaves_out_the_codes_done_and_refuses_a_stranger() {
+        let plan =
+            CensusPlan::decide(None, 200, Some(2), Some("0.6,0.07,4.1"), None, &no_file).unwrap();
+        assert_eq!(plan.share, [0, 1, 2]);
+        let (todo, costs) = plan.todo(["0.07"].into_iter()).unwrap();
+        let labels: Vec<&str> = todo.iter().map(|r| r.label()).collect();
+        // 0.07 done; of the rest, the more expensive first
+        assert_eq!(labels.len(), 2);
+        assert!(labels.contains(&"0.6") && labels.contains(&"4.1"));
+        assert!(costs[0] >= costs[1]);
+        let refused = plan.todo(["0.5"].into_iter()).unwrap_err().to_string();
+        assert!(
+            refused.contains("--resume") && refused.contains("0.5"),
+            "{refused}"
+        );
+        let half = CensusPlan::decide(
+            None,
+            200,
+            Some(2),
+            Some("0.6,0.07,4.1"),
+            Some("1/2"),
+            &no_file,
+        )
+        .unwrap();
+        assert!(!half.share.is_empty() && half.share.len() < 3);
     }
 }

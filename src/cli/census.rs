@@ -2,49 +2,30 @@
 //! `--shard` of them), its period or "open", with the provenance of the run; and `census
 //! merge`, which joins the rows files of a job array's shards.
 //!
-//! [`nimsquare::census`] builds the rows, [`nimsquare::census::plan`] chooses
-//! the codes and the shards, [`nimsquare::run::longrun::censusfile`] keeps the rows file;
-//! this file decides everything from the flags before any work, shows the progress and prints.
-//!
-//! Invariant: with `--out FILE` (a regular file) every row is in FILE, synced, before the
-//! progress counts it; nothing is written over an existing FILE without `--force`, and
-//! `--resume` only ever appends to a file of the same census.
+//! [`nimsquare::census::plan::CensusPlan`] decides the census from the flags before any
+//! work, [`nimsquare::run::census::run`] runs it (the rows file, the progress, the signals,
+//! MPI); this file parses, calls them, and prints the rows when no file keeps them.
 
 use super::args::{count_usize, limit_parser};
-use super::common::{exit_status_for, fmt_seconds, CliResult};
-use nimsquare::base::error::{Error, Result};
+use super::common::{exit_status_for, CliResult};
+#[cfg(not(feature = "mpi"))]
+use nimsquare::base::error::Error;
+use nimsquare::base::error::Result;
 use nimsquare::base::limit::Limit;
-use nimsquare::base::paths::{decide_output, decide_replaced_file, write_output, Output};
-use nimsquare::base::provenance::{cpu_model, git_rev, utc_date_today};
-use nimsquare::census::plan::{self, estimated_cost, shares, Selection, Shard};
-use nimsquare::census::{self, order_key, Row, Watcher, MAX_DIGITS};
+use nimsquare::base::paths::{decide_output, write_output, Output};
+use nimsquare::census::plan::{CensusPlan, Selection, Shard};
+use nimsquare::census::{self, Row, MAX_DIGITS};
 use nimsquare::octal::method::period::Verdict;
-use nimsquare::octal::OctalPlan;
-use nimsquare::octal::Rules;
-use nimsquare::run::longrun::censusfile::{self, Format, Header, Made, Rows, RowsFile};
-use nimsquare::run::longrun::signals::{interrupted, SignalGuard};
+use nimsquare::run;
+use nimsquare::run::census::{Keep, Outcome};
+use nimsquare::run::longrun::censusfile::{self, Format, Made};
 use nimsquare::run::report::{self, Report};
 use serde_json::json;
-use std::collections::BTreeMap;
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::Mutex;
-use std::time::{Duration, Instant};
 
 /// N when --limit is not given: about a minute for D = 3 with the quadratic control.
 pub const DEFAULT_CENSUS_LIMIT: &str = "1000";
-
-/// D when neither --digits nor --codes is given.
-pub const DEFAULT_DIGITS: usize = 3;
-
-/// The interval between two progress lines when stderr is not a terminal (a batch job's
-/// log), unless `NIMSQUARE_PROGRESS_EVERY` says otherwise: a census is many short jobs, so
-/// a line every few seconds shows it alive without flooding a day-long log (17 000 lines).
-pub const PLAIN_EVERY: Duration = Duration::from_secs(5);
-
-/// The interval between two redraws of the progress line on a terminal.
-const REDRAW_EVERY: Duration = Duration::from_millis(500);
 
 /// The long help of `census`.
 pub const LONG_ABOUT: &str = "Builds every octal game 0.d1..dk and 4.d1..dk for k = 1..=D \
@@ -155,26 +136,15 @@ struct MergeArgs {
     force: bool,
 }
 
-/// Where the rows go.
-enum Sink {
-    /// Kept in memory and printed at the end (stdout, a FIFO, a device).
-    Memory(Output, Mutex<Vec<Row>>),
-    /// Appended to a rows file as they come.
-    File {
-        path: PathBuf,
-        file: RowsFile,
-        rows: Mutex<Rows>,
-    },
-}
-
 pub fn run(args: Args) -> CliResult {
     if let Some(Sub::Merge(m)) = args.command {
         return merge(m);
     }
     // Started by an MPI launcher (the `mpi` feature): the other ranks only build rows for
-    // rank 0, which goes on below as the census and hands the codes out (census_mpi.rs).
+    // rank 0, which goes on below as the census and hands the codes out
+    // (nimsquare::run::census::mpi).
     #[cfg(feature = "mpi")]
-    let mut mpi = super::census_mpi::Mpi::start()?;
+    let mut mpi = nimsquare::run::census::mpi::Mpi::start()?;
     #[cfg(feature = "mpi")]
     if let Some(worker) = mpi.as_mut().filter(|m| m.rank() > 0) {
         return worker.work();
@@ -182,153 +152,49 @@ pub fn run(args: Args) -> CliResult {
     #[cfg(not(feature = "mpi"))]
     refuse_launcher()?;
     // Everything decided before any work: the back-end, the shard, the codes, the output.
-    let limit = args.limit.get();
-    let entry = nimsquare::octal::plan::choose_backend(args.backend.as_deref(), limit)?;
-    let shard = match &args.shard {
-        Some(text) => Shard::parse(text)?,
-        None => Shard::WHOLE,
+    let plan = CensusPlan::decide(
+        args.backend.as_deref(),
+        args.limit.get(),
+        args.digits,
+        args.codes.as_deref(),
+        args.shard.as_deref(),
+        &|file| std::fs::read_to_string(file),
+    )?;
+    let keep = Keep {
+        out: args.out.as_deref(),
+        force: args.force,
+        resume: args.resume,
+        json: args.json,
     };
-    let digits = args.digits.unwrap_or(if args.codes.is_some() {
-        MAX_DIGITS
-    } else {
-        DEFAULT_DIGITS
-    });
-    let selection = plan::select(digits, args.codes.as_deref(), &|file| {
-        std::fs::read_to_string(file)
-    })?;
-    let costs: Vec<u128> = selection
-        .codes
-        .iter()
-        .map(|r| estimated_cost(r, limit))
-        .collect();
-    let owner = shares(&costs, shard.count);
-    let share: Vec<usize> = (0..costs.len())
-        .filter(|&i| owner[i] == shard.index)
-        .collect();
-    // The memory of one table and its scratch, checked once on the largest code of the share.
-    let largest = share
-        .iter()
-        .max_by_key(|&&i| costs[i])
-        .map(|&i| &selection.codes[i]);
-    if let Some(big) = largest {
-        OctalPlan::named(big.clone(), Some(entry.name), limit as u64)?;
-    }
-    // Under MPI the workers check it too, on their own nodes; the rows name their CPUs.
-    #[cfg(feature = "mpi")]
-    let cpu = match mpi.as_mut().filter(|m| m.size() > 1) {
-        Some(coordinator) => coordinator.handshake(entry.name, limit, largest)?,
-        None => cpu_model(),
-    };
-    #[cfg(not(feature = "mpi"))]
-    let cpu = cpu_model();
-    let made = Made {
-        backend: entry.name.to_string(),
-        build: git_rev(),
-        cpu,
-        date: utc_date_today(),
-    };
-    let format = if args.json {
-        Format::JsonLines
-    } else {
-        Format::Csv
-    };
-    let header = Header {
-        version: censusfile::VERSION,
-        limit,
-        digits,
-        codes: selection.filter.clone().unwrap_or_else(|| "all".into()),
-        selection: selection.fingerprint(),
-        total: selection.codes.len(),
-        backend: entry.name.to_string(),
-        shard: shard.to_string(),
-        share: share.len(),
-    };
-    let (sink, done) = decide_sink(&args, format, &header)?;
-    // The codes still to do, most expensive first, so the longest never starts last.
-    let in_share: BTreeMap<&str, usize> = share
-        .iter()
-        .map(|&i| (selection.codes[i].label(), i))
-        .collect();
-    if let Some(stray) = done
-        .values()
-        .find(|(code, _)| !in_share.contains_key(code.as_str()))
-    {
-        return Err(Error::Invalid(format!(
-            "--resume: the file holds the code {}, which is not in this census; name another --out",
-            stray.0
-        )));
-    }
-    let mut todo: Vec<usize> = share
-        .iter()
-        .copied()
-        .filter(|&i| {
-            let key = order_key(selection.codes[i].label()).expect("a census code");
-            !done.contains_key(&key)
-        })
-        .collect();
-    todo.sort_by(|&a, &b| costs[b].cmp(&costs[a]).then(a.cmp(&b)));
-    let list: Vec<Rules> = todo.iter().map(|&i| selection.codes[i].clone()).collect();
-    let todo_costs: Vec<f64> = todo.iter().map(|&i| costs[i] as f64).collect();
-    if let Sink::File { rows, .. } = &sink {
-        *rows.lock().unwrap_or_else(|e| e.into_inner()) = done;
-    }
-    let tracker = Tracker::new(
-        &args,
-        share.len(),
-        share.len() - list.len(),
-        limit,
-        todo_costs,
-    );
-    let watch = Watch {
-        list: &list,
-        tracker: &tracker,
-        sink: &sink,
-        format,
-        made: &made,
-    };
-    // A signal stops a durable census between codes; without a file there is nothing to keep.
-    let _guard = match sink {
-        Sink::File { .. } => Some(SignalGuard::install()?),
-        Sink::Memory(..) => None,
-    };
-    let result = std::thread::scope(|s| {
-        s.spawn(|| tracker.tick_until_done());
+    let outcome = run::census::run(
+        &plan,
+        keep,
+        args.quiet,
         #[cfg(feature = "mpi")]
-        let r = match mpi.as_mut().filter(|m| m.size() > 1) {
-            Some(coordinator) => coordinator.run_each(&list, &watch),
-            None => census::run_each(entry, &list, limit, &watch),
-        };
-        #[cfg(not(feature = "mpi"))]
-        let r = census::run_each(entry, &list, limit, &watch);
-        tracker.finish();
-        r
-    });
-    result?;
-    match sink {
-        Sink::File { path, rows, .. } => {
-            let rows = rows.into_inner().unwrap_or_else(|e| e.into_inner());
-            if let Some(signal) = interrupted().filter(|_| rows.len() < share.len()) {
-                eprintln!(
-                    "census: stopped by {}: {} of {} codes in {}; the same command with --resume finishes it",
-                    signal.name(),
-                    rows.len(),
-                    share.len(),
-                    path.display()
-                );
-                return Ok(exit_status_for(signal));
-            }
-            censusfile::finish(&path, format, &header, &rows)?;
-            Ok(0)
+        mpi.as_mut().filter(|m| m.size() > 1),
+    )?;
+    match outcome {
+        Outcome::Kept => Ok(0),
+        Outcome::Stopped {
+            signal,
+            done,
+            total,
+            path,
+        } => {
+            eprintln!(
+                "census: stopped by {}: {done} of {total} codes in {}; the same command with --resume finishes it",
+                signal.name(),
+                path.display()
+            );
+            Ok(exit_status_for(signal))
         }
-        Sink::Memory(out, rows) => {
-            let mut rows = rows.into_inner().unwrap_or_else(|e| e.into_inner());
-            rows.sort_by_key(|r| order_key(&r.code));
+        Outcome::Rows { out, rows, made } => {
             let report = Census {
                 rows: &rows,
                 made: &made,
-                selection: &selection,
-                shard,
-                limit,
+                selection: &plan.selection,
+                shard: plan.shard,
+                limit: plan.limit,
                 csv: args.csv,
             };
             print(&out, &report, args.json)?;
@@ -350,226 +216,6 @@ fn refuse_launcher() -> Result<()> {
             "started by an MPI launcher as one of {p} processes, but this nimsquare was built without MPI, so each would run the whole census; build it with `cargo build --release --features mpi`, or run it without the launcher"
         ))),
         _ => Ok(()),
-    }
-}
-
-/// Decides where the rows go, before any work, and returns the rows already done (those of
-/// the file `--resume` names).
-fn decide_sink(args: &Args, format: Format, header: &Header) -> Result<(Sink, Rows)> {
-    let memory = |out| (Sink::Memory(out, Mutex::new(Vec::new())), Rows::new());
-    let Some(path) = &args.out else {
-        return Ok(memory(Output::Stdout));
-    };
-    let file = |path: PathBuf, file: RowsFile, done: Rows| {
-        (
-            Sink::File {
-                path,
-                file,
-                rows: Mutex::new(Rows::new()),
-            },
-            done,
-        )
-    };
-    if args.resume {
-        if path.as_os_str() == "-" {
-            return Err(Error::Invalid(
-                "--resume needs --out FILE, a regular file, not stdout".into(),
-            ));
-        }
-        let target = decide_replaced_file(path, "--out", "census rows")?;
-        if target.exists() {
-            let (rows_file, done) = censusfile::resume(&target, format, header)?;
-            return Ok(file(target, rows_file, done));
-        }
-        // Nothing to resume yet (the first run of a job that always passes --resume).
-        let rows_file = censusfile::create(&target, format, header)?;
-        return Ok(file(target, rows_file, Rows::new()));
-    }
-    if !args.force && path.as_os_str() != "-" && path.is_file() {
-        return Err(Error::Invalid(format!(
-            "--out {}: already exists; pass --resume to finish the census in it, --force to start again, or choose another name",
-            path.display()
-        )));
-    }
-    match decide_output(path, "--out", Some(args.force))? {
-        Output::File(target) => {
-            let rows_file = censusfile::create(&target, format, header)?;
-            Ok(file(target, rows_file, Rows::new()))
-        }
-        other => Ok(memory(other)),
-    }
-}
-
-/// The census's callbacks: rows to the sink, counts to the progress.
-struct Watch<'a> {
-    list: &'a [Rules],
-    tracker: &'a Tracker,
-    sink: &'a Sink,
-    format: Format,
-    made: &'a Made,
-}
-
-impl Watcher for Watch<'_> {
-    fn started(&self, index: usize) {
-        self.tracker.started(index, self.list[index].label());
-    }
-
-    fn finished(&self, index: usize, row: Row) -> Result<()> {
-        match self.sink {
-            Sink::Memory(_, rows) => rows.lock().unwrap_or_else(|e| e.into_inner()).push(row),
-            Sink::File { file, rows, .. } => {
-                let line = censusfile::encode(self.format, &row, self.made);
-                file.append(&line)?;
-                let key = order_key(&row.code).expect("a census code");
-                rows.lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .insert(key, (row.code.clone(), line));
-            }
-        }
-        self.tracker.finished(index);
-        Ok(())
-    }
-
-    fn stop(&self) -> bool {
-        matches!(self.sink, Sink::File { .. }) && interrupted().is_some()
-    }
-}
-
-/// The progress of a census: what the progress line reports, updated from the workers and
-/// read by one ticking thread.
-struct Tracker {
-    shown: bool,
-    terminal: bool,
-    every: Duration,
-    started: Instant,
-    limit: usize,
-    total: usize,
-    done: AtomicUsize,
-    /// Positions of the codes finished by this run.
-    positions: AtomicU64,
-    /// The estimated cost of each code of the run's list, and the sum of those finished.
-    costs: Vec<f64>,
-    cost_done: Mutex<f64>,
-    in_flight: Mutex<BTreeMap<usize, (String, Instant)>>,
-    /// Set when the run is over: the ticking thread stops.
-    over: (Mutex<bool>, std::sync::Condvar),
-}
-
-impl Tracker {
-    fn new(args: &Args, total: usize, done: usize, limit: usize, costs: Vec<f64>) -> Tracker {
-        let terminal = std::io::stderr().is_terminal();
-        let every = if terminal {
-            REDRAW_EVERY
-        } else if std::env::var_os("NIMSQUARE_PROGRESS_EVERY").is_some() {
-            nimsquare::run::longrun::progress::plain_every()
-        } else {
-            PLAIN_EVERY
-        };
-        Tracker {
-            shown: !args.quiet,
-            terminal,
-            every,
-            started: Instant::now(),
-            limit,
-            total,
-            done: AtomicUsize::new(done),
-            positions: AtomicU64::new(0),
-            costs,
-            cost_done: Mutex::new(0.0),
-            in_flight: Mutex::new(BTreeMap::new()),
-            over: (Mutex::new(false), std::sync::Condvar::new()),
-        }
-    }
-
-    fn started(&self, index: usize, code: &str) {
-        self.in_flight
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(index, (code.to_string(), Instant::now()));
-    }
-
-    fn finished(&self, index: usize) {
-        self.in_flight
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(&index);
-        *self.cost_done.lock().unwrap_or_else(|e| e.into_inner()) += self.costs[index];
-        self.positions
-            .fetch_add(self.limit as u64 + 1, Ordering::Relaxed);
-        self.done.fetch_add(1, Ordering::Relaxed);
-    }
-
-    /// `census: 312/1022 codes, 2.10e6 positions/s, ETA 3m 10s, slowest in flight 0.6 (41s)`.
-    fn line(&self) -> String {
-        let elapsed = self.started.elapsed().as_secs_f64();
-        let done = self.done.load(Ordering::Relaxed);
-        let rate = self.positions.load(Ordering::Relaxed) as f64 / elapsed.max(1e-9);
-        let cost_done = *self.cost_done.lock().unwrap_or_else(|e| e.into_inner());
-        let cost_all: f64 = self.costs.iter().sum();
-        // The rate of estimated cost so far, carried over the cost still to do.
-        let eta = if cost_done > 0.0 {
-            nimsquare::run::longrun::progress::fmt_eta(
-                elapsed * (cost_all - cost_done).max(0.0) / cost_done,
-            )
-        } else {
-            "unknown".into()
-        };
-        let slowest = self
-            .in_flight
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .values()
-            .min_by_key(|(_, since)| *since)
-            .map(|(code, since)| {
-                format!(
-                    ", slowest in flight {code} ({})",
-                    fmt_seconds(since.elapsed().as_secs_f64())
-                )
-            })
-            .unwrap_or_default();
-        format!(
-            "census: {done}/{} codes up to N = {}, {rate:.3e} positions/s, ETA {eta}{slowest}",
-            self.total, self.limit
-        )
-    }
-
-    /// Prints the progress line every [`Tracker::every`] until [`Tracker::finish`].
-    fn tick_until_done(&self) {
-        let (lock, wake) = &self.over;
-        let mut over = lock.lock().unwrap_or_else(|e| e.into_inner());
-        loop {
-            let (guard, _) = wake
-                .wait_timeout(over, self.every)
-                .unwrap_or_else(|e| e.into_inner());
-            over = guard;
-            if *over {
-                return;
-            }
-            if self.shown {
-                if self.terminal {
-                    eprint!("\r{}\x1b[K", self.line());
-                } else {
-                    eprintln!("{}", self.line());
-                }
-            }
-        }
-    }
-
-    /// Stops the ticking thread and prints the last line.
-    fn finish(&self) {
-        let (lock, wake) = &self.over;
-        *lock.lock().unwrap_or_else(|e| e.into_inner()) = true;
-        wake.notify_all();
-        if self.shown {
-            let lead = if self.terminal { "\r\x1b[K" } else { "" };
-            eprintln!(
-                "{lead}census: {}/{} codes up to N = {} in {}",
-                self.done.load(Ordering::Relaxed),
-                self.total,
-                self.limit,
-                fmt_seconds(self.started.elapsed().as_secs_f64())
-            );
-        }
     }
 }
 

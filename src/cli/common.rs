@@ -18,7 +18,7 @@ pub const EXIT_CHECK_FAILED: i32 = 1;
 /// The exit status of a run a signal stopped: 128 plus its number (130 for SIGINT, 143 for
 /// SIGTERM), what a shell reports for a process the signal ended.
 pub fn exit_status_for(signal: nimsquare::run::longrun::Signal) -> i32 {
-    128 + signal.number()
+    signal.exit_status()
 }
 
 /// Formats seconds for the text tables: three significant digits in their own unit.

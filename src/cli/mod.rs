@@ -5,8 +5,6 @@
 pub mod args;
 mod build;
 mod census;
-#[cfg(feature = "mpi")]
-mod census_mpi;
 mod common;
 mod compare;
 mod games;

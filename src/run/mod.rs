@@ -11,9 +11,12 @@
 //! - [`report`]: what a command answers, rendered as text or `--json` in one place;
 //! - [`profile`]: the profiler session, repeated solves or builds sampled by pprof into a
 //!   flamegraph;
+//! - [`census`]: one census run from its plan: the rows file, the codes left after a resume,
+//!   the progress line, the signals, and the MPI coordinator and workers (feature `mpi`);
 //! - [`session`]: the session around one long table run (its files checked before any
 //!   work, a seeded start announced, an interruption ended with how to resume).
 
+pub mod census;
 pub mod longrun;
 pub mod planner;
 pub mod profile;

@@ -30,6 +30,11 @@ impl Signal {
         }
     }
 
+    /// The exit status of a run this signal stopped: 128 plus its number.
+    pub fn exit_status(self) -> i32 {
+        128 + self.number()
+    }
+
     /// `SIGINT` or `SIGTERM`.
     pub fn name(self) -> &'static str {
         match self {

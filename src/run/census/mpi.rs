@@ -1,6 +1,6 @@
 //! `mpirun -n P nimsquare census ...` (the `mpi` feature): the census spread over the
 //! processes of an MPI job. Rank 0 is the coordinator: it plans the census exactly as one
-//! process does (`census.rs`, every refusal included), hands the codes out one at a time,
+//! process does ([`super::run`], every refusal included), hands the codes out one at a time,
 //! most expensive first, and writes each row to the rows file the moment it arrives. Every
 //! other rank is a worker: it builds the rows of the codes it is given with the function a
 //! one-process census uses ([`census::row`]), as many at once as its thread pool has threads.
@@ -29,17 +29,16 @@
 //! nothing comes, because Open MPI's blocking receive spins a core, which on a node where
 //! the coordinator shares the cores with a worker would take a core from the census.
 
-use super::common::{exit_status_for, CliResult};
+use crate::base::error::{Error, Result};
+use crate::base::provenance::{cpu_model, git_rev};
+use crate::census::{self, Row, Watcher};
+use crate::octal::Rules;
+use crate::run::longrun::{interrupted, Signal};
 use mpi::environment::{Threading, Universe};
 use mpi::point_to_point::{MatchedReceiveVec, Source};
 use mpi::topology::{Communicator, Rank, SimpleCommunicator};
 use mpi::traits::Destination;
 use mpi::Tag;
-use nimsquare::base::error::{Error, Result};
-use nimsquare::base::provenance::{cpu_model, git_rev};
-use nimsquare::census::{self, Row, Watcher};
-use nimsquare::octal::Rules;
-use nimsquare::run::longrun::interrupted;
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 use std::collections::BTreeSet;
 use std::sync::mpsc;
@@ -63,36 +62,41 @@ pub const STOP: Tag = 6;
 /// More would hold back codes another worker could be building at the end of the census.
 pub const QUEUED: usize = 2;
 
+/// [`PLAN`]'s payload: what a worker checks before it says it is ready.
 #[derive(Serialize, Deserialize)]
-struct Plan {
+pub struct Plan {
     backend: String,
     limit: usize,
     /// The code of the largest estimated cost, whose table the worker checks it can hold.
     largest: Option<String>,
 }
 
+/// [`READY`]'s payload: a worker's threads and where it runs.
 #[derive(Serialize, Deserialize)]
-struct Ready {
+pub struct Ready {
     threads: usize,
     cpu: String,
     build: String,
     host: String,
 }
 
+/// [`FAILED`]'s payload: why a worker refused the plan or a code.
 #[derive(Serialize, Deserialize)]
-struct Failed {
+pub struct Failed {
     error: String,
     host: String,
 }
 
+/// [`CODE`]'s payload: a code to build, with its index in rank 0's list.
 #[derive(Serialize, Deserialize)]
-struct Code {
+pub struct Code {
     index: usize,
     code: String,
 }
 
+/// [`ROW`]'s payload: a code's row, with its index in rank 0's list.
 #[derive(Serialize, Deserialize)]
-struct Done {
+pub struct Done {
     index: usize,
     row: Row,
 }
@@ -290,7 +294,7 @@ impl Mpi {
     /// A worker (rank >= 1): waits for the plan, then builds the rows of the codes rank 0
     /// sends until it says stop. Its errors go to rank 0, which reports them; the worker
     /// itself exits 0.
-    pub fn work(&mut self) -> CliResult {
+    pub fn work(&mut self) -> Result<i32> {
         let world = self.universe.world();
         let root = world.process_at_rank(0);
         let host = mpi::environment::processor_name().unwrap_or_default();
@@ -311,9 +315,9 @@ impl Mpi {
                 return Err(Error::Invalid(format!("expected the plan, got tag {tag}")));
             }
             let plan: Plan = decode(0, &bytes)?;
-            let entry = nimsquare::octal::find(&plan.backend)?;
+            let entry = crate::octal::find(&plan.backend)?;
             if let Some(code) = &plan.largest {
-                nimsquare::octal::OctalPlan::named(
+                crate::octal::OctalPlan::named(
                     Rules::parse(code)?,
                     Some(entry.name),
                     plan.limit as u64,
@@ -393,7 +397,7 @@ impl Drop for Mpi {
     fn drop(&mut self) {
         let world = self.universe.world();
         if self.workers.iter().any(|w| w.in_flight > 0) {
-            let status = interrupted().map_or(1, exit_status_for);
+            let status = interrupted().map_or(1, Signal::exit_status);
             world.abort(status);
         }
         for w in self.workers.iter().filter(|w| !w.stopped) {
