@@ -114,6 +114,21 @@ fn text_output_names_both_sides_the_interval_and_a_verdict() {
 }
 
 #[test]
+fn one_pair_is_named_in_the_singular() {
+    let out = nimsquare()
+        .args([
+            "compare", "stamped", "bitset", "--limit", "100", "--pairs", "1", "--quiet",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.starts_with("compare N = 100, moves squares, 3 heaps: 1 pair (A B"),
+        "{text}"
+    );
+}
+
+#[test]
 fn known_times_give_the_verdict_and_the_gate_its_exit_status() {
     let dir = scratch("gate");
     let a = stand_in(&dir, "a", "7", 0.2);
@@ -261,7 +276,7 @@ fn octal_back_ends_are_compared_on_one_octal_game_by_their_tables() {
     assert!(out.status.success(), "{out:?}");
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
-        text.starts_with("compare N = 500, octal game 0.6: 1 pairs")
+        text.starts_with("compare N = 500, octal game 0.6: 1 pair (A B")
             && text.contains("both built the table with digest"),
         "{text}"
     );

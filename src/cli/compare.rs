@@ -450,10 +450,10 @@ impl Report for CompareReport {
         };
         writeln!(
             out,
-            "compare N = {}, {}: {} pairs (A B, B A, ...), timing {}; {agreed}",
+            "compare N = {}, {}: {} (A B, B A, ...), timing {}; {agreed}",
             self.limit,
             self.game,
-            s.pairs,
+            super::common::count_of(s.pairs, "pair"),
             self.measure.name()
         )?;
         let width = self.a.0.text.len().max(self.b.0.text.len());
