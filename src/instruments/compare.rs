@@ -306,6 +306,11 @@ pub fn verdict(lo: f64, hi: f64, noise: f64, margin: f64) -> Verdict {
 /// The confidence level [`summarize`] asks of its interval.
 pub const LEVEL: f64 = 0.95;
 
+/// The fewest pairs that give a verdict or let a gate fail: below it the median's interval
+/// has a confidence of at most 50% (one pair: none), so any difference it shows may be one
+/// noisy run.
+pub const MIN_PAIRS: usize = 3;
+
 /// A comparison's statistics: each side's times and the pair ratios B/A.
 #[derive(Clone, Debug)]
 pub struct Summary {
@@ -341,7 +346,11 @@ pub fn summarize(a: &[f64], b: &[f64], noise: f64, margin: f64) -> Summary {
     };
     let ratios: Vec<f64> = a.iter().zip(b).map(|(x, y)| y / x).collect();
     let (lo, hi, confidence, k) = median_interval(&ratios, LEVEL);
-    let verdict = verdict(lo, hi, noise, margin);
+    let verdict = if a.len() < MIN_PAIRS {
+        Verdict::Inconclusive
+    } else {
+        verdict(lo, hi, noise, margin)
+    };
     Summary {
         pairs: a.len(),
         a: spread(a),
@@ -363,7 +372,7 @@ impl Summary {
     /// above `limit`. A gate on this fails only on a regression the pairs establish, never on
     /// noise.
     pub fn exceeds(&self, limit: f64) -> bool {
-        self.ratio_lo > limit
+        self.pairs >= MIN_PAIRS && self.ratio_lo > limit
     }
 
     /// One sentence for a person: the verdict with the factor and the interval behind it.
@@ -391,6 +400,11 @@ impl Summary {
             ),
             Verdict::Same => format!("{} (the noise threshold)", none_above(self.noise)),
             Verdict::WithinMargin => format!("{} (the margin; {band})", none_above(self.margin)),
+            Verdict::Inconclusive if self.pairs < MIN_PAIRS => format!(
+                "inconclusive: {} too few for a verdict (an interval of {:.1}% confidence); run at least {MIN_PAIRS} pairs",
+                if self.pairs == 1 { "1 pair is".to_string() } else { format!("{} pairs are", self.pairs) },
+                self.confidence * 100.0
+            ),
             Verdict::Inconclusive => format!(
                 "inconclusive: the interval {:.3}-{:.3} reaches across the noise band ({band}) and past the {}% margin; run more pairs",
                 self.ratio_lo,
@@ -474,6 +488,11 @@ mod tests {
         let s = summarize(&drift, &b, 0.03, 0.05);
         assert!((s.ratio_lo - 1.1).abs() < 1e-12 && (s.ratio_hi - 1.1).abs() < 1e-12);
         assert_eq!(s.verdict, Verdict::AFaster);
+        // Two pairs far apart are still too few: no verdict, no gate.
+        let s = summarize(&a[..2], &b[..2], 0.03, 0.05);
+        assert_eq!(s.verdict, Verdict::Inconclusive);
+        assert!(!s.exceeds(1.0));
+        assert!(s.sentence("A", "B").contains("run at least 3 pairs"));
         // Wide noise across 1: inconclusive, and no gate fires.
         let wide = [0.8, 1.2, 0.9, 1.3, 1.0, 0.85, 1.25, 1.1, 0.95];
         let s = summarize(&a, &wide, 0.03, 0.05);
