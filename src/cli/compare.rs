@@ -41,7 +41,8 @@ past the N it affords is refused before any run.\n\n\
 The verdict: a winner when the whole interval lies beyond 1 + --noise (or below \
 1/(1 + --noise)); \"no difference larger than X%\" when it lies wholly within [1/(1 + X), \
 1 + X] for X the noise threshold or the --margin (5% by default), whichever is narrower and \
-holds it; otherwise inconclusive (run more pairs).\n\n\
+holds it; otherwise inconclusive (run more pairs). Fewer than 3 pairs give no verdict and \
+never fail --fail-above.\n\n\
 Exit status: 0 when the comparison ran (whatever the verdict), 1 when the two sides' answers \
 differ, 2 for bad input, 3 when --fail-above RATIO is given and the whole interval of B/A lies \
 above RATIO (B is slower than RATIO times A beyond the noise of the pairs).";
@@ -63,8 +64,8 @@ pub struct Args {
     #[arg(long, value_name = "KIND[:RULES]", help = super::common::WORKLOAD_HELP,
           conflicts_with_all = ["moves", "octal", "heaps"])]
     workload: Option<String>,
-    /// Timed pairs (1 to 1000). Fewer than 6 cannot give a 95% interval; the confidence
-    /// reached is always printed.
+    /// Timed pairs (1 to 1000). Fewer than 6 cannot give a 95% interval, fewer than 3 no
+    /// verdict; the confidence reached is always printed.
     #[arg(long, value_name = "P", default_value_t = 9, value_parser = count_usize(1, MAX_PAIRS),
           allow_hyphen_values = true)]
     pairs: usize,
