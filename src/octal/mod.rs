@@ -12,6 +12,7 @@
 pub mod block;
 pub mod method;
 pub mod naive;
+pub mod pairs;
 pub mod plan;
 pub mod rules;
 pub mod sparse;
@@ -38,6 +39,7 @@ pub static BACKENDS: &[Entry<dyn Builder<Rules>>] = &[
     vector::ENTRY,
     vector_parallel::ENTRY,
     block::ENTRY,
+    pairs::ENTRY,
 ];
 
 crate::registry::stage!("octal", dyn Builder<Rules>, BACKENDS);

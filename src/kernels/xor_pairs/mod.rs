@@ -1,4 +1,5 @@
-//! The xor-pair search, the octal games' inner loop: the least i with `lo[i] xor hi[i] == x`.
+//! The xor-pair kernels, the octal games' inner loops: the least i with `lo[i] xor hi[i] == x`
+//! (the search), and every `lo[i] xor hi[i]` marked in a byte row (the marking).
 //!
 //! Algorithm: a heap of m tokens split into (a, m - a) has the value g(a) xor g(m - a).
 //! With a reversed copy of g beside g, the partners g(m - 1), g(m - 2), ... are one
@@ -7,12 +8,22 @@
 //! lo ^ hi == x. The vector paths xor and compare a whole register of u16 lanes at a time
 //! and turn the compare into a bit mask whose lowest set bit is the answer.
 //!
-//! Cost: min(len, answer + one vector) lane steps: 1 (scalar), 8 (portable `wide::u16x8`),
-//! 16 (AVX2) or 32 (AVX-512 BW) u16 lanes a step.
+//! The marking ([`PairKernel::mark`]) is the mex's other route: when the values are wide, a
+//! search per candidate costs about as many pairs as there are values, so instead every
+//! pair's value is stored as a 1 in a byte row indexed by value, and the mex is the row's
+//! first 0. The vector paths xor and mask a register of pairs at once and write the indices
+//! to a small buffer; the stores stay one byte store per pair (a scatter has no faster form
+//! on these CPUs), which is the bound.
+//!
+//! Cost: the search, min(len, answer + one vector) lane steps: 1 (scalar), 8 (portable
+//! `wide::u16x8`), 16 (AVX2) or 32 (AVX-512 BW) u16 lanes a step; the marking, len byte
+//! stores plus len/lanes vector steps.
 //!
 //! Invariant: every path returns exactly what the scalar twin [`first_match_scalar`]
-//! returns, the least such i or `None` (the tests compare them on random inputs), and reads
-//! only `lo[..len]` and `hi[..len]`, len = min(lo.len(), hi.len()).
+//! returns, the least such i or `None`, and marks exactly what [`mark_scalar`] marks (the
+//! tests compare them on random inputs); each reads only `lo[..len]` and `hi[..len]`,
+//! len = min(lo.len(), hi.len()), and writes only inside the row, whose length is a power of
+//! two: an index is the xor masked to the row.
 //!
 //! Paths ([`crate::base::isa`]): the one ISA dispatch of this family is [`dispatch`], taken
 //! once around a caller's whole loop with a [`WithXorPairs`] visitor (the x86 code is in
@@ -21,12 +32,30 @@
 use crate::base::isa::Isa;
 use wide::u16x8;
 
-/// One path's search: the least i < min(lo.len(), hi.len()) with `lo[i] ^ hi[i] == x`.
+/// One path's kernels over the pairs i < min(lo.len(), hi.len()).
 pub trait PairKernel {
+    /// The least i with `lo[i] ^ hi[i] == x`.
     fn first_match(lo: &[u16], hi: &[u16], x: u16) -> Option<usize>;
+
+    /// Sets `row[(lo[i] ^ hi[i]) & (row.len() - 1)] = 1` for every i; `row.len()` is a
+    /// power of two (so the index is the xor itself when both values are below it).
+    fn mark(lo: &[u16], hi: &[u16], row: &mut [u8]);
 }
 
 isa_family!(WithXorPairs: PairKernel, "avx2", "avx512f,avx512bw,avx2");
+
+/// One marking on the path `isa` (the tests and one-off callers).
+pub fn mark_on(isa: Isa, lo: &[u16], hi: &[u16], row: &mut [u8]) {
+    struct One<'a>(&'a [u16], &'a [u16], &'a mut [u8]);
+    impl WithXorPairs for One<'_> {
+        type Out = ();
+        #[inline(always)]
+        fn run<K: PairKernel>(self) {
+            K::mark(self.0, self.1, self.2)
+        }
+    }
+    dispatch(isa, One(lo, hi, row))
+}
 
 /// One search on the path `isa` (the tests and one-off callers; a back-end dispatches once
 /// around its loop instead).
@@ -50,6 +79,11 @@ impl PairKernel for Scalar {
     fn first_match(lo: &[u16], hi: &[u16], x: u16) -> Option<usize> {
         first_match_scalar(lo, hi, x)
     }
+
+    #[inline]
+    fn mark(lo: &[u16], hi: &[u16], row: &mut [u8]) {
+        mark_scalar(lo, hi, row)
+    }
 }
 
 /// The portable path (`wide`).
@@ -60,11 +94,51 @@ impl PairKernel for Portable {
     fn first_match(lo: &[u16], hi: &[u16], x: u16) -> Option<usize> {
         first_match_portable(lo, hi, x)
     }
+
+    #[inline]
+    fn mark(lo: &[u16], hi: &[u16], row: &mut [u8]) {
+        mark_portable(lo, hi, row)
+    }
 }
 
 /// The scalar twin: the least i with `lo[i] ^ hi[i] == x`, one pair a step.
 pub fn first_match_scalar(lo: &[u16], hi: &[u16], x: u16) -> Option<usize> {
     lo.iter().zip(hi).position(|(&a, &b)| a ^ b == x)
+}
+
+/// The scalar twin of the marking: one pair a step, its xor masked to the row (a row of
+/// length 0 is refused: it has no index to mask to).
+#[inline]
+pub fn mark_scalar(lo: &[u16], hi: &[u16], row: &mut [u8]) {
+    assert!(
+        row.len().is_power_of_two(),
+        "a row's length is a power of two"
+    );
+    let last = row.len() - 1;
+    for (&a, &b) in lo.iter().zip(hi) {
+        // `& last` keeps the index inside the row, so the store needs no bounds check.
+        row[usize::from(a ^ b) & last] = 1;
+    }
+}
+
+/// The portable marking: eight xors a step (`wide::u16x8`) written to a buffer, then one
+/// byte store each; the last len mod 8 pairs on the twin.
+fn mark_portable(lo: &[u16], hi: &[u16], row: &mut [u8]) {
+    assert!(
+        row.len().is_power_of_two(),
+        "a row's length is a power of two"
+    );
+    let len = lo.len().min(hi.len());
+    let last = row.len() - 1;
+    let whole = len / 8 * 8;
+    for (a, b) in lo[..whole].chunks_exact(8).zip(hi[..whole].chunks_exact(8)) {
+        let a = u16x8::new(a.try_into().expect("8 lanes"));
+        let b = u16x8::new(b.try_into().expect("8 lanes"));
+        for v in (a ^ b).to_array() {
+            row[usize::from(v) & last] = 1;
+        }
+    }
+    mark_scalar(&lo[whole..len], &hi[whole..len], row);
 }
 
 /// The portable path: eight lanes a step (`wide::u16x8` xor and compare, the compare's
@@ -152,6 +226,32 @@ mod tests {
             });
             // The twin itself against the definition.
             assert_eq!(want, (0..len).find(|&i| lo[i] ^ hi[i] == x));
+        });
+    }
+
+    #[test]
+    fn every_path_marks_what_the_scalar_twin_marks() {
+        for_each_case(29, 300, |case, rng| {
+            let len = LENGTHS[case % LENGTHS.len()];
+            let width = [1usize, 2, 64, 256, 4096][case % 5];
+            // Values up to twice the row: the masked index must wrap, never write outside.
+            let lo: Vec<u16> = (0..len)
+                .map(|_| rng.below(2 * width as u64) as u16)
+                .collect();
+            let hi: Vec<u16> = (0..len + case % 3)
+                .map(|_| rng.below(2 * width as u64) as u16)
+                .collect();
+            let want = for_each_path_against_scalar(&format!("case {case}"), |isa| {
+                let mut row = vec![0u8; width];
+                mark_on(isa, &lo, &hi, &mut row);
+                row
+            });
+            // The twin against the definition: exactly the masked xors are 1.
+            let mut by_definition = vec![0u8; width];
+            for i in 0..len {
+                by_definition[usize::from(lo[i] ^ hi[i]) % width] = 1;
+            }
+            assert_eq!(want, by_definition, "case {case}");
         });
     }
 
