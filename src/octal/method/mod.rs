@@ -6,10 +6,12 @@
 //! - [`candidate_search`]: the mex as the first candidate no split pair attains;
 //! - [`published`]: a table filled in order by several threads, read up to the finished prefix;
 //! - [`period`]: the period proved from finitely many values (Guy and Smith);
+//! - [`proved_copy`]: a fill that stops computing once a period is proved, and copies;
 //! - [`histogram`]: the value histograms at each power of two.
 
 pub mod candidate_search;
 pub mod histogram;
 pub mod period;
+pub mod proved_copy;
 pub mod published;
 pub mod rare_common;

@@ -33,6 +33,11 @@
 //! whole scan, N - p. So O(N p) comparisons at worst for the p found (or for the last p
 //! tried when none is), far less in practice; no memory beyond g.
 //!
+//! The bad case is a table that ends a little short of a period's proof: every multiple of
+//! the period then scans down to the preperiod, about N/2p scans of N - e each. A caller that
+//! checks often ([`super::proved_copy`]) caps the comparisons with [`find_within`] instead;
+//! a capped search that runs out says [`Verdict::Open`], never a wrong period.
+//!
 //! Invariant: a [`Period`] is returned only when every n of its [`Period::proof`] range has
 //! been compared, g(n + p) = g(n), inside the table.
 
@@ -65,6 +70,13 @@ pub enum Verdict {
 
 /// The least period proved from `g` = g(0..=N) for `rules` (see the module doc).
 pub fn find(rules: &Rules, g: &[u16]) -> Verdict {
+    find_within(rules, g, usize::MAX)
+}
+
+/// [`find`] with at most about `comparisons` value comparisons: [`Verdict::Open`] when they
+/// run out before a period is proved (the least period found within them is still the least
+/// of all, as smaller p were all refuted).
+pub fn find_within(rules: &Rules, g: &[u16], comparisons: usize) -> Verdict {
     if rules.unequal() {
         return Verdict::NotApplicable;
     }
@@ -75,11 +87,18 @@ pub fn find(rules: &Rules, g: &[u16]) -> Verdict {
     // p is proved from e' = max(e, 1) only if 2e' + 2p + t - 1 <= N: e' <= room(p).
     let room = |p: usize| (top + 1).saturating_sub(2 * p + t) / 2;
     let mut p = 1;
+    let mut left = comparisons;
     while room(p) >= 1 {
         let room = room(p);
         // A mismatch at n >= room means e > room: p is not proved. Scanning from the top
         // finds one within a few steps for most wrong p.
-        if (room..=top - p).rev().all(|n| g[n + p] == g[n]) {
+        let agree = (room..=top - p)
+            .rev()
+            .take_while(|&n| g[n + p] == g[n])
+            .count();
+        let scanned = top - p + 1 - room;
+        left = left.saturating_sub(agree + 1);
+        if agree == scanned {
             let e = least_e(g, p, room - 1);
             let from = e.max(1);
             return Verdict::Periodic(Period {
@@ -87,6 +106,9 @@ pub fn find(rules: &Rules, g: &[u16]) -> Verdict {
                 period: p,
                 proof: (from, 2 * from + p + t),
             });
+        }
+        if left == 0 {
+            return Verdict::Open;
         }
         p += 1;
     }
@@ -148,6 +170,28 @@ mod tests {
             panic!()
         };
         assert_eq!((p.preperiod, p.period), (0, 6));
+    }
+
+    #[test]
+    fn a_capped_search_says_open_or_the_uncapped_answer() {
+        // 30 exceptional values, then period 7: proved at N = 2*30 + 2*7 + 2 - 1 = 75.
+        let mut g: Vec<u16> = (0..30).map(|n| 100 + n as u16).collect();
+        while g.len() < 400 {
+            g.push([0, 1, 2, 3, 0, 1, 5][(g.len() - 30) % 7]);
+        }
+        let rules = Rules::parse("0.07").unwrap();
+        let whole = find(&rules, &g);
+        assert!(matches!(whole, Verdict::Periodic(p) if p.period == 7 && p.preperiod == 30));
+        for cap in [0, 1, 10, 100, 1000, 10_000] {
+            let capped = find_within(&rules, &g, cap);
+            assert!(
+                capped == whole || capped == Verdict::Open,
+                "cap {cap}: {capped:?}"
+            );
+        }
+        // a cap of one comparison per value is enough here: the 6 wrong p stop at once
+        assert_eq!(find_within(&rules, &g, g.len()), whole);
+        assert_eq!(find_within(&rules, &g, 3), Verdict::Open);
     }
 
     #[test]
