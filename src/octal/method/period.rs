@@ -88,8 +88,14 @@ pub fn find_within(rules: &Rules, g: &[u16], comparisons: usize) -> Verdict {
     let room = |p: usize| (top + 1).saturating_sub(2 * p + t) / 2;
     let mut p = 1;
     let mut left = comparisons;
+    // Periods seen from the top but not provable here, (p0, e0): see `refuted_by_a_divisor`.
+    let mut eventual: Vec<(usize, usize)> = Vec::new();
     while room(p) >= 1 {
         let room = room(p);
+        if refuted_by_a_divisor(&eventual, p, top) {
+            p += 1;
+            continue;
+        }
         // A mismatch at n >= room means e > room: p is not proved. Scanning from the top
         // finds one within a few steps for most wrong p.
         let agree = (room..=top - p)
@@ -110,9 +116,30 @@ pub fn find_within(rules: &Rules, g: &[u16], comparisons: usize) -> Verdict {
         if left == 0 {
             return Verdict::Open;
         }
+        if agree >= LONG_RUN {
+            // g(n + p) = g(n) for e0 <= n <= top - p, and not at e0 - 1
+            eventual.push((p, top - p + 1 - agree));
+        }
         p += 1;
     }
     Verdict::Open
+}
+
+/// A scan that agreed this far from the top is remembered, so that its multiples are not
+/// scanned (shorter runs cost less than the test of every later p against them).
+const LONG_RUN: usize = 64;
+
+/// True when p is a multiple k·p0 of a period p0 of `eventual` that agreed from the top down
+/// to e0 and not at e0 - 1, with e0 - 1 + p <= top: then g(n + p) = g(n) for every n >= e0
+/// (a chain of k steps of p0, each inside the run) and not at e0 - 1, since
+/// g(e0 - 1 + p) = g(e0 - 1 + p0) (the chain again, from e0 - 1 + p0 >= e0) differs from
+/// g(e0 - 1). So p's least e is e0 too, above its room (room(p) <= room(p0) < e0), and p
+/// fails: its scan, N - e0 comparisons, is skipped. Without this a table a little short of
+/// a proof paid that scan for each of the N/2p0 multiples.
+fn refuted_by_a_divisor(eventual: &[(usize, usize)], p: usize, top: usize) -> bool {
+    eventual
+        .iter()
+        .any(|&(p0, e0)| p.is_multiple_of(p0) && e0 >= 1 && e0 - 1 + p <= top)
 }
 
 /// One past the last n <= `below` with g(n + p) != g(n), scanning down from `below` (0 when
@@ -192,6 +219,59 @@ mod tests {
         // a cap of one comparison per value is enough here: the 6 wrong p stop at once
         assert_eq!(find_within(&rules, &g, g.len()), whole);
         assert_eq!(find_within(&rules, &g, 3), Verdict::Open);
+    }
+
+    /// The definition, slowly: for p = 1, 2, ..., the least e by a full scan, proved when
+    /// the theorem's range [max(e, 1), 2 max(e, 1) + p + t) fits in the table.
+    fn by_definition(g: &[u16], t: usize) -> Verdict {
+        let top = g.len() as isize - 1;
+        for p in 1..g.len() {
+            let e = (0..g.len() - p)
+                .rev()
+                .find(|&n| g[n + p] != g[n])
+                .map_or(0, |n| n + 1);
+            let from = e.max(1);
+            if (2 * from + p + t) as isize - 1 + p as isize <= top {
+                return Verdict::Periodic(Period {
+                    preperiod: e,
+                    period: p,
+                    proof: (from, 2 * from + p + t),
+                });
+            }
+        }
+        Verdict::Open
+    }
+
+    #[test]
+    fn the_search_equals_the_definition_on_tables_short_of_and_past_a_proof() {
+        // random preperiods and periods, and every length around the proof point, where the
+        // multiples of the period are skipped
+        crate::base::rng::for_each_case(31, 300, |case, rng| {
+            let e = rng.below(300) as usize;
+            let p = 1 + rng.below(20) as usize;
+            let alphabet = 2 + rng.below(3);
+            let cycle: Vec<u16> = (0..p).map(|_| rng.below(alphabet) as u16).collect();
+            let mut g: Vec<u16> = (0..e).map(|_| rng.below(alphabet) as u16).collect();
+            while g.len() < 2 * e + 3 * p + 40 {
+                g.push(cycle[(g.len() - e) % p]);
+            }
+            let rules = Rules::parse("0.07").unwrap(); // t = 2
+            let proof_point = 2 * e.max(1) + 2 * p + 1;
+            for len in [
+                proof_point.saturating_sub(30),
+                proof_point - 1,
+                proof_point,
+                proof_point + 1,
+                g.len(),
+            ] {
+                let len = len.clamp(1, g.len());
+                assert_eq!(
+                    find(&rules, &g[..len]),
+                    by_definition(&g[..len], 2),
+                    "case {case}, e {e}, p {p}, len {len}"
+                );
+            }
+        });
     }
 
     #[test]
