@@ -275,3 +275,89 @@ fn a_dead_worker_leaves_rows_that_resume_finishes() {
         common::census_facts(&text(&whole))
     );
 }
+
+#[test]
+fn mpi_until_proved_rows_are_those_of_one_process() {
+    let until = [
+        "census",
+        "--digits",
+        "2",
+        "--limit",
+        "64",
+        "--until-proved",
+        "--max-limit",
+        "4096",
+        "--csv",
+        "--quiet",
+    ];
+    let one = common::stdout_of(until);
+    assert!(one.starts_with("code,limit,status,stop,"), "{one}");
+    for p in [2, 3] {
+        let mpi = succeeds(mpirun(p).args(until));
+        assert_eq!(
+            common::census_facts(&mpi),
+            common::census_facts(&one),
+            "-n {p}"
+        );
+    }
+}
+
+/// A build that panics on a worker (the `testing` feature's hook, set for every rank) comes
+/// back to rank 0 as that code's error row, naming the rank; every other code finishes, and
+/// a resume builds the failed code.
+#[cfg(feature = "testing")]
+#[test]
+fn a_panic_in_a_workers_build_is_an_error_row_and_the_census_goes_on() {
+    let dir = scratch("panic");
+    let panic = nimsquare::census::PANIC_CODE_VARIABLE;
+    let one = common::stdout_of(CENSUS.iter().chain(&["--csv", "--quiet"]));
+    let out = output(
+        mpirun(2)
+            .env(panic, "0.6")
+            .args(CENSUS)
+            .args(["--csv", "--quiet"]),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("census: 0.6 failed: rank 1 on ")
+            && stderr.contains("census code 0.6: the build panicked"),
+        "{stderr}"
+    );
+    let mpi = String::from_utf8(out.stdout).unwrap();
+    let (got, want) = (common::census_facts(&mpi), common::census_facts(&one));
+    assert_eq!(got.len(), want.len());
+    for (g, w) in got.iter().zip(&want) {
+        if w.starts_with("0.6,") {
+            assert!(g.starts_with("0.6,300,error,,,,,"), "{g}");
+        } else {
+            assert_eq!(g, w);
+        }
+    }
+    // Into a rows file: every row but 0.6's; a resume without the fault finishes it.
+    let file = dir.join("part.csv");
+    let path = file.to_str().unwrap();
+    let out = output(
+        mpirun(3)
+            .env(panic, "0.6")
+            .args(CENSUS)
+            .args(["--quiet", "--out", path]),
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(text(&file).lines().count(), 2 + 2 * (7 + 56) - 1);
+    succeeds(
+        mpirun(2)
+            .args(CENSUS)
+            .args(["--quiet", "--resume", "--out", path]),
+    );
+    let whole = dir.join("whole.csv");
+    nimsquare()
+        .args(CENSUS)
+        .args(["--quiet", "--out", whole.to_str().unwrap()])
+        .assert()
+        .success();
+    assert_eq!(
+        common::census_facts(&text(&file)),
+        common::census_facts(&text(&whole))
+    );
+}

@@ -3,21 +3,27 @@
 //! process does ([`super::run`], every refusal included), hands the codes out one at a time,
 //! most expensive first, and writes each row to the rows file the moment it arrives. Every
 //! other rank is a worker: it builds the rows of the codes it is given with the function a
-//! one-process census uses ([`census::row`]), as many at once as its thread pool has threads.
+//! one-process census uses ([`census::Build::row`]: at one N, or until proved), as many at
+//! once as its thread pool has threads.
 //!
 //! Protocol (MPI_COMM_WORLD, every payload the JSON of a struct below, as bytes):
 //! - rank 0 sends every worker [`PLAN`] (back-end, N, the largest code). A worker checks that
 //!   the largest table fits in its own memory and answers [`READY`] (its threads, CPU, build)
 //!   or [`FAILED`]; any refusal ends the census before any work, with its message.
 //! - rank 0 sends [`CODE`] (an index into its list and the code) while a worker has fewer
-//!   than [`QUEUED`] codes in flight per thread; the worker answers each with [`ROW`] or
-//!   [`FAILED`].
+//!   than [`QUEUED`] codes in flight per thread; the worker answers each with [`ROW`]: the
+//!   code's row, or its error row when the build failed or panicked (caught in the builder
+//!   thread, so every code answers), which rank 0 reports as a one-process census does while
+//!   the census goes on.
 //! - termination: rank 0 sends [`STOP`] to a worker once nothing is left to hand out (or the
 //!   census failed) and that worker has no code in flight; the census is over when every
 //!   worker has been stopped. Rank 0 also stops every worker when it refuses the census.
 //!
-//! Failure: a row that cannot be built or kept stops the handing out; the codes in flight
-//! still come back and are kept, as in one process. MPI offers no more: with the default
+//! Failure: a row that cannot be kept (or a message that cannot be read) stops the handing
+//! out; the codes in flight still come back and are kept, as in one process. An
+//! until-proved code stopped by a signal under MPI is built again from `--limit` by the
+//! resumed run: its table stays on the worker's node, which the rows file's folder need not
+//! be on. MPI offers no more: with the default
 //! error handler a process that dies makes the launcher end the whole job (Open MPI's
 //! `mpirun` sends every rank SIGTERM, then SIGKILL). Rank 0 then reports, as a one-process
 //! census stopped by a signal does, how many rows its file holds and that the same command
@@ -31,6 +37,8 @@
 
 use crate::base::error::{Error, Result};
 use crate::base::provenance::{cpu_model, git_rev};
+use crate::census::plan::CensusPlan;
+use crate::census::until::Until;
 use crate::census::{self, Row, Watcher};
 use crate::octal::Rules;
 use crate::run::longrun::{interrupted, Signal};
@@ -67,6 +75,9 @@ pub const QUEUED: usize = 2;
 pub struct Plan {
     backend: String,
     limit: usize,
+    /// How far each code grows, in an until-proved census.
+    #[serde(default)]
+    until: Option<Until>,
     /// The code of the largest estimated cost, whose table the worker checks it can hold.
     largest: Option<String>,
 }
@@ -167,16 +178,12 @@ impl Mpi {
     /// Rank 0: sends every worker the plan and waits for every answer. Returns the workers'
     /// CPU models (what the rows' `cpu` column names); a worker's refusal (the table does
     /// not fit its memory) or another build is refused, naming the rank and its host.
-    pub fn handshake(
-        &mut self,
-        backend: &str,
-        limit: usize,
-        largest: Option<&Rules>,
-    ) -> Result<String> {
+    pub fn handshake(&mut self, census: &CensusPlan, largest: Option<&Rules>) -> Result<String> {
         let world = self.universe.world();
         let plan = Plan {
-            backend: backend.to_string(),
-            limit,
+            backend: census.entry.name.to_string(),
+            limit: census.limit,
+            until: census.until,
             largest: largest.map(|r| r.label().to_string()),
         };
         for w in &self.workers {
@@ -316,16 +323,21 @@ impl Mpi {
             }
             let plan: Plan = decode(0, &bytes)?;
             let entry = crate::octal::find(&plan.backend)?;
+            let reach = plan.until.map_or(plan.limit, |u| u.max_limit);
             if let Some(code) = &plan.largest {
                 crate::octal::OctalPlan::named(
                     Rules::parse(code)?,
                     Some(entry.name),
-                    plan.limit as u64,
+                    reach as u64,
                 )?;
             }
-            Ok((entry, plan.limit))
+            Ok(census::Build {
+                entry,
+                limit: plan.limit,
+                until: plan.until,
+            })
         })();
-        let (entry, limit) = match ready {
+        let build = match ready {
             Ok(ready) => ready,
             Err(e) => {
                 fail(e.to_string());
@@ -342,12 +354,16 @@ impl Mpi {
             host: host.clone(),
         };
         send(&world, 0, READY, &ready);
-        let (rows, finished) = mpsc::channel::<(usize, Result<Row>)>();
-        let builders = census::RowBuilders::start(entry, limit, threads, rows);
+        let (rows, finished) = mpsc::channel::<(usize, Row)>();
+        let builders = census::RowBuilders::start(build, threads, rows);
         let mut in_flight = 0usize;
-        let answer = |(index, row): (usize, Result<Row>)| match row {
-            Ok(row) => send(&world, 0, ROW, &Done { index, row }),
-            Err(e) => fail(e.to_string()),
+        let rank = world.rank();
+        let answer = |(index, mut row): (usize, Row)| {
+            // An error row says where it failed, as a refusal does.
+            if let Some(e) = &mut row.error {
+                *e = format!("rank {rank} on {host}: {e}");
+            }
+            send(&world, 0, ROW, &Done { index, row })
         };
         wait.reset();
         loop {
