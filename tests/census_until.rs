@@ -393,4 +393,66 @@ fn a_panicking_build_is_an_error_row_and_the_census_goes_on() {
         .assert()
         .success();
     assert_eq!(census_facts(&text(&file)), facts);
+    // Until proved, the error row keeps the stop column (empty): its fields line up.
+    let out = nimsquare()
+        .args([
+            "census", "--codes", "0.07,0.6", "--limit", "64", "--csv", "--quiet",
+        ])
+        .args(["--until-proved", "--max-limit", "1024"])
+        .env(panic, "0.6")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let fields = |l: &str| l.split('"').next().unwrap().split(',').count();
+    let lines: Vec<&str> = stdout.lines().collect();
+    let (head, error) = (
+        lines[0],
+        lines.iter().find(|l| l.starts_with("0.6,")).unwrap(),
+    );
+    assert!(error.starts_with("0.6,64,error,,,,,,") && !error.starts_with("0.6,64,error,,,,,,,"));
+    assert_eq!(
+        fields(error),
+        head.split(",cpu,").next().unwrap().split(',').count() + 1
+    );
+}
+
+#[test]
+fn until_proved_shards_merged_equal_the_whole() {
+    let dir = scratch("shards");
+    let base = [
+        "census",
+        "--digits",
+        "2",
+        "--limit",
+        "64",
+        "--until-proved",
+        "--max-limit",
+        "2048",
+        "--quiet",
+    ];
+    let whole = dir.join("whole.csv");
+    nimsquare()
+        .args(base)
+        .args(["--out", whole.to_str().unwrap()])
+        .assert()
+        .success();
+    let parts: Vec<String> = (0..2)
+        .map(|i| {
+            let part = dir.join(format!("part{i}.csv"));
+            nimsquare()
+                .args(base)
+                .args([
+                    "--shard",
+                    &format!("{i}/2"),
+                    "--out",
+                    part.to_str().unwrap(),
+                ])
+                .assert()
+                .success();
+            part.to_str().unwrap().to_string()
+        })
+        .collect();
+    let merged = common::stdout_of(["census", "merge", &parts[1], &parts[0]]);
+    assert_eq!(census_facts(&merged), census_facts(&text(&whole)));
 }

@@ -226,3 +226,53 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+mod carried_forward {
+    use super::*;
+    use std::sync::Mutex;
+
+    /// The (from, to) of every fill call of [`Recording`], in order.
+    static CALLS: Mutex<Vec<(usize, usize)>> = Mutex::new(Vec::new());
+
+    /// The reference back-end, recording what each call computes.
+    struct Recording;
+
+    impl Builder<Rules> for Recording {
+        fn fill(&self, rules: &Rules, g: &mut [u16], from: usize) -> Result<()> {
+            CALLS.lock().unwrap().push((from, g.len()));
+            (crate::octal::reference().make)().fill(rules, g, from)
+        }
+
+        fn scratch_bytes(&self, _: &Rules, _: usize, _: usize) -> u64 {
+            0
+        }
+    }
+
+    static RECORDING: Entry<dyn Builder<Rules>> = Entry {
+        make: || Box::new(Recording),
+        ..crate::octal::sparse::ENTRY
+    };
+
+    #[test]
+    fn every_position_is_computed_once_over_the_doublings() {
+        let until = Until {
+            max_limit: 100_000,
+            budget: None,
+        };
+        // Officers: no period proved, so it grows to the most: 1000, 2000, ..., 64 000, 100 000.
+        let rules = Rules::parse("0.6").unwrap();
+        let row = grow(&RECORDING, &rules, 1000, until, None, &NoHooks)
+            .unwrap()
+            .unwrap();
+        assert_eq!((row.limit, row.stop), (100_000, Some(Stop::Limit)));
+        let calls = CALLS.lock().unwrap().clone();
+        // Each call starts where the last ended: the calls tile 0..=N, no prefix twice.
+        assert_eq!(calls[0].0, 0);
+        assert!(calls.windows(2).all(|w| w[1].0 == w[0].1), "{calls:?}");
+        assert_eq!(calls.last().unwrap().1, 100_001);
+        // and the values are those of one build
+        let one = super::super::row(&RECORDING, &rules, 100_000).unwrap();
+        assert_eq!((row.max_value, row.rare), (one.max_value, one.rare));
+    }
+}
