@@ -238,6 +238,8 @@ fn a_stopped_and_resumed_census_equals_an_uninterrupted_one() {
         }
         let kept = tables(&folder);
         assert!(kept > 0, "{name}");
+        let marked = mark_tables(&folder, &file);
+        assert!(!marked.is_empty());
         let resumed = nimsquare()
             .args(base)
             .args(["--resume", "--out", file.to_str().unwrap()])
@@ -250,6 +252,12 @@ fn a_stopped_and_resumed_census_equals_an_uninterrupted_one() {
             "{name}: {said}"
         );
         assert_eq!(census_facts(&text(&file)), census_facts(&all), "{name}");
+        for code in &marked {
+            assert!(
+                seconds_of(&text(&file), code) >= 1e6,
+                "{name}: {code} started again"
+            );
+        }
         assert!(
             !folder.exists(),
             "{name}: the tables are removed at the end"
@@ -455,4 +463,33 @@ fn until_proved_shards_merged_equal_the_whole() {
         .collect();
     let merged = common::stdout_of(["census", "merge", &parts[1], &parts[0]]);
     assert_eq!(census_facts(&merged), census_facts(&text(&whole)));
+}
+
+/// Marks each table in `folder` with a million seconds spent (its `.seconds` file): a code
+/// that goes on from its table carries them into its row, one that starts again does not.
+/// Returns the codes marked that have no row in the rows file `rows` yet (a kill may come
+/// between a code's row and the removal of its table).
+fn mark_tables(folder: &Path, rows: &Path) -> Vec<String> {
+    let rows = std::fs::read_to_string(rows).unwrap_or_default();
+    let mut codes = Vec::new();
+    for entry in std::fs::read_dir(folder).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|x| x == "table") {
+            let code = path.file_stem().unwrap().to_str().unwrap().to_string();
+            std::fs::write(folder.join(format!("{code}.seconds")), "1000000\n").unwrap();
+            if !rows.lines().any(|l| l.starts_with(&format!("{code},"))) {
+                codes.push(code);
+            }
+        }
+    }
+    codes
+}
+
+/// The seconds column of `code`'s row in the CSV rows file text `rows`.
+fn seconds_of(rows: &str, code: &str) -> f64 {
+    let line = rows
+        .lines()
+        .find(|l| l.starts_with(&format!("{code},")))
+        .unwrap();
+    line.rsplit(',').nth(1).unwrap().parse().unwrap()
 }

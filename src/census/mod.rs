@@ -32,7 +32,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::Instant;
-use until::{Carried, Hooks, Stop, Until};
+use until::{Hooks, Stop, Until};
 
 /// The most digits after the point the census takes: 65 534 codes at D = 5. D = 6 would be
 /// 524 286 codes, past what a census at a useful N finishes even on a cluster; a user after
@@ -216,17 +216,11 @@ pub struct Build {
 }
 
 impl Build {
-    /// The row of `rules`: [`row`] at N, or [`until::grow`] from N (or from `carried`), on
-    /// one thread when `one_thread`. A build that fails or panics is the code's error row
+    /// The row of `rules`: [`row`] at N, or [`until::grow`] from N (or from the table
+    /// [`Hooks::carried`] gives), on one thread when `one_thread`. A build that fails or panics is the code's error row
     /// ([`Row::failed`]), so a census goes on past it; `None` only when `hooks` stopped an
     /// until-proved code.
-    pub fn row(
-        &self,
-        rules: &Rules,
-        one_thread: bool,
-        carried: Option<Carried>,
-        hooks: &dyn Hooks,
-    ) -> Option<Row> {
+    pub fn row(&self, rules: &Rules, one_thread: bool, hooks: &dyn Hooks) -> Option<Row> {
         let build = || {
             #[cfg(feature = "testing")]
             if std::env::var(PANIC_CODE_VARIABLE).is_ok_and(|c| c == rules.label()) {
@@ -234,7 +228,10 @@ impl Build {
             }
             match self.until {
                 None => row(self.entry, rules, self.limit).map(Some),
-                Some(until) => until::grow(self.entry, rules, self.limit, until, carried, hooks),
+                Some(until) => {
+                    let carried = hooks.carried(rules);
+                    until::grow(self.entry, rules, self.limit, until, carried, hooks)
+                }
             }
         };
         // Caught here, in the thread that builds: a panic left to unwind would end the
@@ -279,10 +276,6 @@ pub trait Watcher: Hooks {
     /// the run (no code starts after it) and is what [`run_each`] returns (a row that cannot
     /// be written is a failed run).
     fn finished(&self, index: usize, row: Row) -> Result<()>;
-    /// The table an until-proved code carries over from an earlier run, if any.
-    fn carried(&self, _rules: &Rules) -> Option<Carried> {
-        None
-    }
 }
 
 /// Builds the row of every code of `list` as `build` says, in the order given (callers put
@@ -309,8 +302,7 @@ pub fn run_each(build: Build, list: &[Rules], watcher: &dyn Watcher) -> Result<u
             };
             watcher.started(index);
             // Several codes at once: each on one thread; a lone code on every thread.
-            let carried = watcher.carried(rules);
-            let Some(row) = build.row(rules, workers > 1, carried, watcher) else {
+            let Some(row) = build.row(rules, workers > 1, watcher) else {
                 continue; // stopped: the next turn of the loop sees it
             };
             if let Err(e) = watcher.finished(index, row) {
@@ -349,13 +341,19 @@ pub struct RowBuilders {
 }
 
 impl RowBuilders {
-    /// `threads` builders of the rows `build` says, sending (index, row) to `rows`.
-    pub fn start(build: Build, threads: usize, rows: mpsc::Sender<(usize, Row)>) -> RowBuilders {
+    /// `threads` builders of the rows `build` says, sending (index, row) to `rows`; an
+    /// until-proved code carries and keeps its table through `hooks` (which never stop it).
+    pub fn start(
+        build: Build,
+        threads: usize,
+        hooks: Arc<dyn Hooks + Send>,
+        rows: mpsc::Sender<(usize, Row)>,
+    ) -> RowBuilders {
         let (codes, queue) = mpsc::channel::<(usize, String)>();
         let queue = Arc::new(Mutex::new(queue));
         let threads = (0..threads.max(1))
             .map(|_| {
-                let (queue, rows) = (Arc::clone(&queue), rows.clone());
+                let (queue, rows, hooks) = (Arc::clone(&queue), rows.clone(), Arc::clone(&hooks));
                 std::thread::spawn(move || loop {
                     // The lock is held only while waiting for the next code.
                     let next = queue.lock().unwrap_or_else(|e| e.into_inner()).recv();
@@ -364,7 +362,7 @@ impl RowBuilders {
                     // its row would leave the worker waiting for it forever (and rank 0
                     // for the worker).
                     let row = match Rules::parse(&code) {
-                        Ok(rules) => build.row(&rules, true, None, &until::NoHooks),
+                        Ok(rules) => build.row(&rules, true, &*hooks),
                         Err(e) => Some(Row::failed(&code, build.limit, e.to_string())),
                     };
                     let Some(row) = row else { continue };
@@ -428,7 +426,7 @@ mod tests {
             limit: 3000,
             until: None,
         };
-        let builders = RowBuilders::start(build, 2, rows);
+        let builders = RowBuilders::start(build, 2, Arc::new(until::NoHooks), rows);
         for (i, c) in list.iter().enumerate() {
             builders.build(i, c.to_string());
         }
@@ -475,7 +473,7 @@ mod tests {
             limit: 500,
             until: None,
         };
-        let builders = RowBuilders::start(build, 2, rows);
+        let builders = RowBuilders::start(build, 2, Arc::new(until::NoHooks), rows);
         let list = ["0.07", "0.6", "0.137", "0.6", "4.77"];
         for (i, c) in list.iter().enumerate() {
             builders.build(i, c.to_string());

@@ -77,8 +77,13 @@ pub struct Carried {
     pub seconds: f64,
 }
 
-/// What the run of one code asks of its caller between chunks.
+/// What the run of one code asks of its caller: the table it carries over from an earlier
+/// run, and between chunks whether to stop and what to keep.
 pub trait Hooks: Sync {
+    /// The table `rules` carries over from an earlier run, if any.
+    fn carried(&self, _rules: &Rules) -> Option<Carried> {
+        None
+    }
     /// True stops the code where it is (a signal): it is left to a resume.
     fn stop(&self) -> bool {
         false

@@ -69,7 +69,8 @@ pub const LONG_ABOUT: &str = "Builds every octal game 0.d1..dk and 4.d1..dk for 
     0, which mostly sleeps, with `mpirun --bind-to none` (Open MPI binds each rank to one \
     core otherwise, and a rank bound to one core builds on one thread). A rank that \
     dies ends the whole job; the same command with --resume finishes the census (an \
-    until-proved code in flight then starts again from --limit). Without a launcher, or with \
+    until-proved code goes on from its table when FILE.tables/ is on a file system every \
+    node shares, else starts again from --limit). Without a launcher, or with \
     -n 1, it is the census above. scripts/census-slurm.sh runs both ways under Slurm.\n\n\
     Progress on stderr (hidden by --quiet): codes done of the total, positions a second, an \
     ETA from the estimated costs, and the slowest code in flight; a line every 5 seconds when \

@@ -90,10 +90,20 @@ pub fn run(
     #[cfg(feature = "mpi")] mut mpi: Option<&mut mpi::Mpi>,
 ) -> Result<Outcome> {
     let limit = plan.limit;
+    // Where an until-proved census keeps its tables: beside its rows file, named absolutely
+    // so that every MPI rank names the same folder.
+    let tables = match (plan.until, keep.out) {
+        (Some(_), Some(out)) if out.as_os_str() != "-" && (!out.exists() || out.is_file()) => {
+            std::path::absolute(out)
+                .ok()
+                .map(|out| carry::folder_of(&out))
+        }
+        _ => None,
+    };
     // Under MPI the workers check the plan too, on their own nodes; the rows name their CPUs.
     #[cfg(feature = "mpi")]
     let cpu = match mpi.as_deref_mut() {
-        Some(coordinator) => coordinator.handshake(plan, plan.largest())?,
+        Some(coordinator) => coordinator.handshake(plan, plan.largest(), tables.clone())?,
         None => cpu_model(),
     };
     #[cfg(not(feature = "mpi"))]
@@ -130,8 +140,8 @@ pub fn run(
         *rows.lock().unwrap_or_else(|e| e.into_inner()) = done;
     }
     // An until-proved census with a rows file carries its codes' tables over a stop.
-    let carry = match (&sink, plan.until) {
-        (Sink::File { path, .. }, Some(_)) => Some(Carry::new(carry::folder_of(path))),
+    let carry = match (&sink, tables) {
+        (Sink::File { .. }, Some(folder)) => Some(Carry::new(folder)),
         _ => None,
     };
     if let Some(carry) = &carry {
@@ -291,15 +301,15 @@ impl Hooks for Watch<'_> {
             None => Ok(()),
         }
     }
+
+    fn carried(&self, rules: &Rules) -> Option<Carried> {
+        self.carry?.carried(rules)
+    }
 }
 
 impl Watcher for Watch<'_> {
     fn started(&self, index: usize) {
         self.tracker.started(index, self.list[index].label());
-    }
-
-    fn carried(&self, rules: &Rules) -> Option<Carried> {
-        self.carry?.carried(rules)
     }
 
     fn finished(&self, index: usize, row: Row) -> Result<()> {

@@ -21,9 +21,10 @@
 //!
 //! Failure: a row that cannot be kept (or a message that cannot be read) stops the handing
 //! out; the codes in flight still come back and are kept, as in one process. An
-//! until-proved code stopped by a signal under MPI is built again from `--limit` by the
-//! resumed run: its table stays on the worker's node, which the rows file's folder need not
-//! be on. MPI offers no more: with the default
+//! until-proved census's workers read and write the carried tables in the rows file's
+//! folder ([`super::carry`], its absolute path in [`PLAN`]), every 10 s of a code: on a
+//! shared file system a resumed run goes on from them; a worker that cannot reach the folder
+//! skips them, and its codes then start again from `--limit`. MPI offers no more: with the default
 //! error handler a process that dies makes the launcher end the whole job (Open MPI's
 //! `mpirun` sends every rank SIGTERM, then SIGKILL). Rank 0 then reports, as a one-process
 //! census stopped by a signal does, how many rows its file holds and that the same command
@@ -35,10 +36,11 @@
 //! nothing comes, because Open MPI's blocking receive spins a core, which on a node where
 //! the coordinator shares the cores with a worker would take a core from the census.
 
+use super::carry::Carry;
 use crate::base::error::{Error, Result};
 use crate::base::provenance::{cpu_model, git_rev};
 use crate::census::plan::CensusPlan;
-use crate::census::until::Until;
+use crate::census::until::{Carried, Hooks, Until};
 use crate::census::{self, Row, Watcher};
 use crate::octal::Rules;
 use crate::run::longrun::{interrupted, Signal};
@@ -49,7 +51,8 @@ use mpi::traits::Destination;
 use mpi::Tag;
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 use std::collections::BTreeSet;
-use std::sync::mpsc;
+use std::path::PathBuf;
+use std::sync::{mpsc, Arc};
 use std::time::Duration;
 
 /// Rank 0 to a worker: the census's back-end and N ([`Plan`]).
@@ -78,6 +81,9 @@ pub struct Plan {
     /// How far each code grows, in an until-proved census.
     #[serde(default)]
     until: Option<Until>,
+    /// The folder of the rows file's carried tables ([`super::carry`]), absolute.
+    #[serde(default)]
+    tables: Option<PathBuf>,
     /// The code of the largest estimated cost, whose table the worker checks it can hold.
     largest: Option<String>,
 }
@@ -178,12 +184,18 @@ impl Mpi {
     /// Rank 0: sends every worker the plan and waits for every answer. Returns the workers'
     /// CPU models (what the rows' `cpu` column names); a worker's refusal (the table does
     /// not fit its memory) or another build is refused, naming the rank and its host.
-    pub fn handshake(&mut self, census: &CensusPlan, largest: Option<&Rules>) -> Result<String> {
+    pub fn handshake(
+        &mut self,
+        census: &CensusPlan,
+        largest: Option<&Rules>,
+        tables: Option<PathBuf>,
+    ) -> Result<String> {
         let world = self.universe.world();
         let plan = Plan {
             backend: census.entry.name.to_string(),
             limit: census.limit,
             until: census.until,
+            tables,
             largest: largest.map(|r| r.label().to_string()),
         };
         for w in &self.workers {
@@ -331,13 +343,14 @@ impl Mpi {
                     reach as u64,
                 )?;
             }
-            Ok(census::Build {
+            let build = census::Build {
                 entry,
                 limit: plan.limit,
                 until: plan.until,
-            })
+            };
+            Ok((build, Tables(plan.tables.map(Carry::new))))
         })();
-        let build = match ready {
+        let (build, tables) = match ready {
             Ok(ready) => ready,
             Err(e) => {
                 fail(e.to_string());
@@ -355,7 +368,7 @@ impl Mpi {
         };
         send(&world, 0, READY, &ready);
         let (rows, finished) = mpsc::channel::<(usize, Row)>();
-        let builders = census::RowBuilders::start(build, threads, rows);
+        let builders = census::RowBuilders::start(build, threads, Arc::new(tables), rows);
         let mut in_flight = 0usize;
         let rank = world.rank();
         let answer = |(index, mut row): (usize, Row)| {
@@ -402,6 +415,25 @@ impl Mpi {
             let _ = finished.recv();
         }
         Ok(0)
+    }
+}
+
+/// A worker's hooks of an until-proved census: the tables of the rows file's folder, read
+/// and written where that folder is (a cluster's shared file system; rank 0 removes them).
+/// A table the worker cannot write is skipped, not an error: the folder may not be on its
+/// node, and then the code only loses what a stop would have kept.
+struct Tables(Option<Carry>);
+
+impl Hooks for Tables {
+    fn carried(&self, rules: &Rules) -> Option<Carried> {
+        self.0.as_ref()?.carried(rules)
+    }
+
+    fn checkpoint(&self, rules: &Rules, values: &[u16], seconds: f64) -> Result<()> {
+        if let Some(carry) = &self.0 {
+            let _ = carry.keep(rules, values, seconds, false);
+        }
+        Ok(())
     }
 }
 
