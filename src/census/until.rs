@@ -104,7 +104,8 @@ impl Hooks for NoHooks {}
 pub fn next_point(limit: usize, until: Until, top: Option<usize>) -> usize {
     let mut d = limit.min(until.max_limit);
     while top.is_some_and(|top| d <= top) && d < until.max_limit {
-        d = d.saturating_mul(2).min(until.max_limit);
+        // (from N = 0 the next point is 1, not 0 again)
+        d = d.saturating_mul(2).max(1).min(until.max_limit);
     }
     d
 }
@@ -205,6 +206,9 @@ mod tests {
         // from a checkpoint between two points: the next point, as without it
         assert_eq!(next_point(100, until, Some(250)), 400);
         assert_eq!(next_point(100, until, Some(99)), 100);
+        // --limit 0 doubles too: 0, 1, 2, 4, ...
+        assert_eq!(next_point(0, until, Some(0)), 1);
+        assert_eq!(next_point(0, until, Some(1)), 2);
     }
 
     #[test]
