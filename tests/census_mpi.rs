@@ -275,3 +275,203 @@ fn a_dead_worker_leaves_rows_that_resume_finishes() {
         common::census_facts(&text(&whole))
     );
 }
+
+#[test]
+fn mpi_until_proved_rows_are_those_of_one_process() {
+    let until = [
+        "census",
+        "--digits",
+        "2",
+        "--limit",
+        "64",
+        "--until-proved",
+        "--max-limit",
+        "4096",
+        "--csv",
+        "--quiet",
+    ];
+    let one = common::stdout_of(until);
+    assert!(one.starts_with("code,limit,status,stop,"), "{one}");
+    for p in [2, 3] {
+        let mpi = succeeds(mpirun(p).args(until));
+        assert_eq!(
+            common::census_facts(&mpi),
+            common::census_facts(&one),
+            "-n {p}"
+        );
+    }
+}
+
+/// A build that panics on a worker (the `testing` feature's hook, set for every rank) comes
+/// back to rank 0 as that code's error row, naming the rank; every other code finishes, and
+/// a resume builds the failed code.
+#[cfg(feature = "testing")]
+#[test]
+fn a_panic_in_a_workers_build_is_an_error_row_and_the_census_goes_on() {
+    let dir = scratch("panic");
+    let panic = nimsquare::census::PANIC_CODE_VARIABLE;
+    let one = common::stdout_of(CENSUS.iter().chain(&["--csv", "--quiet"]));
+    let out = output(
+        mpirun(2)
+            .env(panic, "0.6")
+            .args(CENSUS)
+            .args(["--csv", "--quiet"]),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("census: 0.6 failed: rank 1 on ")
+            && stderr.contains("census code 0.6: the build panicked"),
+        "{stderr}"
+    );
+    let mpi = String::from_utf8(out.stdout).unwrap();
+    let (got, want) = (common::census_facts(&mpi), common::census_facts(&one));
+    assert_eq!(got.len(), want.len());
+    for (g, w) in got.iter().zip(&want) {
+        if w.starts_with("0.6,") {
+            assert!(g.starts_with("0.6,300,error,,,,,"), "{g}");
+        } else {
+            assert_eq!(g, w);
+        }
+    }
+    // Into a rows file: every row but 0.6's; a resume without the fault finishes it.
+    let file = dir.join("part.csv");
+    let path = file.to_str().unwrap();
+    let out = output(
+        mpirun(3)
+            .env(panic, "0.6")
+            .args(CENSUS)
+            .args(["--quiet", "--out", path]),
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(text(&file).lines().count(), 2 + 2 * (7 + 56) - 1);
+    succeeds(
+        mpirun(2)
+            .args(CENSUS)
+            .args(["--quiet", "--resume", "--out", path]),
+    );
+    let whole = dir.join("whole.csv");
+    nimsquare()
+        .args(CENSUS)
+        .args(["--quiet", "--out", whole.to_str().unwrap()])
+        .assert()
+        .success();
+    assert_eq!(
+        common::census_facts(&text(&file)),
+        common::census_facts(&text(&whole))
+    );
+}
+
+/// The number of tables kept in `folder`.
+fn tables(folder: &Path) -> usize {
+    std::fs::read_dir(folder).map_or(0, |d| {
+        d.filter(|e| {
+            e.as_ref()
+                .is_ok_and(|e| e.path().extension().is_some_and(|x| x == "table"))
+        })
+        .count()
+    })
+}
+
+/// An until-proved census under MPI: the workers keep their codes' tables beside the rows
+/// file (rank 0 builds none, so every table there is a worker's), and a resumed job goes on
+/// from them, ending with the rows of an uninterrupted run.
+#[test]
+fn mpi_workers_keep_tables_that_a_resumed_job_goes_on_from() {
+    let dir = scratch("tables");
+    let base = [
+        "census",
+        "--codes",
+        "0.07,0.137,0.346,0.76,0.6,4.1",
+        "--limit",
+        "64",
+        "--until-proved",
+        "--max-limit",
+        "32768",
+    ];
+    let whole = dir.join("whole.csv");
+    nimsquare()
+        .args(base)
+        .args(["--quiet", "--out", whole.to_str().unwrap()])
+        .assert()
+        .success();
+    let file = dir.join("stopped.csv");
+    let folder = dir.join("stopped.csv.tables");
+    let mut job = mpirun(2)
+        .env("NIMSQUARE_CENSUS_TABLE_EVERY", "0")
+        .args(base)
+        .args(["--quiet", "--out", file.to_str().unwrap()])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("mpirun starts (the mpi feature's tests need Open MPI)");
+    let stopped = loop {
+        if job.try_wait().unwrap().is_some() {
+            break false;
+        }
+        if tables(&folder) > 0 {
+            // SAFETY: a signal to the mpirun this test started; it passes it to the ranks.
+            unsafe { libc::kill(job.id() as libc::pid_t, libc::SIGTERM) };
+            break true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    };
+    let out = job.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stopped,
+        "the job ended before a worker kept a table: {stderr}"
+    );
+    assert!(!out.status.success(), "{stderr}");
+    assert!(tables(&folder) > 0, "{stderr}");
+    let marked = mark_tables(&folder, &file);
+    assert!(!marked.is_empty());
+    let out = output(
+        mpirun(3)
+            .args(base)
+            .args(["--resume", "--out", file.to_str().unwrap()]),
+    );
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{said}");
+    assert!(said.contains("go on from their tables in"), "{said}");
+    assert_eq!(
+        common::census_facts(&text(&file)),
+        common::census_facts(&text(&whole))
+    );
+    // Each marked code went on from its table on a worker, its seconds carried.
+    for code in &marked {
+        assert!(
+            seconds_of(&text(&file), code) >= 1e6,
+            "{code} started again"
+        );
+    }
+    assert!(!folder.exists());
+}
+
+/// Marks each table in `folder` with a million seconds spent (its `.seconds` file): a code
+/// that goes on from its table carries them into its row, one that starts again does not.
+/// Returns the codes marked that have no row in the rows file `rows` yet (a kill may come
+/// between a code's row and the removal of its table).
+fn mark_tables(folder: &Path, rows: &Path) -> Vec<String> {
+    let rows = std::fs::read_to_string(rows).unwrap_or_default();
+    let mut codes = Vec::new();
+    for entry in std::fs::read_dir(folder).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|x| x == "table") {
+            let code = path.file_stem().unwrap().to_str().unwrap().to_string();
+            std::fs::write(folder.join(format!("{code}.seconds")), "1000000\n").unwrap();
+            if !rows.lines().any(|l| l.starts_with(&format!("{code},"))) {
+                codes.push(code);
+            }
+        }
+    }
+    codes
+}
+
+/// The seconds column of `code`'s row in the CSV rows file text `rows`.
+fn seconds_of(rows: &str, code: &str) -> f64 {
+    let line = rows
+        .lines()
+        .find(|l| l.starts_with(&format!("{code},")))
+        .unwrap();
+    line.rsplit(',').nth(1).unwrap().parse().unwrap()
+}

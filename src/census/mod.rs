@@ -5,17 +5,21 @@
 //! a trailing 0 is the shorter code, listed once under its own k; the all-zero code has no
 //! move and is never listed), build each table with one back-end, and read its period,
 //! largest value and verdict. The codes are independent, so they are shared out over the
-//! thread pool; the rows come back in the order of the list.
+//! thread pool; the rows come back in the order of the list. The until-proved census
+//! ([`until`]) instead grows each code's table by doubling N until its period is proved.
+//! A build that fails or panics is caught in the thread that builds it and becomes that
+//! code's error row ([`Row::failed`]), so one bad code never stops (or hangs) the others.
 //!
 //! Cost: 2 * 7 * 8^(k-1) codes for each k (1022 for D = 3, 65 534 for D = 5), each a table
 //! build and a period scan; with the control, O(N^2) per code with a splitting digit.
 //!
-//! Invariant: rows are in [`codes`] order, one per code, each with the N it was built for;
-//! [`run_each`] reports every code it finishes exactly once. Which codes to run and on which
+//! Invariant: rows are in [`codes`] order, one per code, each with the N its table reached;
+//! [`run_each`] reports every code it finishes exactly once (an error row included). Which codes to run and on which
 //! shard is [`plan`]; the durable rows file is
 //! [`crate::run::longrun::censusfile`].
 
 pub mod plan;
+pub mod until;
 
 use crate::base::error::{Error, Result};
 use crate::octal::method::period::{self, Verdict};
@@ -24,9 +28,11 @@ use crate::octal::{Builder, Rules};
 use crate::registry::Entry;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::Instant;
+use until::{Hooks, Stop, Until};
 
 /// The most digits after the point the census takes: 65 534 codes at D = 5. D = 6 would be
 /// 524 286 codes, past what a census at a useful N finishes even on a cluster; a user after
@@ -50,21 +56,44 @@ pub struct Row {
     /// ([`SplitSummary`]), or None when no mask leaves the positions sparse: how much of the
     /// table the rare/common back-ends treat the slow way, the main cause of a code's cost.
     pub rare: Option<usize>,
-    /// Wall-clock seconds this code took where it was built: its table and the period check.
+    /// Wall-clock seconds this code took where it was built: its table and the period check
+    /// (in an until-proved census, every doubling step and check, over every run).
     pub seconds: f64,
+    /// Why an until-proved code stopped growing ([`until`]); None in a census at one N.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop: Option<Stop>,
+    /// The error of a code whose build failed or panicked (its facts are then empty): an
+    /// error row, reported and never kept in a rows file, so a resume builds it again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 impl Row {
     /// What the table says, without the cost: the part of the row two runs of one census
     /// agree on.
-    pub fn facts(&self) -> (&str, usize, Verdict, u16, Option<usize>) {
+    pub fn facts(&self) -> (&str, usize, Verdict, u16, Option<usize>, Option<Stop>) {
         (
             &self.code,
             self.limit,
             self.verdict,
             self.max_value,
             self.rare,
+            self.stop,
         )
+    }
+
+    /// The error row of `code` at N = `limit`: its build failed with `error`.
+    pub fn failed(code: &str, limit: usize, error: String) -> Row {
+        Row {
+            code: code.to_string(),
+            limit,
+            verdict: Verdict::Open,
+            max_value: 0,
+            rare: None,
+            seconds: 0.0,
+            stop: None,
+            error: Some(error),
+        }
     }
 
     /// Positions (0..=N) a second: N + 1 over [`Row::seconds`] (0 for a time too short to
@@ -131,7 +160,8 @@ pub fn order_key(label: &str) -> Option<(usize, u8, u64)> {
 /// [`crate::octal::build`] checks it).
 pub fn row(entry: &'static Entry<dyn Builder<Rules>>, rules: &Rules, limit: usize) -> Result<Row> {
     let start = Instant::now();
-    let table = crate::octal::build(entry.name, rules, limit as u64)?;
+    // The entry itself, not its name: a test's back-end shares its name with a registered one.
+    let table = crate::octal::OctalPlan::new(rules.clone(), entry, limit as u64)?.build()?;
     let verdict = period::find(rules, table.values());
     let seconds = start.elapsed().as_secs_f64();
     let split = SplitSummary::of(rules, table.values());
@@ -142,27 +172,80 @@ pub fn row(entry: &'static Entry<dyn Builder<Rules>>, rules: &Rules, limit: usiz
         max_value: table.max_value(),
         rare: split.mask.map(|_| split.rare),
         seconds,
+        stop: None,
+        error: None,
     })
 }
 
-/// [`row`] built on one thread: in a rayon pool of one thread that belongs to the calling
-/// thread (made on its first call). For a census that builds as many codes at once as it has
-/// threads: there a code's own parallel far pass (`octal-block`'s spinning workers) only takes
-/// the cores from the other codes, and the spinning and yielding cost more than they give.
-/// Without the pool (it could not start) the row is built by [`row`] as it is.
+/// [`row`] built on one thread ([`on_one_thread`]).
 pub fn row_on_one_thread(
     entry: &'static Entry<dyn Builder<Rules>>,
     rules: &Rules,
     limit: usize,
 ) -> Result<Row> {
+    on_one_thread(|| row(entry, rules, limit))
+}
+
+/// `f` run in a rayon pool of one thread that belongs to the calling thread (made on its
+/// first call). For a census that builds as many codes at once as it has threads: there a
+/// code's own parallel far pass (`octal-block`'s spinning workers) only takes the cores from
+/// the other codes, and the spinning and yielding cost more than they give. Without the pool
+/// (it could not start) `f` runs as it is.
+pub fn on_one_thread<T: Send>(f: impl FnOnce() -> T + Send) -> T {
     thread_local! {
         static ONE: Option<rayon::ThreadPool> =
             rayon::ThreadPoolBuilder::new().num_threads(1).build().ok();
     }
     ONE.with(|one| match one {
-        Some(pool) => pool.install(|| row(entry, rules, limit)),
-        None => row(entry, rules, limit),
+        Some(pool) => pool.install(f),
+        None => f(),
     })
+}
+
+/// The variable that makes the build of one code panic, in a build with the `testing`
+/// feature only: how the tests reach the panic branch of a census (an MPI worker's included).
+pub const PANIC_CODE_VARIABLE: &str = "NIMSQUARE_TEST_PANIC_CODE";
+
+/// How a census builds each code: the back-end, N, and for the until-proved census how far
+/// each code grows.
+#[derive(Clone, Copy)]
+pub struct Build {
+    pub entry: &'static Entry<dyn Builder<Rules>>,
+    pub limit: usize,
+    pub until: Option<Until>,
+}
+
+impl Build {
+    /// The row of `rules`: [`row`] at N, or [`until::grow`] from N (or from the table
+    /// [`Hooks::carried`] gives), on one thread when `one_thread`. A build that fails or panics is the code's error row
+    /// ([`Row::failed`]), so a census goes on past it; `None` only when `hooks` stopped an
+    /// until-proved code.
+    pub fn row(&self, rules: &Rules, one_thread: bool, hooks: &dyn Hooks) -> Option<Row> {
+        let build = || {
+            #[cfg(feature = "testing")]
+            if std::env::var(PANIC_CODE_VARIABLE).is_ok_and(|c| c == rules.label()) {
+                panic!("{PANIC_CODE_VARIABLE} makes this build panic");
+            }
+            match self.until {
+                None => row(self.entry, rules, self.limit).map(Some),
+                Some(until) => {
+                    let carried = hooks.carried(rules);
+                    until::grow(self.entry, rules, self.limit, until, carried, hooks)
+                }
+            }
+        };
+        // Caught here, in the thread that builds: a panic left to unwind would end the
+        // census (or leave an MPI worker's coordinator waiting for the row).
+        let built = catch_unwind(AssertUnwindSafe(|| {
+            if one_thread {
+                on_one_thread(build)
+            } else {
+                build()
+            }
+        }))
+        .unwrap_or_else(|panic| Err(panicked(rules.label(), panic.as_ref())));
+        built.unwrap_or_else(|e| Some(Row::failed(rules.label(), self.limit, e.to_string())))
+    }
 }
 
 /// The census of every code of [`codes`]`(digits)` up to `limit` with `entry`; `progress`
@@ -184,32 +267,25 @@ pub fn census(
         .collect()
 }
 
-/// What [`run_each`] tells its caller, from any worker thread.
-pub trait Watcher: Sync {
+/// What [`run_each`] tells its caller, from any worker thread; as [`Hooks`] it also stops
+/// and keeps the codes of an until-proved census between their chunks.
+pub trait Watcher: Hooks {
     /// Code `index` of the list is about to be built.
     fn started(&self, index: usize);
-    /// Code `index` is done: its row. An error stops the run (no code starts after it) and
-    /// is what [`run_each`] returns (a row that cannot be written is a failed run).
+    /// Code `index` is done: its row (an error row when its build failed). An error stops
+    /// the run (no code starts after it) and is what [`run_each`] returns (a row that cannot
+    /// be written is a failed run).
     fn finished(&self, index: usize, row: Row) -> Result<()>;
-    /// Asked before each code starts: true stops the run there (a signal arrived); the codes
-    /// in flight still finish and are reported.
-    fn stop(&self) -> bool {
-        false
-    }
 }
 
-/// Builds the row of every code of `list` up to `limit` with `entry`, in the order given
-/// (callers put the most expensive first, so the longest code never starts last), handed out
-/// one at a time to as many workers as the thread pool has threads: a worker takes the next
-/// code when it finishes one, so a slow code holds up one worker, never the others. Returns
-/// the number of codes finished (all of `list` unless `watcher` stopped the run), or the first
-/// error of a build or of [`Watcher::finished`].
-pub fn run_each(
-    entry: &'static Entry<dyn Builder<Rules>>,
-    list: &[Rules],
-    limit: usize,
-    watcher: &dyn Watcher,
-) -> Result<usize> {
+/// Builds the row of every code of `list` as `build` says, in the order given (callers put
+/// the most expensive first, so the longest code never starts last), handed out one at a
+/// time to as many workers as the thread pool has threads: a worker takes the next code when
+/// it finishes one, so a slow code holds up one worker, never the others. A code whose build
+/// fails or panics is reported as its error row and the others go on. Returns the number of
+/// codes finished (all of `list` unless `watcher` stopped the run), or the first error of
+/// [`Watcher::finished`].
+pub fn run_each(build: Build, list: &[Rules], watcher: &dyn Watcher) -> Result<usize> {
     let next = AtomicUsize::new(0);
     let finished = AtomicUsize::new(0);
     // Set by the first failure, so no other worker starts a code after it.
@@ -226,12 +302,10 @@ pub fn run_each(
             };
             watcher.started(index);
             // Several codes at once: each on one thread; a lone code on every thread.
-            let built = if workers > 1 {
-                row_on_one_thread(entry, rules, limit)
-            } else {
-                row(entry, rules, limit)
+            let Some(row) = build.row(rules, workers > 1, watcher) else {
+                continue; // stopped: the next turn of the loop sees it
             };
-            if let Err(e) = built.and_then(|r| watcher.finished(index, r)) {
+            if let Err(e) = watcher.finished(index, row) {
                 failed.store(true, Ordering::Relaxed);
                 return Err(e);
             }
@@ -256,7 +330,8 @@ pub fn run_each(
 }
 
 /// Threads that build the rows of the codes handed to them, each code on one thread
-/// ([`row_on_one_thread`]), and send each row back with its index: the builders of a census
+/// ([`Build::row`]: a failed or panicking build sends its error row), and send each row
+/// back with its index: the builders of a census
 /// whose codes arrive one at a time (a worker of the census over MPI). Plain threads, for
 /// the reason [`run_each`] gives. Dropping it lets the threads finish the codes handed out,
 /// then joins them.
@@ -266,30 +341,31 @@ pub struct RowBuilders {
 }
 
 impl RowBuilders {
-    /// `threads` builders of `entry`'s tables up to `limit`, sending (index, row or error)
-    /// to `rows`.
+    /// `threads` builders of the rows `build` says, sending (index, row) to `rows`; an
+    /// until-proved code carries and keeps its table through `hooks` (which never stop it).
     pub fn start(
-        entry: &'static Entry<dyn Builder<Rules>>,
-        limit: usize,
+        build: Build,
         threads: usize,
-        rows: mpsc::Sender<(usize, Result<Row>)>,
+        hooks: Arc<dyn Hooks + Send>,
+        rows: mpsc::Sender<(usize, Row)>,
     ) -> RowBuilders {
         let (codes, queue) = mpsc::channel::<(usize, String)>();
         let queue = Arc::new(Mutex::new(queue));
         let threads = (0..threads.max(1))
             .map(|_| {
-                let (queue, rows) = (Arc::clone(&queue), rows.clone());
+                let (queue, rows, hooks) = (Arc::clone(&queue), rows.clone(), Arc::clone(&hooks));
                 std::thread::spawn(move || loop {
                     // The lock is held only while waiting for the next code.
                     let next = queue.lock().unwrap_or_else(|e| e.into_inner()).recv();
                     let Ok((index, code)) = next else { return };
-                    // A panic in a build is that code's error: the row must still be sent,
-                    // or the worker waits for it forever (and rank 0 for the worker).
-                    let row = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        Rules::parse(&code)
-                            .and_then(|rules| row_on_one_thread(entry, &rules, limit))
-                    }))
-                    .unwrap_or_else(|panic| Err(panicked(&code, panic.as_ref())));
+                    // Every code answers, with its error row if need be: a code without
+                    // its row would leave the worker waiting for it forever (and rank 0
+                    // for the worker).
+                    let row = match Rules::parse(&code) {
+                        Ok(rules) => build.row(&rules, true, &*hooks),
+                        Err(e) => Some(Row::failed(&code, build.limit, e.to_string())),
+                    };
+                    let Some(row) = row else { continue };
                     if rows.send((index, row)).is_err() {
                         return;
                     }
@@ -345,12 +421,17 @@ mod tests {
             .map(|c| row(entry, &Rules::parse(c).unwrap(), 3000).unwrap())
             .collect();
         let (rows, finished) = mpsc::channel();
-        let builders = RowBuilders::start(entry, 3000, 2, rows);
+        let build = Build {
+            entry,
+            limit: 3000,
+            until: None,
+        };
+        let builders = RowBuilders::start(build, 2, Arc::new(until::NoHooks), rows);
         for (i, c) in list.iter().enumerate() {
             builders.build(i, c.to_string());
         }
         drop(builders);
-        let mut built: Vec<(usize, Row)> = finished.iter().map(|(i, r)| (i, r.unwrap())).collect();
+        let mut built: Vec<(usize, Row)> = finished.iter().collect();
         built.sort_by_key(|(i, _)| *i);
         assert_eq!(built.len(), list.len());
         for ((i, r), d) in built.iter().zip(&direct) {
@@ -387,7 +468,12 @@ mod tests {
     #[test]
     fn a_build_that_panics_comes_back_as_that_codes_error_and_nothing_hangs() {
         let (rows, finished) = mpsc::channel();
-        let builders = RowBuilders::start(&PANICKY, 500, 2, rows);
+        let build = Build {
+            entry: &PANICKY,
+            limit: 500,
+            until: None,
+        };
+        let builders = RowBuilders::start(build, 2, Arc::new(until::NoHooks), rows);
         let list = ["0.07", "0.6", "0.137", "0.6", "4.77"];
         for (i, c) in list.iter().enumerate() {
             builders.build(i, c.to_string());
@@ -402,15 +488,35 @@ mod tests {
         drop(builders); // the threads end: the join returns
         got.sort_by_key(|(i, _)| *i);
         for (i, row) in got {
-            match row {
-                Err(e) if list[i] == "0.6" => {
-                    let e = e.to_string();
+            assert_eq!(row.code, list[i]);
+            match row.error {
+                Some(e) if list[i] == "0.6" => {
                     assert!(e.contains("0.6") && e.contains("a made-up fault"), "{e}");
                 }
-                Ok(r) => assert_eq!(r.code, list[i]),
-                Err(e) => panic!("{}: {e}", list[i]),
+                None if list[i] != "0.6" => assert!(row.limit == 500),
+                other => panic!("{}: {other:?}", list[i]),
             }
         }
+        // The census of one process goes on past the panic too, with the same error row.
+        struct Keep(Mutex<Vec<Row>>);
+        impl Hooks for Keep {}
+        impl Watcher for Keep {
+            fn started(&self, _: usize) {}
+            fn finished(&self, _: usize, row: Row) -> Result<()> {
+                self.0.lock().unwrap().push(row);
+                Ok(())
+            }
+        }
+        let keep = Keep(Mutex::new(Vec::new()));
+        let rules: Vec<Rules> = list.iter().map(|c| Rules::parse(c).unwrap()).collect();
+        assert_eq!(run_each(build, &rules, &keep).unwrap(), list.len());
+        let rows = keep.0.into_inner().unwrap();
+        let errors: Vec<&str> = rows
+            .iter()
+            .filter(|r| r.error.is_some())
+            .map(|r| r.code.as_str())
+            .collect();
+        assert_eq!(errors, ["0.6", "0.6"]);
     }
 
     #[test]

@@ -6,6 +6,7 @@
 //! costs and K alone, so every shard of a job array computes the same partition, which covers
 //! the selection exactly once.
 
+use super::until::Until;
 use super::{self as census, order_key};
 use crate::base::error::{Error, Result};
 use crate::octal::plan::{choose_backend, OctalEntry};
@@ -214,6 +215,55 @@ pub fn shares(costs: &[u128], k: usize) -> Vec<usize> {
     shard
 }
 
+/// The until-proved flags as given: `--until-proved`, `--max-limit`, `--budget`.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct UntilFlags {
+    pub until_proved: bool,
+    pub max_limit: Option<usize>,
+    pub budget: Option<f64>,
+}
+
+impl UntilFlags {
+    /// How far each code grows from N = `limit` (`None`: a census at one N), or the refusal,
+    /// in one line naming the flag: `--max-limit` or `--budget` without `--until-proved`,
+    /// `--until-proved` without `--max-limit`, a `--max-limit` below `--limit`, a `--budget`
+    /// that is not a positive number of seconds.
+    pub fn decide(self, limit: usize) -> Result<Option<Until>> {
+        let refuse = |why: String| Err(Error::Invalid(why));
+        if !self.until_proved {
+            return match (self.max_limit, self.budget) {
+                (Some(_), _) => refuse(
+                    "--max-limit needs --until-proved (it bounds how far each code grows)".into(),
+                ),
+                (_, Some(_)) => refuse(
+                    "--budget needs --until-proved (it bounds the seconds each code grows for)"
+                        .into(),
+                ),
+                _ => Ok(None),
+            };
+        }
+        let Some(max_limit) = self.max_limit else {
+            return refuse(
+                "--until-proved needs --max-limit N, the largest N a code may reach".into(),
+            );
+        };
+        if max_limit < limit {
+            return refuse(format!(
+                "--max-limit {max_limit} is below --limit {limit}: each code starts at --limit and doubles it up to --max-limit"
+            ));
+        }
+        if let Some(b) = self.budget.filter(|b| !(b.is_finite() && *b > 0.0)) {
+            return refuse(format!(
+                "--budget {b}: give the seconds each code may use, a positive number"
+            ));
+        }
+        Ok(Some(Until {
+            max_limit,
+            budget: self.budget,
+        }))
+    }
+}
+
 /// D when neither `--digits` nor `--codes` is given.
 pub const DEFAULT_DIGITS: usize = 3;
 
@@ -226,8 +276,10 @@ pub const DEFAULT_DIGITS: usize = 3;
 pub struct CensusPlan {
     /// The back-end every code is built with.
     pub entry: OctalEntry,
-    /// N, the largest heap of every table.
+    /// N, the largest heap of every table (the first, in an until-proved census).
     pub limit: usize,
+    /// How far each code grows, in an until-proved census.
+    pub until: Option<Until>,
     /// The codes of the census, in list order.
     pub selection: Selection,
     /// Which shard of a job array this run is.
@@ -241,18 +293,31 @@ pub struct CensusPlan {
 impl CensusPlan {
     /// Decides a census from its flags: `--backend` (`None`: the default), `--limit`,
     /// `--digits` (`None`: [`DEFAULT_DIGITS`], or every digit with `--codes`), `--codes`
-    /// (`read` reads its `@FILE`s) and `--shard`. Refuses, in one line naming the flag, an
-    /// unknown back-end, an N it does not afford, a bad selection or shard, and a largest
-    /// table of the share that does not fit in memory.
+    /// (`read` reads its `@FILE`s), `--shard` and the until-proved flags. Refuses, in one
+    /// line naming the flag, an unknown back-end, an N it does not afford (the largest N a
+    /// code may reach), a bad selection, shard or combination of until-proved flags, and a
+    /// largest table of the share that does not fit in memory.
     pub fn decide(
         backend: Option<&str>,
         limit: usize,
         digits: Option<usize>,
         codes: Option<&str>,
         shard: Option<&str>,
+        until: UntilFlags,
         read: &dyn Fn(&str) -> std::io::Result<String>,
     ) -> Result<CensusPlan> {
+        let until = until.decide(limit)?;
         let entry = choose_backend(backend, limit)?;
+        let reach = until.map_or(limit, |u| u.max_limit);
+        if until.is_some() {
+            crate::grundy::check_affords(
+                entry.name,
+                (entry.make)().affordable_limit(),
+                "--max-limit",
+                reach,
+                "choose another --backend or a smaller --max-limit",
+            )?;
+        }
         let shard = match shard {
             Some(text) => Shard::parse(text)?,
             None => Shard::WHOLE,
@@ -275,14 +340,16 @@ impl CensusPlan {
         let plan = CensusPlan {
             entry,
             limit,
+            until,
             selection,
             shard,
             costs,
             share,
         };
-        // The memory of one table and its scratch, checked once on the largest code.
+        // The memory of one table and its scratch, checked once on the largest code at the
+        // largest N it may reach.
         if let Some(big) = plan.largest() {
-            OctalPlan::named(big.clone(), Some(entry.name), limit as u64)?;
+            OctalPlan::named(big.clone(), Some(entry.name), reach as u64)?;
         }
         Ok(plan)
     }
@@ -399,8 +466,16 @@ mod tests {
 
     #[test]
     fn a_plan_leaves_out_the_codes_done_and_refuses_a_stranger() {
-        let plan =
-            CensusPlan::decide(None, 200, Some(2), Some("0.6,0.07,4.1"), None, &no_file).unwrap();
+        let plan = CensusPlan::decide(
+            None,
+            200,
+            Some(2),
+            Some("0.6,0.07,4.1"),
+            None,
+            UntilFlags::default(),
+            &no_file,
+        )
+        .unwrap();
         assert_eq!(plan.share, [0, 1, 2]);
         let (todo, costs) = plan.todo(["0.07"].into_iter()).unwrap();
         let labels: Vec<&str> = todo.iter().map(|r| r.label()).collect();
@@ -419,9 +494,60 @@ mod tests {
             Some(2),
             Some("0.6,0.07,4.1"),
             Some("1/2"),
+            UntilFlags::default(),
             &no_file,
         )
         .unwrap();
         assert!(!half.share.is_empty() && half.share.len() < 3);
+    }
+
+    #[test]
+    fn until_proved_flags_are_refused_in_one_line_naming_the_flag() {
+        let flags = |on, max_limit, budget| UntilFlags {
+            until_proved: on,
+            max_limit,
+            budget,
+        };
+        for (f, says) in [
+            (
+                flags(false, Some(4096), None),
+                "--max-limit needs --until-proved",
+            ),
+            (
+                flags(false, None, Some(5.0)),
+                "--budget needs --until-proved",
+            ),
+            (flags(true, None, None), "--until-proved needs --max-limit"),
+            (
+                flags(true, Some(63), None),
+                "--max-limit 63 is below --limit 64",
+            ),
+            (flags(true, Some(4096), Some(0.0)), "--budget 0"),
+            (flags(true, Some(4096), Some(-1.0)), "--budget -1"),
+            (flags(true, Some(4096), Some(f64::NAN)), "--budget NaN"),
+        ] {
+            let e = f.decide(64).unwrap_err().to_string();
+            assert!(e.contains(says) && !e.contains('\n'), "{f:?}: {e}");
+        }
+        assert_eq!(flags(false, None, None).decide(64).unwrap(), None);
+        let until = flags(true, Some(64), Some(0.5))
+            .decide(64)
+            .unwrap()
+            .unwrap();
+        assert_eq!((until.max_limit, until.budget), (64, Some(0.5)));
+        // The control affords N <= 2·10^4: a --max-limit past it is refused, naming the flag.
+        let e = CensusPlan::decide(
+            Some("octal-naive"),
+            1000,
+            Some(1),
+            None,
+            None,
+            flags(true, Some(1 << 20), None),
+            &no_file,
+        )
+        .err()
+        .unwrap()
+        .to_string();
+        assert!(e.contains("--max-limit"), "{e}");
     }
 }

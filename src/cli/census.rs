@@ -13,14 +13,13 @@ use nimsquare::base::error::Error;
 use nimsquare::base::error::Result;
 use nimsquare::base::limit::Limit;
 use nimsquare::base::paths::{decide_output, write_output, Output};
-use nimsquare::census::plan::{CensusPlan, Selection, Shard};
+use nimsquare::census::plan::{CensusPlan, UntilFlags};
 use nimsquare::census::{self, Row, MAX_DIGITS};
-use nimsquare::octal::method::period::Verdict;
 use nimsquare::run;
+use nimsquare::run::census::report::Census;
 use nimsquare::run::census::{Keep, Outcome};
-use nimsquare::run::longrun::censusfile::{self, Format, Made};
+use nimsquare::run::longrun::censusfile;
 use nimsquare::run::report::{self, Report};
-use serde_json::json;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -35,39 +34,50 @@ pub const LONG_ABOUT: &str = "Builds every octal game 0.d1..dk and 4.d1..dk for 
     positions of the rare/common split (empty or '-' when there is none). Every row names the \
     back-end, the build, the CPU and the date, and what the code cost: the seconds of its \
     table and period check, and positions (N + 1) a second.\n\n\
+    --until-proved --max-limit M [--budget S]: each code starts at N = --limit and doubles N, \
+    its table carried forward (never built again from 0), until its period is proved, N \
+    reaches M, or it has used S seconds (checked between eighths of a doubling, so a code may \
+    pass S by one eighth). Each row's limit is the N it reached, and its stop column says why \
+    it stopped there: proved, limit or budget.\n\n\
     Output: a text table (default), --csv (header code,limit,status,preperiod,period,max_value,\
-    rare,backend,build,cpu,date,seconds,positions_per_second) or --json (one object with a \
-    `rows` array) on stdout.\n\n\
+    rare,backend,build,cpu,date,seconds,positions_per_second; until proved, stop after status) \
+    or --json (one object with a `rows` array) on stdout.\n\n\
     --out FILE (a regular file) keeps the rows durably: each row is appended to FILE and synced \
     the moment its code finishes (CSV, or JSON Lines with --json), so a kill loses only the \
-    codes in flight. The first line names the census (`# census {...}` in CSV, \
-    `{\"census\": {...}}` in JSON Lines). An existing FILE is refused unless --force (start \
-    again) or --resume (skip the codes FILE holds and finish the rest; refused if FILE is of \
-    another limit, digit range, code selection, back-end, shard or format). When the census \
-    is complete FILE is rewritten with its rows in code order: the same file one uninterrupted \
-    run writes. Ctrl-C or SIGTERM stops it after the codes in flight (a second one at once). \
-    --out - (stdout), a FIFO or a device gets the text, CSV or JSON at the end instead.\n\n\
+    codes in flight; until proved, each code in flight also keeps its table in FILE.tables/ \
+    every 10 seconds and when a signal stops it. The first line names the census. An existing \
+    FILE is refused unless --force (start again) or --resume (skip the codes FILE holds, go on \
+    with the tables kept, finish the rest; refused if FILE is of another census: limit, \
+    max limit, budget, digits, codes, back-end, shard or format). When the census is complete \
+    FILE is rewritten with its rows in code order: the file one uninterrupted run writes. \
+    Ctrl-C or SIGTERM stops it after the codes in flight (until proved, at once, their tables \
+    kept). --out - (stdout), a FIFO or a device gets the text, CSV or JSON at the end instead.\n\n\
+    A code whose build fails (or panics) is reported as its error row on stderr (status \
+    `error` in the output) and the census goes on; it is not written to FILE, so --resume \
+    builds it again. The census then exits 1.\n\n\
     Job arrays: --shard I/K (0 <= I < K) takes a fixed share of the codes, balanced by each \
-    code's estimated cost (its option steps: every split pair counted once), the same for \
-    every I; `census merge SHARD_FILES... --out FILE` joins the shards' rows files into the \
-    whole census, refusing files of different censuses, a shard twice or missing, or a shard \
-    not finished. With Slurm: `sbatch --array=0-3` running `nimsquare census --shard \
-    $SLURM_ARRAY_TASK_ID/4 --out part-$SLURM_ARRAY_TASK_ID.csv --resume`.\n\n\
+    code's estimated cost (its option steps), the same for every I; `census merge \
+    SHARD_FILES... --out FILE` joins the shards' rows files, refusing files of different \
+    censuses, a shard twice or missing, or a shard not finished. With Slurm: `sbatch \
+    --array=0-3` running `nimsquare census --shard $SLURM_ARRAY_TASK_ID/4 --out \
+    part-$SLURM_ARRAY_TASK_ID.csv --resume`.\n\n\
     MPI (a build with --features mpi): `mpirun -n P nimsquare census ...` makes rank 0 the \
     coordinator: it plans and refuses exactly as above, hands the codes out to the other \
-    ranks most expensive first, writes each row to --out as it arrives and prints what one \
-    process prints; the rows' cpu column names the workers' CPUs. Each other rank builds as \
-    many codes at once as it has threads: start one rank per node, plus rank 0, which mostly \
-    sleeps, with `mpirun --bind-to none` (Open MPI binds each rank to one core or socket \
-    otherwise, and a rank bound to one core builds on one thread). A rank that dies ends the whole \
-    job (MPI's default); the rows received are in --out, and the same command with \
-    --resume (under mpirun or not) finishes the census. Without a launcher, or with -n 1, \
-    it is the census above. scripts/census-slurm.sh runs both ways under Slurm.\n\n\
-    Progress on stderr (hidden by --quiet): on a terminal one line redrawn, elsewhere one line \
-    every 5 seconds (NIMSQUARE_PROGRESS_EVERY seconds when set): codes done of the total, \
-    positions a second, an ETA from the estimated costs, and the slowest code in flight.\n\n\
+    ranks one at a time, most expensive first, writes each row to --out as it arrives and \
+    prints what one process prints; the rows' cpu column names the workers' CPUs. Each other \
+    rank builds as many codes at once as it has threads: start one rank per node, plus rank \
+    0, which mostly sleeps, with `mpirun --bind-to none` (Open MPI binds each rank to one \
+    core otherwise, and a rank bound to one core builds on one thread). A rank that \
+    dies ends the whole job; the same command with --resume finishes the census (an \
+    until-proved code goes on from its table when FILE.tables/ is on a file system every \
+    node shares, else starts again from --limit). Without a launcher, or with \
+    -n 1, it is the census above. scripts/census-slurm.sh runs both ways under Slurm.\n\n\
+    Progress on stderr (hidden by --quiet): codes done of the total, positions a second, an \
+    ETA from the estimated costs, and the slowest code in flight; a line every 5 seconds when \
+    stderr is no terminal (NIMSQUARE_PROGRESS_EVERY seconds when set).\n\n\
     Examples: nimsquare census --digits 2 --limit 1000 --csv\n\
-    nimsquare census --digits 4 --codes 0.6,0.137,4.1..4.17 --limit 1e5 --out open.csv";
+    nimsquare census --digits 4 --codes 0.6,0.137,4.1..4.17 --limit 1e5 --out open.csv\n\
+    nimsquare census --digits 3 --limit 1e4 --until-proved --max-limit 1e7 --budget 30";
 
 #[derive(clap::Args)]
 #[command(group(clap::ArgGroup::new("format").args(["csv", "json"])))]
@@ -83,10 +93,20 @@ pub struct Args {
     /// or @FILE (a file of codes or ranges, `#` comments), mixed by commas.
     #[arg(long, value_name = "LIST")]
     codes: Option<String>,
-    /// The largest heap size N of every table (default 1000).
+    /// The largest heap size N of every table (default 1000); until proved, the first N.
     #[arg(long, short = 'n', value_name = "N", default_value = DEFAULT_CENSUS_LIMIT,
           value_parser = limit_parser(), allow_hyphen_values = true)]
     limit: Limit,
+    /// Double each code's N, its table carried forward, until its period is proved (or
+    /// --max-limit, or --budget).
+    #[arg(long)]
+    until_proved: bool,
+    /// With --until-proved: the largest N a code reaches.
+    #[arg(long, value_name = "N", value_parser = limit_parser(), allow_hyphen_values = true)]
+    max_limit: Option<Limit>,
+    /// With --until-proved: the seconds a code may use.
+    #[arg(long, value_name = "SECONDS", allow_hyphen_values = true)]
+    budget: Option<f64>,
     /// The octal back-end (default: `octal-block`).
     #[arg(long, value_name = "NAME")]
     backend: Option<String>,
@@ -158,6 +178,11 @@ pub fn run(args: Args) -> CliResult {
         args.digits,
         args.codes.as_deref(),
         args.shard.as_deref(),
+        UntilFlags {
+            until_proved: args.until_proved,
+            max_limit: args.max_limit.map(|m| m.get()),
+            budget: args.budget,
+        },
         &|file| std::fs::read_to_string(file),
     )?;
     let keep = Keep {
@@ -188,18 +213,33 @@ pub fn run(args: Args) -> CliResult {
             );
             Ok(exit_status_for(signal))
         }
-        Outcome::Rows { out, rows, made } => {
-            let report = Census {
-                rows: &rows,
-                made: &made,
-                selection: &plan.selection,
-                shard: plan.shard,
-                limit: plan.limit,
-                csv: args.csv,
-            };
-            print(&out, &report, args.json)?;
-            Ok(0)
+        Outcome::Failed {
+            failed,
+            done,
+            total,
+            path,
+        } => {
+            tell_failed(&failed);
+            eprintln!(
+                "census: {done} of {total} codes in {}; the same command with --resume builds the failed again",
+                path.display()
+            );
+            Ok(1)
         }
+        Outcome::Rows { out, rows, made } => {
+            print(&out, &Census::of(&plan, &rows, &made, args.csv), args.json)?;
+            let failed: Vec<Row> = rows.into_iter().filter(|r| r.error.is_some()).collect();
+            tell_failed(&failed);
+            Ok(if failed.is_empty() { 0 } else { 1 })
+        }
+    }
+}
+
+/// One line on stderr for each error row.
+fn tell_failed(failed: &[Row]) {
+    for row in failed {
+        let error = row.error.as_deref().unwrap_or("");
+        eprintln!("census: {} failed: {error}", row.code);
     }
 }
 
@@ -237,59 +277,6 @@ fn merge(args: MergeArgs) -> CliResult {
     Ok(0)
 }
 
-/// What a census prints at the end when no rows file keeps its rows: the rows in code order
-/// with the census's provenance, as a text table, as CSV (`--csv`) or as one JSON object.
-struct Census<'a> {
-    rows: &'a [Row],
-    made: &'a Made,
-    selection: &'a Selection,
-    shard: Shard,
-    limit: usize,
-    csv: bool,
-}
-
-impl Report for Census<'_> {
-    fn text(&self, w: &mut dyn Write) -> std::io::Result<()> {
-        // one write a buffer, not a line (a census has up to 65 534 rows)
-        let mut w = std::io::BufWriter::new(w);
-        if self.csv {
-            writeln!(w, "{}", censusfile::CSV_COLUMNS)?;
-            for row in self.rows {
-                writeln!(w, "{}", censusfile::encode(Format::Csv, row, self.made))?;
-            }
-        } else {
-            write_text(&mut w, self)?;
-        }
-        w.flush()
-    }
-
-    fn json(&self) -> serde_json::Value {
-        let made = self.made;
-        json!({
-            "digits": self.selection.digits,
-            "codes": self.selection.filter.as_deref().unwrap_or("all"),
-            "shard": self.shard.to_string(),
-            "limit": self.limit,
-            "backend": made.backend,
-            "build": made.build,
-            "cpu": made.cpu,
-            "date": made.date,
-            "version": env!("CARGO_PKG_VERSION"),
-            "rows": self.rows.iter().map(|r| {
-                let mut v = super::octal::verdict_json(&r.verdict);
-                let o = v.as_object_mut().expect("an object");
-                o.insert("code".into(), r.code.clone().into());
-                o.insert("limit".into(), r.limit.into());
-                o.insert("max_value".into(), r.max_value.into());
-                o.insert("rare".into(), r.rare.into());
-                o.insert("seconds".into(), r.seconds.into());
-                o.insert("positions_per_second".into(), r.positions_per_second().into());
-                v
-            }).collect::<Vec<_>>(),
-        })
-    }
-}
-
 /// Prints `report` where --out was decided to go: stdout through [`report::print`], a FIFO
 /// or a device the same way in place.
 fn print(out: &Output, census: &Census, json: bool) -> Result<()> {
@@ -304,69 +291,4 @@ fn print(out: &Output, census: &Census, json: bool) -> Result<()> {
             census.text(w)
         }
     })
-}
-
-/// The text table of [`Census`]: a line naming the census, one line a code, the tally.
-fn write_text(w: &mut dyn Write, census: &Census) -> std::io::Result<()> {
-    let Census {
-        rows,
-        made,
-        selection,
-        shard,
-        limit,
-        ..
-    } = *census;
-    let mut which = match selection.digits {
-        1 => "census of the octal codes with 1 digit".to_string(),
-        d => format!("census of the octal codes with 1 to {d} digits"),
-    };
-    if let Some(filter) = &selection.filter {
-        which += &format!(" among {filter}");
-    }
-    if shard != Shard::WHOLE {
-        which += &format!(", shard {shard}");
-    }
-    writeln!(
-        w,
-        "{which}, N = {limit}, back-end {}; build {}, cpu {}, {}",
-        made.backend, made.build, made.cpu, made.date
-    )?;
-    writeln!(
-        w,
-        "{:<8} {:>10} {:>8} {:>10} {:>8} {:>10}",
-        "code", "preperiod", "period", "max value", "rare", "seconds"
-    )?;
-    let mut open = 0;
-    for row in rows {
-        let rare = row.rare.map_or("-".to_string(), |r| r.to_string());
-        let seconds = format!("{:.3}", row.seconds);
-        match row.verdict {
-            Verdict::Periodic(p) => writeln!(
-                w,
-                "{:<8} {:>10} {:>8} {:>10} {rare:>8} {seconds:>10}",
-                row.code, p.preperiod, p.period, row.max_value
-            )?,
-            other => {
-                open += 1;
-                let status = if other == Verdict::Open {
-                    "open"
-                } else {
-                    "not applicable"
-                };
-                writeln!(
-                    w,
-                    "{:<8} {:>19} {:>10} {rare:>8} {seconds:>10}",
-                    row.code,
-                    format!("{status} up to N"),
-                    row.max_value
-                )?;
-            }
-        }
-    }
-    writeln!(
-        w,
-        "{} codes: {} periodic, {open} open up to N = {limit}",
-        rows.len(),
-        rows.len() - open
-    )
 }

@@ -3,21 +3,28 @@
 //! process does ([`super::run`], every refusal included), hands the codes out one at a time,
 //! most expensive first, and writes each row to the rows file the moment it arrives. Every
 //! other rank is a worker: it builds the rows of the codes it is given with the function a
-//! one-process census uses ([`census::row`]), as many at once as its thread pool has threads.
+//! one-process census uses ([`census::Build::row`]: at one N, or until proved), as many at
+//! once as its thread pool has threads.
 //!
 //! Protocol (MPI_COMM_WORLD, every payload the JSON of a struct below, as bytes):
 //! - rank 0 sends every worker [`PLAN`] (back-end, N, the largest code). A worker checks that
 //!   the largest table fits in its own memory and answers [`READY`] (its threads, CPU, build)
 //!   or [`FAILED`]; any refusal ends the census before any work, with its message.
 //! - rank 0 sends [`CODE`] (an index into its list and the code) while a worker has fewer
-//!   than [`QUEUED`] codes in flight per thread; the worker answers each with [`ROW`] or
-//!   [`FAILED`].
+//!   than [`QUEUED`] codes in flight per thread; the worker answers each with [`ROW`]: the
+//!   code's row, or its error row when the build failed or panicked (caught in the builder
+//!   thread, so every code answers), which rank 0 reports as a one-process census does while
+//!   the census goes on.
 //! - termination: rank 0 sends [`STOP`] to a worker once nothing is left to hand out (or the
 //!   census failed) and that worker has no code in flight; the census is over when every
 //!   worker has been stopped. Rank 0 also stops every worker when it refuses the census.
 //!
-//! Failure: a row that cannot be built or kept stops the handing out; the codes in flight
-//! still come back and are kept, as in one process. MPI offers no more: with the default
+//! Failure: a row that cannot be kept (or a message that cannot be read) stops the handing
+//! out; the codes in flight still come back and are kept, as in one process. An
+//! until-proved census's workers read and write the carried tables in the rows file's
+//! folder ([`super::carry`], its absolute path in [`PLAN`]), every 10 s of a code: on a
+//! shared file system a resumed run goes on from them; a worker that cannot reach the folder
+//! skips them, and its codes then start again from `--limit`. MPI offers no more: with the default
 //! error handler a process that dies makes the launcher end the whole job (Open MPI's
 //! `mpirun` sends every rank SIGTERM, then SIGKILL). Rank 0 then reports, as a one-process
 //! census stopped by a signal does, how many rows its file holds and that the same command
@@ -29,8 +36,11 @@
 //! nothing comes, because Open MPI's blocking receive spins a core, which on a node where
 //! the coordinator shares the cores with a worker would take a core from the census.
 
+use super::carry::Carry;
 use crate::base::error::{Error, Result};
 use crate::base::provenance::{cpu_model, git_rev};
+use crate::census::plan::CensusPlan;
+use crate::census::until::{Carried, Hooks, Until};
 use crate::census::{self, Row, Watcher};
 use crate::octal::Rules;
 use crate::run::longrun::{interrupted, Signal};
@@ -41,7 +51,8 @@ use mpi::traits::Destination;
 use mpi::Tag;
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 use std::collections::BTreeSet;
-use std::sync::mpsc;
+use std::path::PathBuf;
+use std::sync::{mpsc, Arc};
 use std::time::Duration;
 
 /// Rank 0 to a worker: the census's back-end and N ([`Plan`]).
@@ -67,6 +78,12 @@ pub const QUEUED: usize = 2;
 pub struct Plan {
     backend: String,
     limit: usize,
+    /// How far each code grows, in an until-proved census.
+    #[serde(default)]
+    until: Option<Until>,
+    /// The folder of the rows file's carried tables ([`super::carry`]), absolute.
+    #[serde(default)]
+    tables: Option<PathBuf>,
     /// The code of the largest estimated cost, whose table the worker checks it can hold.
     largest: Option<String>,
 }
@@ -169,14 +186,16 @@ impl Mpi {
     /// not fit its memory) or another build is refused, naming the rank and its host.
     pub fn handshake(
         &mut self,
-        backend: &str,
-        limit: usize,
+        census: &CensusPlan,
         largest: Option<&Rules>,
+        tables: Option<PathBuf>,
     ) -> Result<String> {
         let world = self.universe.world();
         let plan = Plan {
-            backend: backend.to_string(),
-            limit,
+            backend: census.entry.name.to_string(),
+            limit: census.limit,
+            until: census.until,
+            tables,
             largest: largest.map(|r| r.label().to_string()),
         };
         for w in &self.workers {
@@ -316,16 +335,22 @@ impl Mpi {
             }
             let plan: Plan = decode(0, &bytes)?;
             let entry = crate::octal::find(&plan.backend)?;
+            let reach = plan.until.map_or(plan.limit, |u| u.max_limit);
             if let Some(code) = &plan.largest {
                 crate::octal::OctalPlan::named(
                     Rules::parse(code)?,
                     Some(entry.name),
-                    plan.limit as u64,
+                    reach as u64,
                 )?;
             }
-            Ok((entry, plan.limit))
+            let build = census::Build {
+                entry,
+                limit: plan.limit,
+                until: plan.until,
+            };
+            Ok((build, Tables(plan.tables.map(Carry::new))))
         })();
-        let (entry, limit) = match ready {
+        let (build, tables) = match ready {
             Ok(ready) => ready,
             Err(e) => {
                 fail(e.to_string());
@@ -342,12 +367,16 @@ impl Mpi {
             host: host.clone(),
         };
         send(&world, 0, READY, &ready);
-        let (rows, finished) = mpsc::channel::<(usize, Result<Row>)>();
-        let builders = census::RowBuilders::start(entry, limit, threads, rows);
+        let (rows, finished) = mpsc::channel::<(usize, Row)>();
+        let builders = census::RowBuilders::start(build, threads, Arc::new(tables), rows);
         let mut in_flight = 0usize;
-        let answer = |(index, row): (usize, Result<Row>)| match row {
-            Ok(row) => send(&world, 0, ROW, &Done { index, row }),
-            Err(e) => fail(e.to_string()),
+        let rank = world.rank();
+        let answer = |(index, mut row): (usize, Row)| {
+            // An error row says where it failed, as a refusal does.
+            if let Some(e) = &mut row.error {
+                *e = format!("rank {rank} on {host}: {e}");
+            }
+            send(&world, 0, ROW, &Done { index, row })
         };
         wait.reset();
         loop {
@@ -386,6 +415,25 @@ impl Mpi {
             let _ = finished.recv();
         }
         Ok(0)
+    }
+}
+
+/// A worker's hooks of an until-proved census: the tables of the rows file's folder, read
+/// and written where that folder is (a cluster's shared file system; rank 0 removes them).
+/// A table the worker cannot write is skipped, not an error: the folder may not be on its
+/// node, and then the code only loses what a stop would have kept.
+struct Tables(Option<Carry>);
+
+impl Hooks for Tables {
+    fn carried(&self, rules: &Rules) -> Option<Carried> {
+        self.0.as_ref()?.carried(rules)
+    }
+
+    fn checkpoint(&self, rules: &Rules, values: &[u16], seconds: f64) -> Result<()> {
+        if let Some(carry) = &self.0 {
+            let _ = carry.keep(rules, values, seconds, false);
+        }
+        Ok(())
     }
 }
 

@@ -29,7 +29,8 @@ pub struct Tracker {
     terminal: bool,
     every: Duration,
     started: Instant,
-    limit: usize,
+    /// How far the codes are built: `up to N = 1000`, `from N = 64 until proved ...`.
+    reach: String,
     total: usize,
     done: AtomicUsize,
     /// Positions of the codes finished by this run.
@@ -43,7 +44,7 @@ pub struct Tracker {
 }
 
 impl Tracker {
-    pub fn new(quiet: bool, total: usize, done: usize, limit: usize, costs: Vec<f64>) -> Tracker {
+    pub fn new(quiet: bool, total: usize, done: usize, reach: String, costs: Vec<f64>) -> Tracker {
         let terminal = std::io::stderr().is_terminal();
         let every = if terminal {
             REDRAW_EVERY
@@ -57,7 +58,7 @@ impl Tracker {
             terminal,
             every,
             started: Instant::now(),
-            limit,
+            reach,
             total,
             done: AtomicUsize::new(done),
             positions: AtomicU64::new(0),
@@ -75,14 +76,14 @@ impl Tracker {
             .insert(index, (code.to_string(), Instant::now()));
     }
 
-    pub fn finished(&self, index: usize) {
+    /// Code `index` is done, its table of `positions` (N + 1 of the N it reached) built.
+    pub fn finished(&self, index: usize, positions: u64) {
         self.in_flight
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .remove(&index);
         *self.cost_done.lock().unwrap_or_else(|e| e.into_inner()) += self.costs[index];
-        self.positions
-            .fetch_add(self.limit as u64 + 1, Ordering::Relaxed);
+        self.positions.fetch_add(positions, Ordering::Relaxed);
         self.done.fetch_add(1, Ordering::Relaxed);
     }
 
@@ -113,8 +114,8 @@ impl Tracker {
             })
             .unwrap_or_default();
         format!(
-            "census: {done}/{} codes up to N = {}, {rate:.3e} positions/s, ETA {eta}{slowest}",
-            self.total, self.limit
+            "census: {done}/{} codes {}, {rate:.3e} positions/s, ETA {eta}{slowest}",
+            self.total, self.reach
         )
     }
 
@@ -148,10 +149,10 @@ impl Tracker {
         if self.shown {
             let lead = if self.terminal { "\r\x1b[K" } else { "" };
             eprintln!(
-                "{lead}census: {}/{} codes up to N = {} in {}",
+                "{lead}census: {}/{} codes {} in {}",
                 self.done.load(Ordering::Relaxed),
                 self.total,
-                self.limit,
+                self.reach,
                 human_seconds(self.started.elapsed().as_secs_f64())
             );
         }

@@ -29,6 +29,19 @@ use std::sync::Mutex;
 /// runs of one census differ in, with the date).
 pub const CSV_COLUMNS: &str = "code,limit,status,preperiod,period,max_value,rare,backend,build,cpu,date,seconds,positions_per_second";
 
+/// The column names of an until-proved census ([`crate::census::until`]): `limit` is the N
+/// the code reached, and `stop` says why it stopped there (proved, limit, budget).
+pub const CSV_COLUMNS_UNTIL: &str = "code,limit,status,stop,preperiod,period,max_value,rare,backend,build,cpu,date,seconds,positions_per_second";
+
+/// The column names of a census, until-proved or not.
+pub fn csv_columns(until: bool) -> &'static str {
+    if until {
+        CSV_COLUMNS_UNTIL
+    } else {
+        CSV_COLUMNS
+    }
+}
+
 /// The version of the format, in every header (2: the rare count and the cost columns).
 pub const VERSION: u32 = 2;
 
@@ -51,12 +64,19 @@ impl Format {
 }
 
 /// What census a rows file holds: the first line of the file.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Header {
     /// [`VERSION`].
     pub version: u32,
-    /// N, the largest heap of every table.
+    /// N, the largest heap of every table (where each code starts, until proved).
     pub limit: usize,
+    /// `--max-limit` of an until-proved census (absent otherwise, so a census at one N
+    /// writes the header it always wrote).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_limit: Option<usize>,
+    /// `--budget` of an until-proved census, in seconds, if given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget: Option<f64>,
     /// D, the most digits after the point.
     pub digits: usize,
     /// `--codes` as given, or `all`.
@@ -89,6 +109,17 @@ impl Header {
             want.version.to_string(),
         );
         differ("limit", self.limit.to_string(), want.limit.to_string());
+        let or_none = |x: Option<String>| x.unwrap_or_else(|| "none".into());
+        differ(
+            "max limit",
+            or_none(self.max_limit.map(|m| m.to_string())),
+            or_none(want.max_limit.map(|m| m.to_string())),
+        );
+        differ(
+            "budget",
+            or_none(self.budget.map(|b| format!("{b} s"))),
+            or_none(want.budget.map(|b| format!("{b} s"))),
+        );
         differ(
             "digit range",
             format!("1 to {}", self.digits),
@@ -120,25 +151,33 @@ pub struct Made {
     pub date: String,
 }
 
-/// The line (without its newline) of `row` in `format`.
-pub fn encode(format: Format, row: &Row, made: &Made) -> String {
+/// The line (without its newline) of `row` in `format`: in CSV with the `stop` column when
+/// `until` (an until-proved census, [`CSV_COLUMNS_UNTIL`]); an error row has the status
+/// `error`, its message in JSON (in CSV the caller reports it) and no facts.
+pub fn encode(format: Format, row: &Row, made: &Made, until: bool) -> String {
     let (status, e, p) = match row.verdict {
+        _ if row.error.is_some() => ("error", None, None),
         Verdict::Periodic(p) => ("periodic", Some(p.preperiod), Some(p.period)),
         Verdict::Open => ("open", None, None),
         Verdict::NotApplicable => ("not applicable", None, None),
     };
+    let max_value = Some(row.max_value).filter(|_| row.error.is_none());
     match format {
         Format::Csv => {
             let text = |x: Option<usize>| x.map(|v| v.to_string()).unwrap_or_default();
             // The CPU name may hold commas: quoted, with quotes doubled.
             let cpu = format!("\"{}\"", made.cpu.replace('"', "\"\""));
+            let status = match (until, row.stop) {
+                (true, stop) => format!("{status},{}", stop.map_or("", |s| s.name())),
+                (false, _) => status.to_string(),
+            };
             format!(
                 "{},{},{status},{},{},{},{},{},{},{cpu},{},{:.6},{:.0}",
                 row.code,
                 row.limit,
                 text(e),
                 text(p),
-                row.max_value,
+                text(max_value.map(usize::from)),
                 text(row.rare),
                 made.backend,
                 made.build,
@@ -154,11 +193,19 @@ pub fn encode(format: Format, row: &Row, made: &Made) -> String {
                 "build": made.build, "cpu": made.cpu, "date": made.date,
                 "seconds": row.seconds, "positions_per_second": row.positions_per_second(),
             });
-            if let (Verdict::Periodic(q), Some(o)) = (row.verdict, v.as_object_mut()) {
+            let o = v.as_object_mut().expect("an object");
+            if let (Verdict::Periodic(q), None) = (row.verdict, &row.error) {
                 o.insert("preperiod".into(), q.preperiod.into());
                 o.insert("period".into(), q.period.into());
                 o.insert("proof_from".into(), q.proof.0.into());
                 o.insert("proof_to".into(), q.proof.1.into());
+            }
+            if let Some(stop) = row.stop {
+                o.insert("stop".into(), stop.name().into());
+            }
+            if let Some(error) = &row.error {
+                o.insert("error".into(), error.clone().into());
+                o.insert("max_value".into(), serde_json::Value::Null);
             }
             v.to_string()
         }
@@ -169,7 +216,10 @@ pub fn encode(format: Format, row: &Row, made: &Made) -> String {
 fn header_text(format: Format, header: &Header) -> String {
     let json = serde_json::to_string(header).expect("a header serializes");
     match format {
-        Format::Csv => format!("# census {json}\n{CSV_COLUMNS}\n"),
+        Format::Csv => format!(
+            "# census {json}\n{}\n",
+            csv_columns(header.max_limit.is_some())
+        ),
         Format::JsonLines => format!("{{\"census\":{json}}}\n"),
     }
 }
@@ -228,15 +278,19 @@ pub fn read(path: &Path, flag: &str) -> Result<Contents> {
         _ => &text[..],
     };
     let mut rows = Rows::new();
+    let until = header.max_limit.is_some();
+    let columns = csv_columns(until);
+    // A row's N: the header's, or in an until-proved census any up to the most it may reach.
+    let reach = header.max_limit.unwrap_or(header.limit);
     let skip = match format {
         Format::Csv => 2,
         Format::JsonLines => 1,
     };
     for (i, line) in complete.lines().enumerate() {
         if i == 1 && format == Format::Csv {
-            if line != CSV_COLUMNS {
+            if line != columns {
                 return Err(refuse(format!(
-                    "line 2 is not the column names '{CSV_COLUMNS}'"
+                    "line 2 is not the column names '{columns}'"
                 )));
             }
             continue;
@@ -248,14 +302,15 @@ pub fn read(path: &Path, flag: &str) -> Result<Contents> {
         let (code, limit, backend) = match format {
             Format::Csv => {
                 // The fields before the quoted CPU name hold no comma.
-                let f: Vec<&str> = line.splitn(10, ',').collect();
-                if f.len() < 10 {
+                let cpu = if until { 10 } else { 9 };
+                let f: Vec<&str> = line.splitn(cpu + 1, ',').collect();
+                if f.len() <= cpu {
                     return Err(damaged("too few fields"));
                 }
                 (
                     f[0].to_string(),
                     f[1].parse::<usize>().ok(),
-                    f[7].to_string(),
+                    f[cpu - 2].to_string(),
                 )
             }
             Format::JsonLines => {
@@ -269,7 +324,10 @@ pub fn read(path: &Path, flag: &str) -> Result<Contents> {
             }
         };
         let key = order_key(&code).ok_or_else(|| damaged("no census code"))?;
-        if limit != Some(header.limit) || backend != header.backend {
+        // (A budget may stop a code before it reaches the first N.)
+        if !limit.is_some_and(|n| n == header.limit || (until && n <= reach))
+            || backend != header.backend
+        {
             return Err(damaged("its limit or back-end is not the header's"));
         }
         if rows.insert(key, (code.clone(), line.to_string())).is_some() {
@@ -541,6 +599,8 @@ mod tests {
         Header {
             version: VERSION,
             limit: 100,
+            max_limit: None,
+            budget: None,
             digits: 1,
             codes: "all".into(),
             selection: "all".into(),
@@ -590,10 +650,12 @@ mod tests {
             max_value: 1,
             rare: None,
             seconds: 0.000101,
+            stop: None,
+            error: None,
         };
-        assert_eq!(encode(Format::Csv, &row, &made), ROW);
+        assert_eq!(encode(Format::Csv, &row, &made, false), ROW);
         row.rare = Some(3);
-        let line = encode(Format::JsonLines, &row, &made);
+        let line = encode(Format::JsonLines, &row, &made, false);
         let v: serde_json::Value = serde_json::from_str(&line).unwrap();
         assert_eq!(
             (v["rare"].as_u64(), v["seconds"].as_f64()),
