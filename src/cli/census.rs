@@ -87,7 +87,7 @@ pub struct Args {
     #[arg(long, short = 'n', value_name = "N", default_value = DEFAULT_CENSUS_LIMIT,
           value_parser = limit_parser(), allow_hyphen_values = true)]
     limit: Limit,
-    /// The octal back-end (default: `octal-block`).
+    /// The octal back-end (default: `auto`, chosen per code).
     #[arg(long, value_name = "NAME")]
     backend: Option<String>,
     /// Only shard I of K (0 <= I < K), a fixed share balanced by estimated cost: for job
