@@ -136,7 +136,7 @@ fn off_a_terminal_an_octal_build_counts_values_a_second() {
     let stderr = String::from_utf8(out.stderr).unwrap();
     let lines: Vec<&str> = stderr
         .lines()
-        .filter(|l| l.starts_with("progress: octal-block g(0.."))
+        .filter(|l| l.starts_with("progress: auto g(0.."))
         .collect();
     assert!(!lines.is_empty(), "no progress line: {stderr}");
     for line in &lines {

@@ -107,7 +107,7 @@ pub struct Args {
     /// With --until-proved: the seconds a code may use.
     #[arg(long, value_name = "SECONDS", allow_hyphen_values = true)]
     budget: Option<f64>,
-    /// The octal back-end (default: `octal-block`).
+    /// The octal back-end (default: `auto`, chosen per code).
     #[arg(long, value_name = "NAME")]
     backend: Option<String>,
     /// Only shard I of K (0 <= I < K), a fixed share balanced by estimated cost: for job

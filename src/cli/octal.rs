@@ -11,6 +11,7 @@ use super::args::{limit_parser, JsonArg, LongRunArgs};
 use super::common::{fmt_seconds, CliResult};
 use super::tables;
 use nimsquare::base::limit::Limit;
+use nimsquare::octal::auto::Choice;
 use nimsquare::octal::method::period::Verdict;
 use nimsquare::octal::summary::Summary;
 use nimsquare::octal::{OctalPlan, Rules};
@@ -63,8 +64,8 @@ pub struct Args {
     #[arg(long, short = 'n', value_name = "N", default_value = DEFAULT_OCTAL_LIMIT,
           value_parser = limit_parser(), allow_hyphen_values = true)]
     limit: Limit,
-    /// The octal back-end (see `nimsquare list`; default: `octal-block`, exact for every
-    /// code).
+    /// The octal back-end (see `nimsquare list`; default: `auto`, chosen per code and
+    /// reported).
     #[arg(long, value_name = "NAME")]
     backend: Option<String>,
     #[command(flatten)]
@@ -190,6 +191,7 @@ pub fn run(mut args: Args) -> CliResult {
         from_file,
         threads: rayon::current_num_threads(),
         summary: Summary::of(rules, &table, args.histogram),
+        choice: plan.auto_choice(table.values()),
         digest: table_digest(table.values()),
         values: args.values.then_some(table.values()),
         unsaved: &unsaved,
@@ -210,6 +212,8 @@ struct Answer<'a> {
     from_file: Option<PathBuf>,
     threads: usize,
     summary: Summary,
+    /// What `auto` chose and why, when it built the table.
+    choice: Option<Choice>,
     digest: String,
     values: Option<&'a [u16]>,
     unsaved: &'a [tables::Unsaved],
@@ -245,6 +249,9 @@ impl Report for Answer<'_> {
                 self.backend,
                 fmt_seconds(self.seconds)
             )?,
+        }
+        if let Some(c) = &self.choice {
+            writeln!(out, "auto chose {}: {}", c.backend, c.reason())?;
         }
         if let Some(rate) = self.rate() {
             let threads = self.threads;
@@ -285,6 +292,15 @@ impl Report for Answer<'_> {
             "code": self.rules.label(),
             "limit": limit,
             "backend": self.backend,
+            // what `auto` chose and why (null for a back-end named by --backend)
+            "auto": self.choice.as_ref().map(|c| json!({
+                "chose": c.backend,
+                "kind": c.kind.describe(),
+                "prefix": c.prefix,
+                "sparse_mask": c.sparse.map(|(m, _)| m.bits),
+                "rare_in_prefix": c.sparse.map(|(_, r)| r),
+                "reason": c.reason(),
+            })),
             "seconds": self.seconds,
             "seeded_positions": seeded,
             "seeded_from": self.from_file.as_ref().map(|p| p.display().to_string()),

@@ -37,7 +37,7 @@ const DEFAULT_COUNT: &str = nimsquare::run::planner::AUTO;
     really sampled at. On a terminal a line on stderr says what it is sampling. A run too short to take a single sample writes no file, \
     says so on stderr and exits with status 2: raise --samples, --limit or --frequency.\n\n\
     With --octal CODE (0.6, .137, grundy) the repeats build that octal game's table with the \
-    octal back-end --table names (default `octal-block`), no count is made, the \
+    octal back-end --table names (default `auto`), no count is made, the \
     line says `count=none` and answer is the table's largest value, and the default --limit is \
     100000."
 )]
@@ -47,7 +47,7 @@ pub struct Args {
           allow_hyphen_values = true)]
     limit: Option<Limit>,
     /// Table back-end (see `nimsquare list`; the same default as `solve`). With --octal, an
-    /// octal back-end (`auto`: `octal-block`, the octal default).
+    /// octal back-end (`auto`: the octal default, itself `auto`).
     #[arg(long, visible_alias = "backend", value_name = "NAME", default_value = DEFAULT_TABLE)]
     table: String,
     /// Count back-end (see `nimsquare list`; the same default as `solve`). Refused with

@@ -25,7 +25,7 @@ use std::path::PathBuf;
     stops at the first value that does not occur up to N (said on stderr). The table is built \
     with `--table auto` for --moves and --limit, or read from --load-table (a file `solve \
     --save-table` wrote; --limit then takes a prefix of it). With --octal CODE the sequences \
-    are the octal game's (built with --backend, by default `octal-block`, or read from a \
+    are the octal game's (built with --backend, by default `auto`, or read from a \
     table `octal CODE --save-table` wrote). --json writes one object instead of the b-file: \
     the sequence's name, the N of its table and its `terms`.\n\n\
     Ctrl-C (SIGINT) or SIGTERM stops a build between two chunks of about half a second: the \
@@ -53,7 +53,7 @@ pub struct Args {
     )]
     octal: Option<String>,
     /// The octal back-end that builds the table (with --octal; see `nimsquare list`; default
-    /// `octal-block`, exact for every code).
+    /// `auto`, chosen per code).
     #[arg(long, value_name = "NAME", requires = "octal")]
     backend: Option<String>,
     /// Read the table from FILE instead of building it (same moves or octal code, complete).

@@ -9,6 +9,7 @@
 //! Each back-end is a leaf file: it imports this module, the kernels, [`crate::base`],
 //! [`crate::cost`] and [`crate::registry`], never another back-end.
 
+pub mod auto;
 pub mod block;
 pub mod method;
 pub mod naive;
@@ -40,6 +41,7 @@ pub static BACKENDS: &[Entry<dyn Builder<Rules>>] = &[
     vector_parallel::ENTRY,
     block::ENTRY,
     pairs::ENTRY,
+    auto::ENTRY,
 ];
 
 crate::registry::stage!("octal", dyn Builder<Rules>, BACKENDS);
@@ -57,16 +59,11 @@ pub static WORKLOAD: crate::registry::workload::WorkloadKind<dyn Builder<Rules>>
         stage: &STAGE,
     };
 
-/// The back-end used where none is named: `octal-block`, exact for every code, and on
-/// Officers far ahead of the others (results/octal/octal.md, stop 37). Without a sparse split it
-/// runs `octal-vector`'s candidate search itself; a split of the second kind (the position's
-/// parity, as .127 needs, [`rare_common`]) it runs as one of the first (results/octal/octal.md,
-/// stop 39). So it chooses by code itself, as the table goes (the rare/common passes while
-/// a mask leaves the positions sparse, the candidate search otherwise): on the codes timed
-/// at stop 39 it was the fastest back-end, or within 4% of `octal-vector` where no mask
-/// leaves the positions sparse. It affords every N, so no N chooses another.
+/// The back-end used where none is named: [`auto`], which chooses per code from the rules
+/// and the first values (no back-end is fastest on every code: issue 50). It affords every
+/// N, so no N chooses another.
 pub fn default_backend() -> &'static Entry<dyn Builder<Rules>> {
-    &block::ENTRY
+    &auto::ENTRY
 }
 
 /// The stage's reference (`octal-sparse`: plain scalar loops, no kernel family): what the

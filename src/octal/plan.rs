@@ -87,6 +87,14 @@ impl OctalPlan {
         }
     }
 
+    /// What `auto` chose for this plan's table, read off its values `g` ([`Choice::of`]: a
+    /// function of the rules and the prefix alone); None for a back-end named otherwise.
+    ///
+    /// [`Choice::of`]: super::auto::Choice::of
+    pub fn auto_choice(&self, g: &[u16]) -> Option<super::auto::Choice> {
+        (self.backend.name == super::auto::NAME).then(|| super::auto::Choice::of(&self.subject, g))
+    }
+
     /// True when the back-end spends about the same on every position (every octal
     /// back-end but the quadratic control), so the long run's ETA counts positions.
     pub fn per_position(&self) -> bool {
@@ -113,7 +121,7 @@ mod tests {
             assert!(e.contains(flag) && !e.contains('\n'), "{e}");
         }
         let plan = OctalPlan::named(rules.clone(), None, 1000).unwrap();
-        assert_eq!(plan.backend.name, "octal-block");
+        assert_eq!(plan.backend.name, "auto");
         assert!(plan.memory_needed >= 2 * 1001);
         // the chunked fill keeps what it needs between chunks and ends with the one-call table
         let mut g = vec![0u16; 1001];

@@ -5,8 +5,8 @@
 use super::mark::{mark_lanes, mark_rare_pairs};
 use super::row::{least_common_missing, rare_below_met};
 use super::split::{Pos, Split};
-use super::sweep::{sweep, witness_rare};
-use super::{Rules, LANES, LANE_SWEEP_MIN, SWEEP_CHUNK};
+use super::sweep::{sweep, sweep_runs, witness_rare, Run};
+use super::{Rules, FAR_SWEEP, LANES, LANE_SWEEP_MIN, SWEEP_CHUNK};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
@@ -123,6 +123,7 @@ impl Far<'_> {
         let lanes_fit = self.rules.split().len() == 1 && LANES * width <= 1 << 16;
         let mut i = 0;
         let count = rows.len() / width;
+        let mut runs = Vec::new();
         while i < count {
             if lanes_fit && i + LANES <= count {
                 self.lanes(
@@ -136,6 +137,7 @@ impl Far<'_> {
                     first + i,
                     &mut rows[i * width..(i + 1) * width],
                     &mut left[i * digits..(i + 1) * digits],
+                    &mut runs,
                 );
                 i += 1;
             }
@@ -143,9 +145,9 @@ impl Far<'_> {
     }
 
     /// Marks in `row` the options of heap n that read only g[..n0] (see the module doc) and
-    /// records, per splitting digit, what it left to the near pass.
+    /// records, per splitting digit, what it left to the near pass. `runs` is scratch.
     #[inline]
-    fn one(&self, n: usize, row: &mut [u8], left: &mut [Left]) {
+    fn one(&self, n: usize, row: &mut [u8], left: &mut [Left], runs: &mut Vec<Run>) {
         let n0 = self.g.len();
         let rules = self.rules;
         for (d, &k) in rules.split().iter().enumerate() {
@@ -168,26 +170,32 @@ impl Far<'_> {
                 swept: 0,
             };
         }
-        // the sweep of the pairs with m - a < n0 (a > m - n0), for the rare values below c
+        // the sweep of the pairs with m - a < n0 (a > m - n0), for the rare values below c,
+        // the digits taking turns (a digit's splits may never attain a value another's do)
         let common = self.common[n & 1];
         let c = least_common_missing(row, common);
         let mut met = 0;
-        for (d, &k) in rules.split().iter().enumerate() {
-            if n < k + 2 {
-                continue;
-            }
-            let m = n - k;
-            let a0 = left[d].near_top + 1;
-            let p = rules.split_pairs(m);
-            left[d].swept = sweep(
-                self.g,
-                m,
-                a0,
-                p,
-                (row, common, c, &mut met),
-                self.sweepers,
-                self.list_end,
-            );
+        // with several digits, one turn of each (FAR_SWEEP) before the near pass takes over
+        let budget = if rules.split().len() > 1 {
+            FAR_SWEEP
+        } else {
+            usize::MAX
+        };
+        runs.clear();
+        runs.extend(rules.splits_by_digit(n).map(|(d, m, p)| Run {
+            m,
+            next: left[d].near_top + 1,
+            top: p.min(left[d].near_top.saturating_add(budget)),
+        }));
+        sweep_runs(
+            self.g,
+            runs,
+            (row, common, c, &mut met),
+            self.sweepers,
+            self.list_end,
+        );
+        for ((d, _, _), run) in rules.splits_by_digit(n).zip(runs.iter()) {
+            left[d].swept = run.next;
         }
     }
 
@@ -204,8 +212,9 @@ impl Far<'_> {
         let width = self.width;
         let k = self.rules.split()[0];
         if first < k + 2 {
+            let mut runs = Vec::new();
             for (j, (row, left)) in rows.chunks_mut(width).zip(left.iter_mut()).enumerate() {
-                self.one(first + j, row, std::slice::from_mut(left));
+                self.one(first + j, row, std::slice::from_mut(left), &mut runs);
             }
             return;
         }

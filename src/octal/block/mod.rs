@@ -21,7 +21,9 @@
 //!    the options that read only g[..F]: the rare pairs (r, m - r) with m - r < F, then
 //!    c_far, the least common value they miss, then the sweep over the pairs with
 //!    m - a < F until every rare value below c_far is attained (in chunks of
-//!    [`SWEEP_CHUNK`] pairs between checks). For a game with one splitting digit (Officers,
+//!    [`SWEEP_CHUNK`] pairs between checks; with several splitting digits the digits take
+//!    turns of [`SWEEP_TURN`] pairs, and the far pass sweeps at most [`FAR_SWEEP`] of each,
+//!    since a value one digit cannot attain would cost it m/2 pairs). For a game with one splitting digit (Officers,
 //!    Grundy's game, most codes) the heaps go [`LANES`] at a time: heap n0 + j
 //!    splits m_0 + j tokens, so for a rare r the partners g(m_0 + j - r) of the lanes are
 //!    one contiguous run ([`mark_lanes`]), and so are those of a swept pair while at least
@@ -32,8 +34,9 @@
 //!    (`Left`).
 //! 2. *near*, heap after heap in order: the one-heap options, the rare pairs the far pass
 //!    left, the pairs with a rare position found inside the block, then c; the rare values
-//!    below c not yet attained continue the far sweep where it stopped, then the first
-//!    pairs, which read the block; the mex is the least value not attained.
+//!    below c not yet attained are sought among the first pairs, which read the block, and
+//!    where the far sweep stopped, each digit's two runs taking turns; the mex is the least
+//!    value not attained.
 //!
 //! Each heap's attained values are one byte per value (a store per option, no read), kept
 //! from the far pass to the near one. The values of a heap's options are below W, the byte
@@ -120,6 +123,20 @@ pub const WITNESS_ROUND: usize = 16;
 
 /// Pairs swept between two checks of the rare values still missing.
 pub const SWEEP_CHUNK: usize = 64;
+
+/// Positions of one run of pairs swept before the next run's turn, where a heap has several
+/// (splitting digits, stretches of a): a few sweep chunks, so that a run which cannot attain
+/// a missing rare value wastes at most this much per turn, while a turn's two binary searches
+/// of the sweep list stay a small share of its pairs.
+pub const SWEEP_TURN: usize = 4 * SWEEP_CHUNK;
+
+/// Positions of each splitting digit's pairs the far pass sweeps for a heap of several
+/// splitting digits before it leaves the rest to the near pass: one turn. The rare value the
+/// far pass misses is often attained only by the near pass's first pairs (which read the
+/// block), and a far sweep that cannot find it would run to m/2 on every digit. On .644 at
+/// N = 3·10^4 (callgrind, Xeon model 167) one turn took 0.25·10^9 instructions, four turns
+/// 0.37·10^9, sixteen 0.59·10^9; on .74 the other way but by 9% (results/octal/block-several-splits.md).
+pub const FAR_SWEEP: usize = SWEEP_TURN;
 
 /// Heaps decided together by the lane kernels of the far pass: each rare position, and each
 /// swept pair, reads one contiguous run of `LANES` partners.

@@ -5,7 +5,7 @@ use super::far::{Left, Rows};
 use super::mark::{mark_rare_pairs, Values, View};
 use super::row::{least_common_missing, rare_below_met};
 use super::split::{Pos, Split};
-use super::sweep::sweep;
+use super::sweep::{sweep_runs, Run};
 use super::Rules;
 
 /// A block whose far pass is done and whose near pass is not: heaps n0..end, its far pass
@@ -37,6 +37,7 @@ pub(super) fn near_block(
     // the rare positions from p.known on: those merged since the far pass, then this block's
     let mut new_rare: Vec<Pos> = split.rare[p.first_new_rare..].to_vec();
     let old = &split.rare[..p.first_new_rare];
+    let mut runs = Vec::new();
     for i in 0..p.end - p.n0 {
         let n = p.n0 + i;
         let view = View {
@@ -51,6 +52,7 @@ pub(super) fn near_block(
             &rows.left[i * digits..(i + 1) * digits],
             split,
             (old, &new_rare),
+            &mut runs,
         );
         block[i] = v;
         if split.mask.rare(v as u32, n) {
@@ -69,7 +71,8 @@ pub(super) fn near_block(
 /// The near pass of heap n (g[..n] final in `g`): marks the options the far pass left out
 /// (see [`Left`]): the rare entries `old` outside the far pass's share, every one of `new`
 /// (the rare positions from the far pass's `known` on), then settles the mex (see the
-/// module doc).
+/// module doc). `runs` is scratch.
+#[allow(clippy::too_many_arguments)]
 fn near<V: Values + ?Sized>(
     rules: &Rules,
     g: &V,
@@ -78,6 +81,7 @@ fn near<V: Values + ?Sized>(
     left: &[Left],
     split: &Split,
     (old, new): (&[Pos], &[Pos]),
+    runs: &mut Vec<Run>,
 ) -> u16 {
     let wmask = row.len() - 1;
     let unequal = rules.unequal();
@@ -104,28 +108,32 @@ fn near<V: Values + ?Sized>(
     let c = least_common_missing(row, common);
     let mut met = 0;
     if !rare_below_met(row, common, c, &mut met) {
-        // the pairs the far pass did not sweep: from where it stopped, then the first ones
-        // (the list stands for the positions below the far pass's known prefix at least)
-        let list_end = split.list_end();
-        for (d, &k) in rules.split().iter().enumerate() {
-            if n < k + 2 {
-                continue;
-            }
-            let m = n - k;
-            let p = rules.split_pairs(m);
+        // The pairs the far pass did not sweep, per digit the first ones (which read the
+        // block, at most two blocks of them) and those from where it stopped, every run
+        // taking turns: the value the far pass could not find is often among the first
+        // pairs, or another digit's, and a run swept to its end first costs m/2 pairs (the
+        // sweep list stands for the positions below the far pass's known prefix at least).
+        runs.clear();
+        for (d, m, p) in rules.splits_by_digit(n) {
             let l = left[d];
-            for (a0, top) in [(l.swept.max(1), p), (1, l.near_top.min(p))] {
-                sweep(
-                    g,
-                    m,
-                    a0,
-                    top,
-                    (row, common, c, &mut met),
-                    &split.sweepers,
-                    list_end,
-                );
-            }
+            runs.push(Run {
+                m,
+                next: 1,
+                top: l.near_top.min(p),
+            });
+            runs.push(Run {
+                m,
+                next: l.swept.max(1),
+                top: p,
+            });
         }
+        sweep_runs(
+            g,
+            runs,
+            (row, common, c, &mut met),
+            &split.sweepers,
+            split.list_end(),
+        );
     }
     // the least unmarked value (c when every rare value below it is marked)
     row[..c].iter().position(|&b| b == 0).unwrap_or(c) as u16

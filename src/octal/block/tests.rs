@@ -301,3 +301,19 @@ fn the_least_common_missing_value_and_the_rare_check_read_the_row() {
     // 10 unmarked, but not below 10
     assert!(rare_below_met(&row, &common, 10, &mut 0));
 }
+
+#[test]
+fn codes_with_several_splitting_digits_give_the_controls_table() {
+    // .354 (splits at 2 and 3) and .644 (at 1, 2 and 3): digits of both parities, whose
+    // sweeps take turns and whose far pass leaves the rest to the near pass (FAR_SWEEP);
+    // past the prefix with the registry's parameters, and with small blocks from early on
+    for code in [".354", ".644", "0.447"] {
+        let want = control(code, 6000);
+        assert_eq!(build(OctalBlock::DEFAULT, code, 6000), want, "{code}");
+        assert_eq!(
+            build(small(64, 64), code, 6000),
+            want,
+            "{code} small blocks"
+        );
+    }
+}
