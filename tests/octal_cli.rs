@@ -470,3 +470,51 @@ fn census_rows_carry_the_rare_count_and_what_the_code_cost() {
         "{rate} {seconds}"
     );
 }
+
+#[test]
+fn octal_says_what_auto_chose_and_why_and_a_named_back_end_overrides_it() {
+    // .354: splitting digits of both parities (2 and 3), a sparse space with 132 rare
+    // positions in the first 4096 values (mask 0x3f)
+    let out = stdout_of(["octal", ".354", "--limit", "5000", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["backend"], "auto");
+    let auto = &v["auto"];
+    assert_eq!(auto["chose"], octal::auto::SPLITS_BOTH_PARITIES);
+    assert_eq!(auto["kind"], "splitting digits of both parities");
+    assert_eq!(
+        (auto["prefix"].as_u64(), auto["sparse_mask"].as_u64()),
+        (Some(4096), Some(0x3f))
+    );
+    assert_eq!(auto["rare_in_prefix"].as_u64(), Some(132));
+    let text = stdout_of(["octal", ".354", "--limit", "5000"]);
+    assert!(
+        text.contains(&format!(
+            "auto chose {}: splitting digits of both parities; sparse space in g(0..4096): mask 0x3f, 132 rare",
+            octal::auto::SPLITS_BOTH_PARITIES
+        )),
+        "{text}"
+    );
+    // --backend by name: that back-end, and no choice reported
+    let named = stdout_of([
+        "octal",
+        ".354",
+        "--limit",
+        "5000",
+        "--json",
+        "--backend",
+        "octal-sparse",
+    ]);
+    let n: serde_json::Value = serde_json::from_str(&named).unwrap();
+    assert_eq!(n["backend"], "octal-sparse");
+    assert!(n["auto"].is_null());
+    assert_eq!(n["table_digest"], v["table_digest"]);
+    let text = stdout_of([
+        "octal",
+        ".354",
+        "--limit",
+        "5000",
+        "--backend",
+        "octal-sparse",
+    ]);
+    assert!(!text.contains("auto chose"), "{text}");
+}

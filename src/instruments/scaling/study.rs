@@ -34,7 +34,6 @@
 use super::fit::predict_seconds;
 use super::log::{CsvLog, Settings};
 use super::row::Row;
-use crate::base::error::Error;
 use crate::base::error::Result;
 use crate::base::provenance::load_average;
 use crate::base::provenance::Provenance;
@@ -313,18 +312,11 @@ impl Study {
         Some(Skip::Predicted { seconds, budget })
     }
 
-    /// The back-end `name` means at `n`: the game's stage's, or for [`planner::AUTO`] (a
-    /// subtraction game's only: the planner serves the table stage) the one the planner
-    /// picks there with this study's wisdom and threads.
+    /// The back-end `name` means at `n`: the game's stage's (an octal game's `auto` is one of
+    /// them), or for [`planner::AUTO`] of a subtraction game the one the planner picks there
+    /// with this study's wisdom and threads.
     pub fn entry(&self, name: &str, n: u64) -> Result<Backend> {
-        if name == planner::AUTO {
-            let Some(moves) = self.game.counts() else {
-                return Err(Error::Invalid(format!(
-                    "`{}` chooses among the table back-ends of a subtraction game; name the back-ends of {} instead",
-                    planner::AUTO,
-                    self.game.describe()
-                )));
-            };
+        if let (planner::AUTO, Some(moves)) = (name, self.game.counts()) {
             let limit = n as usize; // on the grid, a valid limit
             return Ok(table::WORKLOAD.backend(
                 planner::choose_table_from(
