@@ -164,7 +164,7 @@ pub fn grow(
             Verdict::Periodic(_) => Some(Stop::Proved),
             _ if n >= until.max_limit => Some(Stop::Limit),
             _ if over() => Some(Stop::Budget),
-            // Grundy's game: no period can be proved, so only the limit or budget ends it.
+            // open, below the most and within the budget: on to the next point
             _ => None,
         };
         if let Some(stop) = stop {
