@@ -300,6 +300,7 @@ impl Report for Answer<'_> {
                 "sparse_mask": c.sparse.map(|(m, _)| m.bits),
                 "rare_in_prefix": c.sparse.map(|(_, r)| r),
                 "reason": c.reason(),
+                "computed_to": c.copied.map(|p| p.computed_to),
             })),
             "seconds": self.seconds,
             "seeded_positions": seeded,

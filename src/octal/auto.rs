@@ -9,7 +9,12 @@
 //! of the positions rare, the test the sparse back-ends take a mask by) and how many rare
 //! positions it has. [`rule`] maps (kind, sparse) to a back-end name, one match arm each, and
 //! the chosen back-end's [`Builder::fill_kept`] continues from g(PREFIX) on: the prefix is
-//! never built twice. A `--backend` by name bypasses all of this.
+//! never built twice. Without a sparse space the largest value of the prefix decides between
+//! the candidate search (narrow values, [`NARROW_VALUES`]) and marking every pair. The chosen
+//! back-end fills in chunks to powers of two, and once the values so far prove a period (the
+//! theorem of Guy and Smith) the rest is copied ([`fill_until_proved`]): a periodic code
+//! costs its fill up to the first power of two past the proof. A `--backend` by name
+//! bypasses all of this and computes every value.
 //!
 //! Cost: the prefix (about PREFIX²/2 pair steps of a vector candidate search, a few
 //! milliseconds), one histogram of the prefix and the chosen back-end's own cost beyond it.
@@ -19,6 +24,9 @@
 //! chunked run continues with the back-end it began with, and every table is the one the
 //! control builds (each candidate is exact for every code).
 
+#[cfg(test)]
+use super::method::proved_copy::FIRST_CHECK;
+use super::method::proved_copy::{fill_until_proved, replay, Proved};
 use super::method::rare_common::{Histogram, SPARSE_FRACTION};
 use super::{Builder, Kept, Rules};
 use crate::base::error::Result;
@@ -61,6 +69,19 @@ pub const SPLITS_BOTH_PARITIES: &str = "octal-block";
 /// (c) No sparse space: every pair is read, so the back-end built for it, every split pair's
 /// xor marked in a byte row.
 pub const NOT_SPARSE: &str = "octal-pairs";
+
+/// (c') No sparse space and values that stay narrow (the largest in the prefix below
+/// [`NARROW_VALUES`]): the vector candidate search, whose attained candidates stop within a
+/// few pairs, so a heap costs about its one full pass for the mex, n/lanes steps, against
+/// `octal-pairs`' n stores (.07, .4, .17, .137: largest value 9 or less at 4096, `octal-vector`
+/// 0.12 s at 10^5 against `octal-pairs`' 0.55 s on 2 threads; results/octal/auto-panel/).
+pub const NOT_SPARSE_NARROW: &str = "octal-vector";
+
+/// Values below this in the prefix are narrow (see [`NOT_SPARSE_NARROW`]): the panel's codes
+/// without a sparse space had at most 9 (periodic, tiny values) or at least 130 (.04, .06,
+/// .76, .346, whose values keep growing), so any bound between serves; 32 is a candidate
+/// search of a few dozen candidates a heap.
+pub const NARROW_VALUES: u16 = 32;
 
 /// (c) while [`NOT_SPARSE`] is not registered: the vector candidate search on every thread,
 /// the fastest of the others on .346 at 10^5 (issue 50).
@@ -121,11 +142,13 @@ impl Kind {
     }
 }
 
-/// The back-end for a code of `kind` whose prefix has a sparse space (`sparse`), before the
-/// fallback of an unregistered name: the decision rules, one arm each.
-pub fn rule(kind: Kind, sparse: bool) -> &'static str {
+/// The back-end for a code of `kind` whose prefix has a sparse space (`sparse`) and values
+/// below `largest` + 1, before the fallback of an unregistered name: the decision rules, one
+/// arm each.
+pub fn rule(kind: Kind, sparse: bool, largest: u16) -> &'static str {
     match (kind, sparse) {
         (Kind::NoSplit, _) => NO_SPLIT,
+        (_, false) if largest < NARROW_VALUES => NOT_SPARSE_NARROW,
         (_, false) => NOT_SPARSE,
         (Kind::OneSplit, true) => ONE_SPLIT,
         (Kind::SplitsOneParity, true) => SPLITS_ONE_PARITY,
@@ -163,6 +186,9 @@ pub struct Choice {
     pub sparse: Option<(super::method::rare_common::Mask, usize)>,
     /// The table had at most [`PREFIX`] values, all built by [`PREFIX_BACKEND`].
     pub all_prefix: bool,
+    /// Where the fill stopped computing because a period was proved, the rest copied
+    /// ([`fill_until_proved`]); known only of a finished table ([`Choice::of_table`]).
+    pub copied: Option<Proved>,
 }
 
 impl Choice {
@@ -171,11 +197,12 @@ impl Choice {
         let kind = Kind::of(rules);
         if kind == Kind::NoSplit {
             return Choice {
-                backend: entry(rule(kind, false)).name,
+                backend: entry(rule(kind, false, 0)).name,
                 kind,
                 prefix: 0,
                 sparse: None,
                 all_prefix: false,
+                copied: None,
             };
         }
         let prefix = &g[..g.len().min(PREFIX)];
@@ -185,10 +212,11 @@ impl Choice {
             .then(|| (mask, count + mask.rare(0, 0) as usize));
         // a table within the prefix is the prefix back-end's alone
         let all_prefix = g.len() <= PREFIX;
+        let largest = prefix.iter().copied().max().unwrap_or(0);
         let backend = if all_prefix {
             PREFIX_BACKEND
         } else {
-            entry(rule(kind, sparse.is_some())).name
+            entry(rule(kind, sparse.is_some(), largest)).name
         };
         Choice {
             backend,
@@ -196,6 +224,16 @@ impl Choice {
             prefix: prefix.len(),
             sparse,
             all_prefix,
+            copied: None,
+        }
+    }
+
+    /// The choice for the finished table g(0..=N) of `rules`, with where its fill stopped
+    /// computing ([`replay`]: the fill's checks made again on the values they read).
+    pub fn of_table(rules: &Rules, g: &[u16]) -> Choice {
+        Choice {
+            copied: replay(rules, g),
+            ..Choice::of(rules, g)
         }
     }
 
@@ -213,7 +251,14 @@ impl Choice {
         } else {
             String::new()
         };
-        format!("{}{space}{short}", self.kind.describe())
+        let copied = match self.copied {
+            Some(p) => format!(
+                "; period {} from n = {} proved on g(0..={}), the values past it copied",
+                p.period.period, p.period.preperiod, p.computed_to
+            ),
+            None => String::new(),
+        };
+        format!("{}{space}{short}{copied}", self.kind.describe())
     }
 }
 
@@ -221,10 +266,15 @@ impl Choice {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Auto;
 
-/// What `auto` keeps between the chunks of a long run: the chosen back-end and what it keeps.
+/// What `auto` keeps between the chunks of a long run: the chosen back-end, what it keeps,
+/// and the period once one is proved (the later chunks are then copies).
 struct State {
+    /// The chosen back-end's name: what the tests read to hold the fill to the report.
+    #[cfg_attr(not(test), allow(dead_code))]
+    name: &'static str,
     builder: Box<dyn Builder<Rules>>,
     kept: Kept,
+    proved: Option<Proved>,
 }
 
 impl Builder<Rules> for Auto {
@@ -246,15 +296,29 @@ impl Builder<Rules> for Auto {
             if splits && g.len() <= PREFIX {
                 return Ok(());
             }
-            let chosen = entry(Choice::of(rules, &g[..from.min(PREFIX)]).backend);
+            // g.len() > PREFIX here (or no prefix): the choice of the finished table's report
+            let chosen = entry(Choice::of(rules, g).backend);
             state = Some(Box::new(State {
+                name: chosen.name,
                 builder: (chosen.make)(),
                 kept: None,
+                proved: None,
             }));
         }
         let mut state = state.expect("chosen above");
         if from < g.len() {
-            state.builder.fill_kept(rules, g, from, &mut state.kept)?;
+            if let Some(proved) = state.proved {
+                // a period proved in an earlier chunk: every value from here is a copy
+                let p = proved.period.period;
+                for m in from..g.len() {
+                    g[m] = g[m - p];
+                }
+            } else {
+                let State { builder, kept, .. } = &mut *state;
+                state.proved = fill_until_proved(rules, g, from, |g, start| {
+                    builder.fill_kept(rules, g, start, kept)
+                })?;
+            }
         }
         *kept = Some(state);
         Ok(())
@@ -288,6 +352,56 @@ mod tests {
         Choice::of(&rules, table.values())
     }
 
+    /// The back-end the fill ran, read from what it keeps: the one the report names.
+    fn ran(code: &str, limit: usize) -> (&'static str, Vec<u16>) {
+        let rules = Rules::parse(code).unwrap();
+        let mut g = vec![0u16; limit + 1];
+        let mut kept: Kept = None;
+        Auto.fill_kept(&rules, &mut g, 0, &mut kept).unwrap();
+        let Ok(state) = kept.expect("auto keeps a state").downcast::<State>() else {
+            panic!("auto keeps its own state")
+        };
+        (state.name, g)
+    }
+
+    #[test]
+    fn the_fill_runs_the_back_end_the_report_names() {
+        // each kind, and narrow and wide values without a sparse space; the fill once chose
+        // from exactly PREFIX values, which read as a table all prefix, and so ran the prefix
+        // back-end's candidate search past it on every code
+        for (code, want) in [
+            (".33", NO_SPLIT),
+            ("0.6", ONE_SPLIT),
+            (".354", SPLITS_BOTH_PARITIES),
+            (".346", NOT_SPARSE),
+            (".07", NOT_SPARSE_NARROW),
+        ] {
+            let (name, g) = ran(code, 6000);
+            let rules = Rules::parse(code).unwrap();
+            assert_eq!(name, want, "{code}");
+            assert_eq!(Choice::of_table(&rules, &g).backend, want, "{code}");
+        }
+    }
+
+    #[test]
+    fn a_proved_period_is_copied_and_the_report_says_from_where() {
+        // Dawson's Kayles (.07): period 34 from 53, proved within the first 4096 values;
+        // Officers (.6): no period, every value computed
+        for (code, copied) in [(".07", Some(FIRST_CHECK - 1)), ("0.6", None)] {
+            let rules = Rules::parse(code).unwrap();
+            let table = crate::octal::build(NAME, &rules, 30_000).unwrap();
+            let reference = crate::octal::build("octal-sparse", &rules, 30_000).unwrap();
+            assert_eq!(table.values(), reference.values(), "{code}");
+            let choice = Choice::of_table(&rules, table.values());
+            assert_eq!(choice.copied.map(|p| p.computed_to), copied, "{code}");
+            assert_eq!(
+                choice.reason().contains("copied"),
+                copied.is_some(),
+                "{code}"
+            );
+        }
+    }
+
     #[test]
     fn auto_picks_the_expected_back_end_for_a_code_of_each_kind() {
         // .33: only digits 3, a subtraction game {1, 2}: no pair to search
@@ -309,7 +423,7 @@ mod tests {
             Kind::of(&Rules::parse(".44").unwrap()),
             Kind::SplitsBothParities
         );
-        assert_eq!(rule(Kind::SplitsOneParity, true), SPLITS_ONE_PARITY);
+        assert_eq!(rule(Kind::SplitsOneParity, true, 100), SPLITS_ONE_PARITY);
         // .346: no mask leaves its positions sparse (issue 50): the back-end for all pairs,
         // or its stand-in while that is not registered
         let dense = choice(".346", 5000);

@@ -87,12 +87,15 @@ impl OctalPlan {
         }
     }
 
-    /// What `auto` chose for this plan's table, read off its values `g` ([`Choice::of`]: a
-    /// function of the rules and the prefix alone); None for a back-end named otherwise.
+    /// What `auto` chose for this plan's table, read off its values `g`
+    /// ([`Choice::of_table`]: the choice is a function of the rules and the prefix alone,
+    /// where it stopped computing one of the values below each of its checks); None for a
+    /// back-end named otherwise.
     ///
-    /// [`Choice::of`]: super::auto::Choice::of
+    /// [`Choice::of_table`]: super::auto::Choice::of_table
     pub fn auto_choice(&self, g: &[u16]) -> Option<super::auto::Choice> {
-        (self.backend.name == super::auto::NAME).then(|| super::auto::Choice::of(&self.subject, g))
+        (self.backend.name == super::auto::NAME)
+            .then(|| super::auto::Choice::of_table(&self.subject, g))
     }
 
     /// True when the back-end spends about the same on every position (every octal

@@ -37,7 +37,7 @@ use crate::registry::{Entry, Role};
 /// The registry entry of `octal-sparse-parallel`.
 pub const ENTRY: Entry<dyn Builder<Rules>> = Entry {
     name: "octal-sparse-parallel",
-    description: "octal-sparse on two threads: each decides every other heap, the options that read g(n - 1) marked last, after the other thread publishes it",
+    description: "octal-sparse on two threads: each decides every other heap, the options that read g(n - 1) marked last, after the other thread publishes it; slower than octal-sparse where few positions are rare (a hand-over then costs more than a heap)",
     cost: "O(N * R + R * N) pair steps over 2 threads (R = rare positions) plus one hand-over per heap",
     role: Role::Fast,
     model: Model {

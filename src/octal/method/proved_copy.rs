@@ -83,6 +83,29 @@ pub fn fill_until_proved(
     Ok(None)
 }
 
+/// Where [`fill_until_proved`], run from 0 (or from any start up to [`FIRST_CHECK`]) on a
+/// table of g.len() values, stopped computing: its checks made again on the finished values.
+/// Each check reads only the values below it, which the fill had computed, so the answer is
+/// the fill's own.
+pub fn replay(rules: &Rules, g: &[u16]) -> Option<Proved> {
+    if rules.unequal() {
+        return None;
+    }
+    let mut check = FIRST_CHECK;
+    while check < g.len() {
+        if let Verdict::Periodic(period) =
+            period::find_within(rules, &g[..check], COMPARISONS_PER_VALUE * check)
+        {
+            return Some(Proved {
+                period,
+                computed_to: check - 1,
+            });
+        }
+        check *= 2;
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -107,6 +130,7 @@ mod tests {
             let (g, proved, chunks) = build(code, limit);
             let want = crate::octal::control_values(code, limit);
             assert_eq!(g, want, "{code}");
+            assert_eq!(replay(&Rules::parse(code).unwrap(), &g), proved, "{code}");
             let proved = proved.expect("periodic within the first check");
             assert_eq!(proved.computed_to, FIRST_CHECK - 1, "{code}");
             assert_eq!(chunks, vec![(0, FIRST_CHECK)], "{code}");
@@ -128,6 +152,7 @@ mod tests {
             let (g, proved, chunks) = build(code, 10_000);
             assert_eq!(g, crate::octal::control_values(code, 10_000), "{code}");
             assert_eq!(proved, None, "{code}");
+            assert_eq!(replay(&Rules::parse(code).unwrap(), &g), None, "{code}");
             assert_eq!(chunks, want_chunks, "{code}");
         }
     }
