@@ -81,6 +81,14 @@ def run(binary, code, limit, backend, timeout):
     return seconds, json.loads(out.stdout)
 
 
+def chosen(report):
+    """The back-end the default ran and why: `auto`'s choice, or the back-end itself."""
+    auto = report.get("auto")
+    if auto:
+        return auto.get("chose"), auto.get("reason")
+    return report.get("backend"), None
+
+
 def backends(binary):
     out = subprocess.run([binary, "list", "--json"], capture_output=True, text=True, check=True)
     names = []
@@ -148,14 +156,14 @@ def main():
                     s, report = run(args.binary, code, args.limit, None if which == 0 else fastest, 10 * args.budget)
                     pair[which] = s
                     if which == 0 and report is not None:
-                        choice = report.get("backend")
-                        why = report.get("why") or report.get("auto_reason")
+                        choice, why = chosen(report)
                 if pair[0] is not None and pair[1]:
                     ratios.append(pair[0] / pair[1])
         else:
-            _, report = run(args.binary, code, args.limit, None, 10 * args.budget)
+            # every back-end over: the default once, under the same budget, for its choice
+            _, report = run(args.binary, code, args.limit, None, args.budget)
             if report:
-                choice, why = report.get("backend"), report.get("why") or report.get("auto_reason")
+                choice, why = chosen(report)
         row = {
             "code": code,
             "kind": kind(code),
