@@ -29,7 +29,8 @@
 //! `mpirun` sends every rank SIGTERM, then SIGKILL). Rank 0 then reports, as a one-process
 //! census stopped by a signal does, how many rows its file holds and that the same command
 //! with `--resume` finishes it, and ends the job (MPI_Abort) without waiting for the codes
-//! in flight on ranks that may be dead. The rows already written are synced, so nothing
+//! in flight on ranks that may be dead. The workers outlive the launcher's SIGTERM by
+//! [`WORKER_GRACE`], because `mpirun` SIGKILLs the whole job as soon as one rank dies of it. The rows already written are synced, so nothing
 //! received is lost; the codes in flight are built again by the resumed run.
 //!
 //! Waiting: both sides poll (MPI_Improbe) and sleep between polls, the pause growing while
@@ -43,7 +44,7 @@ use crate::census::plan::CensusPlan;
 use crate::census::until::{Carried, Hooks, Until};
 use crate::census::{self, Row, Watcher};
 use crate::octal::Rules;
-use crate::run::longrun::{interrupted, Signal};
+use crate::run::longrun::{interrupted, Signal, SignalGuard};
 use mpi::environment::{Threading, Universe};
 use mpi::point_to_point::{MatchedReceiveVec, Source};
 use mpi::topology::{Communicator, Rank, SimpleCommunicator};
@@ -53,7 +54,7 @@ use serde::{de::DeserializeOwned, Deserialize, Serialize};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::{mpsc, Arc};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Rank 0 to a worker: the census's back-end and N ([`Plan`]).
 pub const PLAN: Tag = 1;
@@ -67,6 +68,13 @@ pub const CODE: Tag = 4;
 pub const ROW: Tag = 5;
 /// Rank 0 to a worker: no more codes; exit (empty payload).
 pub const STOP: Tag = 6;
+
+/// How long a worker goes on after SIGINT or SIGTERM before it exits by itself. When the
+/// launcher signals the whole job, rank 0 ends it (MPI_Abort) within milliseconds, once it has
+/// reported; a worker that died of the signal at once would instead make Open MPI's `mpirun`
+/// SIGKILL every rank about a millisecond later, often before rank 0 had said how far its
+/// file got. A signal sent to this worker alone ends it after the grace.
+pub const WORKER_GRACE: Duration = Duration::from_secs(5);
 
 /// The codes a worker holds per thread: one building and one waiting, so that a thread that
 /// finishes starts its next code at once instead of waiting for the round trip to rank 0.
@@ -367,6 +375,9 @@ impl Mpi {
             host: host.clone(),
         };
         send(&world, 0, READY, &ready);
+        // See WORKER_GRACE: the signal only starts the grace here.
+        let _guard = SignalGuard::install()?;
+        let mut signalled: Option<Instant> = None;
         let (rows, finished) = mpsc::channel::<(usize, Row)>();
         let builders = census::RowBuilders::start(build, threads, Arc::new(tables), rows);
         let mut in_flight = 0usize;
@@ -380,6 +391,15 @@ impl Mpi {
         };
         wait.reset();
         loop {
+            if let Some(signal) = interrupted() {
+                let since = *signalled.get_or_insert_with(Instant::now);
+                if since.elapsed() > WORKER_GRACE {
+                    // Not MPI_Finalize, which would wait for the other ranks; the rows in
+                    // flight are lost, as they would be to the signal, and a resumed census
+                    // builds them again.
+                    std::process::exit(signal.exit_status());
+                }
+            }
             while let Ok(done) = finished.try_recv() {
                 in_flight -= 1;
                 answer(done);

@@ -3,9 +3,14 @@
 //! can write a checkpoint and return.
 //!
 //! The handlers are installed only while a [`SignalGuard`] lives (a long run is active); the
-//! last guard dropped puts back the dispositions that were there before. Each handler is
-//! installed with `SA_RESETHAND`: a second Ctrl-C while the checkpoint is being written kills
-//! the process the ordinary way, so an impatient user is never stuck.
+//! last guard dropped puts back the dispositions that were there before.
+//!
+//! A second signal: SIGINT's handler is installed with `SA_RESETHAND`, so a second Ctrl-C
+//! while the checkpoint is being written kills the process the ordinary way and an impatient
+//! user is never stuck. SIGTERM's is not, and once a SIGTERM has arrived the last guard leaves
+//! its handler in place: launchers send it more than once (Open MPI's `mpirun` signals each
+//! rank and its process group, so it arrives twice), and a second copy must not kill the run
+//! before it has kept its rows and said how to go on. Their escalation is SIGKILL.
 
 use crate::base::error::{Error, Result};
 use std::sync::atomic::{AtomicI32, Ordering};
@@ -53,6 +58,8 @@ static INSTALLED: Mutex<Option<(usize, Saved)>> = Mutex::new(None);
 type Saved = [libc::sigaction; 2];
 
 const SIGNALS: [libc::c_int; 2] = [libc::SIGINT, libc::SIGTERM];
+/// SIGTERM's index in [`SIGNALS`] and [`Saved`].
+const TERM: usize = 1;
 
 /// The signal that arrived since the first live guard was installed, if any.
 pub fn interrupted() -> Option<Signal> {
@@ -99,7 +106,12 @@ impl Drop for SignalGuard {
         if let Some((count, saved)) = state.as_mut() {
             *count -= 1;
             if *count == 0 {
-                let saved = *saved;
+                let mut saved = *saved;
+                if RECEIVED.load(Ordering::SeqCst) == libc::SIGTERM {
+                    // The process is stopping; a repeated SIGTERM still only sets the flag
+                    // (see the module's doc), so the handler is "restored" to itself.
+                    saved[TERM] = installed(TERM);
+                }
                 // Nothing useful to do if putting the old dispositions back fails.
                 let _ = swap_dispositions(Some(&saved));
                 *state = None;
@@ -108,26 +120,34 @@ impl Drop for SignalGuard {
     }
 }
 
+/// The disposition a guard installs for `SIGNALS[i]`: [`on_signal`], reset to the default
+/// after one delivery for SIGINT only (see the module's doc).
+fn installed(i: usize) -> libc::sigaction {
+    let reset = if i == TERM { 0 } else { libc::SA_RESETHAND };
+    // SAFETY: `sigaction` is plain C data for which all-zero is a valid value (no handler,
+    // empty mask, no flags); `sigemptyset` gets a pointer to a live local. The handler only
+    // stores into an atomic, which is async-signal-safe.
+    unsafe {
+        let mut action: libc::sigaction = std::mem::zeroed();
+        action.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as usize;
+        action.sa_flags = reset | libc::SA_RESTART;
+        libc::sigemptyset(&mut action.sa_mask);
+        action
+    }
+}
+
 /// Sets the dispositions of SIGINT and SIGTERM and returns the previous ones: `None` installs
-/// [`on_signal`] (with `SA_RESETHAND`), `Some(saved)` puts back what an earlier call returned.
-/// The one place with `unsafe` in this module.
+/// [`installed`]'s, `Some(saved)` puts back what an earlier call returned.
 fn swap_dispositions(restore: Option<&Saved>) -> std::io::Result<Saved> {
-    // SAFETY: `sigaction` structs are plain C data for which all-zero is a valid value (no
-    // handler, empty mask, no flags); the installed handler only stores into an atomic, which
-    // is async-signal-safe; `sigaction` gets valid pointers to live locals and its return value
-    // is checked; `restore` holds dispositions that `sigaction` itself returned.
+    // SAFETY: `sigaction` structs are plain C data for which all-zero is a valid value;
+    // `sigaction` gets valid pointers to live locals and its return value is checked;
+    // `restore` holds dispositions that `sigaction` itself returned or [`installed`] made.
     unsafe {
         let mut old: Saved = std::mem::zeroed();
         for (i, &sig) in SIGNALS.iter().enumerate() {
             let action = match restore {
                 Some(saved) => saved[i],
-                None => {
-                    let mut action: libc::sigaction = std::mem::zeroed();
-                    action.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as usize;
-                    action.sa_flags = libc::SA_RESETHAND | libc::SA_RESTART;
-                    libc::sigemptyset(&mut action.sa_mask);
-                    action
-                }
+                None => installed(i),
             };
             if libc::sigaction(sig, &action, &mut old[i]) != 0 {
                 let err = std::io::Error::last_os_error();
