@@ -10,6 +10,7 @@
 use super::args::{limit_parser, JsonArg, LongRunArgs};
 use super::common::{fmt_seconds, CliResult};
 use super::tables;
+use nimsquare::base::error::Error;
 use nimsquare::base::limit::Limit;
 use nimsquare::octal::auto::Choice;
 use nimsquare::octal::method::period::Verdict;
@@ -17,6 +18,8 @@ use nimsquare::octal::summary::Summary;
 use nimsquare::octal::{OctalPlan, Rules};
 use nimsquare::run::longrun::{self, LongRun, Start};
 use nimsquare::run::report::{self, Report};
+use nimsquare::run::window::plan::{Ask, Mode, WindowPlan};
+use nimsquare::run::window::{self, WindowOutcome};
 use nimsquare::table::Table;
 use serde_json::json;
 use std::io::{self, Write};
@@ -45,6 +48,12 @@ pub const LONG_ABOUT: &str = "Builds the Grundy values g(0..=N) of one heap of a
     --histogram adds the value histogram at each power of two (how many n < L have \
     g(n) = v, for L = 1, 2, 4, ... and L = N + 1), the form published octal runs are \
     reported in.\n\n\
+    Window mode (--window, and by itself when the whole table would not fit in memory): \
+    the values go to a file and only a window of them stays in memory (the first 2^20 and \
+    the last 2^25 values), so N is bounded by the disk (2 bytes a value), not the memory. \
+    Everything but the period is reported as in full mode, computed as the values are made; \
+    --values prints them as they are made, before the report. It needs a code with a \
+    sparse space (the rare/common back-ends) and has no --checkpoint yet.\n\n\
     Long runs: a progress bar with values a second and an ETA on a terminal (a plain line \
     every minute when stderr is not one; --quiet hides both); --checkpoint FILE keeps the \
     table's progress (every --checkpoint-every seconds and on Ctrl-C/SIGTERM) and running \
@@ -78,6 +87,14 @@ pub struct Args {
     /// up to the largest value (in --json, a `histogram` array of {below, counts}).
     #[arg(long)]
     histogram: bool,
+    /// Window mode: keep a window of the table in memory and its values in a file, removed
+    /// at the end (chosen by itself when the whole table would not fit); no period search.
+    #[arg(long)]
+    window: bool,
+    /// Window mode with the values kept in FILE (a new file): g(0..=N) as little-endian u16,
+    /// 2(N + 1) bytes.
+    #[arg(long, value_name = "FILE")]
+    window_file: Option<PathBuf>,
     #[command(flatten)]
     longrun: LongRunArgs,
 }
@@ -139,13 +156,21 @@ pub fn verdict_json(verdict: &Verdict) -> serde_json::Value {
 
 pub fn run(mut args: Args) -> CliResult {
     // Every refusal before any work: the plan (back-end, N, the memory of the table and the
-    // back-end's scratch), then the files (room on their disks, a foreign, damaged or wrong
-    // table refused).
-    let plan = OctalPlan::named(
+    // back-end's scratch, full table or window mode), then the files (room on their disks,
+    // a foreign, damaged or wrong table refused).
+    let ask = Ask {
+        window: args.window,
+        file: args.window_file.clone(),
+    };
+    let (plan, mode) = window::plan::decide(
         Rules::parse(&args.code)?,
         args.backend.as_deref(),
         args.limit.as_u64(),
+        &ask,
     )?;
+    if let Mode::Window(w) = &mode {
+        return run_window(&args, &plan, w);
+    }
     let (rules, entry, limit) = (&plan.subject, plan.backend, plan.limit);
     let start = tables::check_files(rules, limit, &mut args.longrun)?;
     let lr = &args.longrun;
@@ -195,9 +220,133 @@ pub fn run(mut args: Args) -> CliResult {
         digest: table_digest(table.values()),
         values: args.values.then_some(table.values()),
         unsaved: &unsaved,
+        window: None,
     };
     report::print(&report, args.json.json);
     Ok(tables::report_unsaved(&unsaved))
+}
+
+/// `octal` in window mode: the refusals of what it cannot do yet, then the build, `--values`
+/// printed as they are made, then the report.
+fn run_window(args: &Args, plan: &OctalPlan, w: &WindowPlan) -> CliResult {
+    let why = if w.asked {
+        "in window mode"
+    } else {
+        "in window mode, which this N needs (the whole table would not fit in memory)"
+    };
+    let lr = &args.longrun;
+    for (set, flag) in [
+        (lr.checkpoint.is_some(), "--checkpoint"),
+        (lr.save_table.is_some(), "--save-table"),
+        (lr.load_table.is_some(), "--load-table"),
+    ] {
+        if set {
+            return Err(Error::Invalid(format!(
+                "{flag} is not available {why} yet; --window-file FILE keeps the values"
+            )));
+        }
+    }
+    if args.values && args.json.json {
+        return Err(Error::Invalid(format!(
+            "--values with --json would hold the whole table in memory, not available {why}; print the values as text or keep them with --window-file"
+        )));
+    }
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::new(stdout.lock());
+    let built = window::build_octal(plan, w, lr.quiet, &mut |from, values| {
+        if args.values {
+            for (i, v) in values.iter().enumerate() {
+                writeln!(out, "{} {v}", from + i).map_err(values_unwritten)?;
+            }
+        }
+        Ok(())
+    })?;
+    out.flush().map_err(values_unwritten)?;
+    drop(out);
+    let (streamed, file) = match built.outcome {
+        WindowOutcome::Finished { streamed, file } => (streamed, file),
+        WindowOutcome::Interrupted { signal, done } => {
+            let kept = if w.keep_file {
+                format!("; g(0..{done}) are in {}", w.file.display())
+            } else {
+                String::new()
+            };
+            eprintln!(
+                "octal: stopped by {} after g(0..{done}){kept}; window mode cannot resume yet",
+                signal.map_or("the test knob", |s| s.name())
+            );
+            return Ok(signal.map_or(1, |s| s.exit_status()));
+        }
+    };
+    let mut summary = streamed.summary();
+    if !args.histogram {
+        summary.histogram = None;
+    }
+    let report = Answer {
+        rules: &plan.subject,
+        limit: plan.limit,
+        backend: plan.backend.name,
+        seconds: built.seconds,
+        seeded: 0,
+        from_file: None,
+        threads: rayon::current_num_threads(),
+        summary,
+        choice: built.choice,
+        digest: format!("{:016x}", streamed.digest),
+        values: None,
+        unsaved: &[],
+        window: Some(WindowReport {
+            plan: w.clone(),
+            kept: file,
+        }),
+    };
+    report::print(&report, args.json.json);
+    Ok(0)
+}
+
+/// A failed write of `--values` in window mode: a closed pipe ends the process quietly (as
+/// the report's printing does, where SIGPIPE is ignored), anything else stops the run.
+fn values_unwritten(e: io::Error) -> Error {
+    if e.kind() == io::ErrorKind::BrokenPipe {
+        std::process::exit(0);
+    }
+    Error::Invalid(format!("cannot write the values to stdout: {e}"))
+}
+
+/// What window mode adds to the report: the window and where the values are.
+struct WindowReport {
+    plan: WindowPlan,
+    /// The values file, when kept.
+    kept: Option<PathBuf>,
+}
+
+impl WindowReport {
+    fn text(&self) -> String {
+        let w = &self.plan.window;
+        let why = if self.plan.asked {
+            "asked for"
+        } else {
+            "the whole table would not fit in memory"
+        };
+        let file = match &self.kept {
+            Some(f) => format!("values in {}", f.display()),
+            None => "values file removed".to_string(),
+        };
+        format!(
+            "mode: window ({why}): g(0..{}) and the last {} values resident, {file}",
+            w.prefix, w.tail
+        )
+    }
+
+    fn json(&self) -> serde_json::Value {
+        json!({
+            "asked": self.plan.asked,
+            "prefix": self.plan.window.prefix,
+            "tail": self.plan.window.tail,
+            "memory_needed": self.plan.memory_needed,
+            "values_file": self.kept.as_ref().map(|p| p.display().to_string()),
+        })
+    }
 }
 
 /// What `octal` answers: the run (back-end, seconds, what was read from a file) and the
@@ -217,6 +366,8 @@ struct Answer<'a> {
     digest: String,
     values: Option<&'a [u16]>,
     unsaved: &'a [tables::Unsaved],
+    /// Window mode's window and values file; None for a whole table.
+    window: Option<WindowReport>,
 }
 
 impl Answer<'_> {
@@ -253,6 +404,9 @@ impl Report for Answer<'_> {
         if let Some(c) = &self.choice {
             writeln!(out, "auto chose {}: {}", c.backend, c.reason())?;
         }
+        if let Some(w) = &self.window {
+            writeln!(out, "{}", w.text())?;
+        }
         if let Some(rate) = self.rate() {
             let threads = self.threads;
             writeln!(
@@ -275,7 +429,13 @@ impl Report for Answer<'_> {
             )?,
             _ => writeln!(out, "rare/common split: none (no mask leaves the positions sparse)")?,
         }
-        writeln!(out, "{}", verdict_text(&s.verdict, limit))?;
+        match &s.verdict {
+            Some(v) => writeln!(out, "{}", verdict_text(v, limit))?,
+            None => writeln!(
+                out,
+                "period: not searched (window mode keeps no whole table to search it in)"
+            )?,
+        }
         for h in s.histogram.iter().flatten() {
             let counts: Vec<String> = h.counts.iter().map(u64::to_string).collect();
             writeln!(out, "histogram {}: {}", h.below, counts.join(" "))?;
@@ -319,11 +479,17 @@ impl Report for Answer<'_> {
             "last_rare_value": s.split.last_rare.map(|(_, v)| v),
             // Equal tables have equal digests: what `compare --octal` checks both sides by.
             "table_digest": self.digest,
+            // "full": the whole table in memory; "window": see `window`
+            "mode": if self.window.is_some() { "window" } else { "full" },
+            "window": self.window.as_ref().map(WindowReport::json),
             "isa": nimsquare::base::isa::active().name(),
             "t": self.rules.largest_removal(),
             "unsaved": self.unsaved.iter().map(tables::Unsaved::to_json).collect::<Vec<_>>(),
         });
-        let fields = verdict_json(&s.verdict);
+        let fields = match &s.verdict {
+            Some(v) => verdict_json(v),
+            None => json!({ "status": "not searched" }),
+        };
         let object = out.as_object_mut().expect("an object");
         object.extend(fields.as_object().expect("an object").clone());
         if let Some(values) = self.values {

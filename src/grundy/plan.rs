@@ -66,23 +66,36 @@ impl<S, B: Backend<Subject = S>> Plan<S, B> {
     /// The plan of building `subject`'s table to N = `limit` (`--limit`) with `backend`, or
     /// its refusal.
     pub fn new(subject: S, backend: B, limit: u64) -> Result<Plan<S, B>> {
+        let plan = Plan::sized(subject, backend, limit)?;
+        plan.check_memory()?;
+        Ok(plan)
+    }
+
+    /// [`Plan::new`] but for the memory, which it states without refusing: what a caller
+    /// that can build otherwise (an octal build in window mode) decides from.
+    pub fn sized(subject: S, backend: B, limit: u64) -> Result<Plan<S, B>> {
         let limit = Limit::new(limit)?.get();
         check_affords(&backend, limit)?;
         let memory_needed = backend.bytes_needed(&subject, limit, rayon::current_num_threads());
-        memory::check_fits(
-            memory_needed,
-            memory::available_bytes(),
-            &format!(
-                "the '{}' table of {} for N = {limit}",
-                backend.name(),
-                backend.describe(&subject)
-            ),
-        )?;
         Ok(Plan {
             subject,
             backend,
             limit,
             memory_needed,
         })
+    }
+
+    /// Refuses the plan when its table and scratch would not fit in the memory available.
+    pub fn check_memory(&self) -> Result<()> {
+        memory::check_fits(
+            self.memory_needed,
+            memory::available_bytes(),
+            &format!(
+                "the '{}' table of {} for N = {}",
+                self.backend.name(),
+                self.backend.describe(&self.subject),
+                self.limit
+            ),
+        )
     }
 }

@@ -70,6 +70,12 @@ impl OctalPlan {
         Plan::new(rules, find_backend(backend)?, limit)
     }
 
+    /// [`OctalPlan::named`] but for the memory of the whole table, which it states without
+    /// refusing ([`Plan::sized`]): what window mode decides from.
+    pub fn named_sized(rules: Rules, backend: Option<&str>, limit: u64) -> Result<OctalPlan> {
+        Plan::sized(rules, find_backend(backend)?, limit)
+    }
+
     /// The table the plan decided, built in one call.
     pub fn build(&self) -> Result<Table> {
         (self.backend.make)().build(&self.subject, self.limit)

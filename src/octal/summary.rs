@@ -22,8 +22,9 @@ pub struct Summary {
     pub max_value: u16,
     /// The least n with g(n) = `max_value`.
     pub max_value_first_at: usize,
-    /// The period proved from the table, or why there is none.
-    pub verdict: Verdict,
+    /// The period proved from the table, or why there is none; None when it was not
+    /// searched (window mode keeps no whole table to search).
+    pub verdict: Option<Verdict>,
     /// The mask that leaves the positions sparse, if one does, and its rare positions.
     pub split: SplitSummary,
     /// The histogram of g(0..L) for L = 1, 2, 4, ... and L = N + 1, when asked for.
@@ -37,7 +38,7 @@ impl Summary {
         Summary {
             max_value: table.max_value(),
             max_value_first_at: table.max_value_first_at(),
-            verdict: period::find(rules, values),
+            verdict: Some(period::find(rules, values)),
             split: SplitSummary::of(rules, values),
             histogram: histogram.then(|| histogram::at_powers_of_two(values)),
         }
@@ -60,7 +61,7 @@ mod tests {
         let table = Table::from_values(g.clone());
         let s = Summary::of(&rules, &table, true);
         assert_eq!((s.max_value, s.max_value_first_at), (5, 16));
-        assert_eq!(s.verdict, period::find(&rules, &g));
+        assert_eq!(s.verdict, Some(period::find(&rules, &g)));
         assert_eq!(s.split, SplitSummary::of(&rules, &g));
         let rows = s.histogram.expect("asked for");
         assert_eq!(rows.last().map(|h| h.below), Some(21));

@@ -14,7 +14,9 @@
 //! - [`census`]: one census run from its plan: the rows file, the codes left after a resume,
 //!   the progress line, the signals, and the MPI coordinator and workers (feature `mpi`);
 //! - [`session`]: the session around one long table run (its files checked before any
-//!   work, a seeded start announced, an interruption ended with how to resume).
+//!   work, a seeded start announced, an interruption ended with how to resume);
+//! - [`window`]: window mode, an octal run that keeps a window of its table, its report
+//!   computed as the values stream past.
 
 pub mod census;
 pub mod longrun;
@@ -22,5 +24,6 @@ pub mod planner;
 pub mod profile;
 pub mod report;
 pub mod session;
+pub mod window;
 pub mod wisdom;
 pub mod workload;

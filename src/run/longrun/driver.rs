@@ -119,7 +119,7 @@ pub enum Outcome {
 /// The end of the next chunk [from, to): the largest `to` whose option steps
 /// S(to - 1) - S(from - 1) stay within `budget`, at least [`MIN_CHUNK_POSITIONS`] positions, at
 /// most [`MAX_GROWTH`] times the previous chunk, never past `end`.
-fn next_chunk_end(
+pub(crate) fn next_chunk_end(
     rules: &dyn Ruleset,
     from: usize,
     end: usize,
@@ -149,7 +149,7 @@ fn next_chunk_end(
 
 /// The option steps of the next chunk: [`FIRST_CHUNK_STEPS`] before any rate is measured,
 /// then what the last chunk's `rate` (steps a second) does in `target`, at least one.
-fn chunk_budget(rate: Option<f64>, target: Duration) -> u128 {
+pub(crate) fn chunk_budget(rate: Option<f64>, target: Duration) -> u128 {
     match rate {
         None => FIRST_CHUNK_STEPS,
         Some(r) => (r * target.as_secs_f64()).max(1.0) as u128,
@@ -157,7 +157,7 @@ fn chunk_budget(rate: Option<f64>, target: Duration) -> u128 {
 }
 
 /// The steps a second of a chunk that took `secs` from `steps_from` to `steps_to` steps done.
-fn rate_of(steps_from: u128, steps_to: u128, secs: f64) -> f64 {
+pub(crate) fn rate_of(steps_from: u128, steps_to: u128, secs: f64) -> f64 {
     (steps_to - steps_from) as f64 / secs
 }
 

@@ -1,0 +1,250 @@
+//! Full table or window mode, decided once per octal build before any work: what `--window`
+//! asks, and what the memory guard allows.
+//!
+//! Algorithm: the plan of the whole table is sized first ([`OctalPlan::named_sized`]). It is
+//! taken when it fits in the memory available and window mode was not asked for. Otherwise
+//! the build runs in window mode if it can: the back-end reads a table the way the window
+//! is shaped for (`auto` or `octal-block`), the code has a sparse space in its first
+//! [`PREFIX`] values (built here, a few milliseconds), the window and the back-end's scratch
+//! fit in memory, and the values file fits on its disk. Each refusal is one line naming its
+//! flag; a table too big for memory that cannot run in window mode is refused as before,
+//! with why window mode would not do either.
+//!
+//! Cost: the prefix's build when window mode is considered; a few reads of /proc and one
+//! `statvfs`.
+//!
+//! Invariant: a window plan's values file did not exist when it was decided, and its disk
+//! had room for 2(N + 1) bytes.
+
+use super::Window;
+use crate::base::error::{Error, Result};
+use crate::base::memory;
+use crate::grundy::Rulebook;
+use crate::octal::auto::{self, Choice};
+use crate::octal::block::OctalBlock;
+use crate::octal::method::rare_common::PREFIX;
+use crate::octal::{Builder, OctalPlan, Rules};
+use std::path::{Path, PathBuf};
+
+/// What the command line asks of window mode.
+#[derive(Debug, Clone, Default)]
+pub struct Ask {
+    /// `--window`: window mode even when the whole table would fit.
+    pub window: bool,
+    /// `--window-file FILE`: where the values go (kept at the end); implies `--window`.
+    pub file: Option<PathBuf>,
+}
+
+/// How the build keeps its table.
+#[derive(Debug, Clone)]
+pub enum Mode {
+    /// The whole table in memory.
+    Full,
+    /// Window mode.
+    Window(WindowPlan),
+}
+
+/// A window-mode build as decided.
+#[derive(Debug, Clone)]
+pub struct WindowPlan {
+    pub window: Window,
+    /// The values file, new.
+    pub file: PathBuf,
+    /// Whether the file stays at the end (named by `--window-file`).
+    pub keep_file: bool,
+    /// Resident bytes estimated: the window and the back-end's scratch.
+    pub memory_needed: u64,
+    /// Why window mode: asked for, or the whole table does not fit.
+    pub asked: bool,
+}
+
+/// The positions of a table whose rare list the scratch estimate of window mode allows for
+/// (2^22, a rare list of up to 2^20 entries, 8 MiB): `octal-block` sizes its rare list for
+/// the sparse share of every position, which in window mode would count half the table's
+/// bytes in memory again, while the codes window mode is for keep a few thousand (Officers
+/// 1 584 up to 10^6, and none past n = 20 627). A code whose rare list grows past it uses
+/// more memory than the estimate says.
+pub const RARE_LIST_POSITIONS: usize = 1 << 22;
+
+/// Decides how to build the table of `rules` to N = `limit` with the back-end named
+/// `backend` (see the module doc).
+pub fn decide(
+    rules: Rules,
+    backend: Option<&str>,
+    limit: u64,
+    ask: &Ask,
+) -> Result<(OctalPlan, Mode)> {
+    let plan = OctalPlan::named_sized(rules, backend, limit)?;
+    let asked = ask.window || ask.file.is_some();
+    if !asked {
+        let full = plan.check_memory();
+        if full.is_ok() {
+            return Ok((plan, Mode::Full));
+        }
+        // too big for memory: window mode if it can, else the memory refusal, saying why
+        // window mode would not do either
+        return match window_plan(&plan, ask, false) {
+            Ok(w) => Ok((plan, Mode::Window(w))),
+            Err(why) => Err(Error::Invalid(format!(
+                "{}; window mode cannot run it either: {why}",
+                full.expect_err("refused")
+            ))),
+        };
+    }
+    let w = window_plan(&plan, ask, true)?;
+    Ok((plan, Mode::Window(w)))
+}
+
+/// The window plan of `plan`, or why there is none.
+fn window_plan(plan: &OctalPlan, ask: &Ask, asked: bool) -> Result<WindowPlan> {
+    let rules = &plan.subject;
+    let name = plan.backend.name;
+    if name != auto::NAME && name != "octal-block" {
+        return Err(Error::Invalid(format!(
+            "--window: the back-end {name} reads the whole table for every heap; window mode runs auto or octal-block"
+        )));
+    }
+    sparse_in_prefix(rules)?;
+    let window = Window::DEFAULT;
+    let threads = rayon::current_num_threads();
+    let scratch =
+        OctalBlock::DEFAULT.scratch_bytes(rules, plan.limit.min(RARE_LIST_POSITIONS), threads);
+    let memory_needed = window.bytes(plan.limit) + scratch;
+    memory::check_fits(
+        memory_needed,
+        memory::available_bytes(),
+        &format!(
+            "the window-mode build of {} for N = {}",
+            rules.describe(),
+            plan.limit
+        ),
+    )?;
+    let (file, keep_file) = match &ask.file {
+        Some(f) => (f.clone(), true),
+        None => (default_file(rules), false),
+    };
+    check_file(&file, plan.limit)?;
+    Ok(WindowPlan {
+        window,
+        file,
+        keep_file,
+        memory_needed,
+        asked,
+    })
+}
+
+/// Refuses a code without a sparse space in its first [`PREFIX`] values, or with no
+/// splitting digit: every heap's options then read the whole table.
+fn sparse_in_prefix(rules: &Rules) -> Result<()> {
+    let g = crate::octal::build(auto::PREFIX_BACKEND, rules, PREFIX as u64)?;
+    let choice = Choice::of(rules, g.values());
+    match choice.sparse {
+        Some(_) if rules.splits() => Ok(()),
+        _ => Err(Error::Invalid(format!(
+            "--window: {} has no sparse space in its first {PREFIX} values, so every heap reads the whole table; build it without --window",
+            rules.label()
+        ))),
+    }
+}
+
+/// The values file of a run that names none: in the temporary folder, named by the code and
+/// the process.
+fn default_file(rules: &Rules) -> PathBuf {
+    std::env::temp_dir().join(format!(
+        "nimsquare-window-{}-{}.u16",
+        rules.label().replace('.', "_"),
+        std::process::id()
+    ))
+}
+
+/// Refuses a values file that exists, or whose disk has no room for g(0..=limit).
+fn check_file(file: &Path, limit: usize) -> Result<()> {
+    if file.exists() {
+        return Err(Error::Invalid(format!(
+            "--window-file: {} exists; name a new file (it is never overwritten)",
+            file.display()
+        )));
+    }
+    let folder = match file.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let need = 2 * (limit as u64 + 1);
+    match free_bytes(&folder) {
+        None => Err(Error::Invalid(format!(
+            "--window-file: cannot reach the folder {}",
+            folder.display()
+        ))),
+        Some(free) if free < need => Err(Error::Invalid(format!(
+            "--window-file: {} has {} free, the values need {}; name a file on a larger disk",
+            folder.display(),
+            memory::human(free),
+            memory::human(need)
+        ))),
+        Some(_) => Ok(()),
+    }
+}
+
+/// The bytes free to this user on the file system of `folder` (`statvfs`).
+fn free_bytes(folder: &Path) -> Option<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let path = std::ffi::CString::new(folder.as_os_str().as_bytes()).ok()?;
+    // SAFETY: a zeroed statvfs is a valid out-parameter; `path` is a NUL-terminated string
+    // that outlives the call, whose return value is checked.
+    unsafe {
+        let mut s: libc::statvfs = std::mem::zeroed();
+        (libc::statvfs(path.as_ptr(), &mut s) == 0).then(|| s.f_bavail as u64 * s.f_frsize as u64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn window_mode_is_asked_or_forced_by_memory_and_refused_in_one_line() {
+        let officers = Rules::parse("0.6").unwrap();
+        let (_, mode) = decide(officers.clone(), None, 100_000, &Ask::default()).unwrap();
+        assert!(matches!(mode, Mode::Full));
+        let ask = Ask {
+            window: true,
+            file: None,
+        };
+        let (_, mode) = decide(officers.clone(), None, 100_000, &ask).unwrap();
+        let Mode::Window(w) = mode else {
+            panic!("asked")
+        };
+        assert!(w.asked && !w.keep_file && !w.file.exists());
+        for (code, backend, says) in [
+            ("0.346", None, "no sparse space"),
+            ("0.07", None, "no sparse space"),
+            ("0.6", Some("octal-vector"), "octal-vector"),
+        ] {
+            let e = decide(Rules::parse(code).unwrap(), backend, 100_000, &ask)
+                .err()
+                .expect("refused")
+                .to_string();
+            assert!(
+                e.contains(says) && e.contains("--window") && !e.contains('\n'),
+                "{e}"
+            );
+        }
+        let taken =
+            std::env::temp_dir().join(format!("nimsquare-taken-{}.u16", std::process::id()));
+        std::fs::write(&taken, b"x").unwrap();
+        let e = decide(
+            officers,
+            None,
+            1000,
+            &Ask {
+                window: false,
+                file: Some(taken.clone()),
+            },
+        )
+        .err()
+        .expect("refused")
+        .to_string();
+        assert!(e.contains("--window-file") && e.contains("exists"), "{e}");
+        std::fs::remove_file(&taken).unwrap();
+    }
+}

@@ -1,0 +1,241 @@
+//! The table of a window-mode run: g(0..=N) in a file mapped into memory, of which only the
+//! pages the build still reads stay resident.
+//!
+//! The builders read and write one `&mut [u16]` as for a table in memory (none of them
+//! changes for window mode). The slice is a shared mapping of a file of 2(N + 1) bytes, so
+//! every value written goes to the file, and [`Spill::release`] hands the pages of a range
+//! back: the mapping drops them (`MADV_DONTNEED`, the process's resident set shrinks) and so
+//! does the page cache once they are written (`POSIX_FADV_DONTNEED`). A later read of a
+//! released value faults its page in again from the file: slower, never wrong. That is what
+//! makes window mode exact whatever a back-end reads: the window ([`super::Window`]) decides
+//! what stays resident, not what may be read.
+//!
+//! Cost: the file's pages are written back by the kernel as they age; a release is two
+//! system calls. Disk: 2(N + 1) bytes, sparse until written.
+//!
+//! Invariant: `values()` always holds what was last written at each position (the mapping
+//! is `MAP_SHARED`, whose dirty pages the kernel keeps until they are on the file, also
+//! across a release).
+
+use crate::base::error::{Error, Result};
+use std::fs::File;
+use std::path::{Path, PathBuf};
+
+/// The page size the releases round to.
+const PAGE: usize = 4096;
+
+/// The values of one page.
+pub const PAGE_VALUES: usize = PAGE / 2;
+
+/// A file of u16 values mapped for reading and writing (see the module doc).
+pub struct Spill {
+    ptr: *mut u16,
+    len: usize,
+    file: File,
+    path: PathBuf,
+}
+
+// SAFETY: the mapping is owned by the Spill alone (unmapped on drop) and reached only
+// through `&self`/`&mut self`, as a Vec's buffer is.
+unsafe impl Send for Spill {}
+// SAFETY: as above; shared access gives only `&[u16]`.
+unsafe impl Sync for Spill {}
+
+impl Spill {
+    /// A new file at `path` (refused if one exists there) of `len` zero values, mapped.
+    pub fn create(path: &Path, len: usize) -> Result<Spill> {
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(path)
+            .map_err(|e| Error::Invalid(format!("cannot create {}: {e}", path.display())))?;
+        let bytes = len.checked_mul(2).expect("a table's bytes fit in usize");
+        file.set_len(bytes as u64)
+            .map_err(|e| Error::Invalid(format!("cannot size {}: {e}", path.display())))?;
+        Spill::map(file, path, len)
+    }
+
+    /// The existing file at `path` of `len` values (exactly 2·len bytes), mapped.
+    pub fn open(path: &Path, len: usize) -> Result<Spill> {
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(path)
+            .map_err(|e| Error::Invalid(format!("cannot open {}: {e}", path.display())))?;
+        let size = file
+            .metadata()
+            .map_err(|e| Error::Invalid(format!("cannot read {}: {e}", path.display())))?
+            .len();
+        if size != 2 * len as u64 {
+            return Err(Error::Invalid(format!(
+                "{} holds {size} bytes, not the {} of {len} values",
+                path.display(),
+                2 * len as u64
+            )));
+        }
+        Spill::map(file, path, len)
+    }
+
+    fn map(file: File, path: &Path, len: usize) -> Result<Spill> {
+        use std::os::fd::AsRawFd;
+        if len == 0 {
+            return Ok(Spill {
+                ptr: std::ptr::NonNull::dangling().as_ptr(),
+                len,
+                file,
+                path: path.to_path_buf(),
+            });
+        }
+        // SAFETY: a fresh shared mapping of the whole file (its size is 2·len, set or checked
+        // above), at an address the kernel picks; the result is checked against MAP_FAILED.
+        let ptr = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                2 * len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED,
+                file.as_raw_fd(),
+                0,
+            )
+        };
+        if ptr == libc::MAP_FAILED {
+            return Err(Error::Invalid(format!(
+                "cannot map {}: {}",
+                path.display(),
+                std::io::Error::last_os_error()
+            )));
+        }
+        Ok(Spill {
+            ptr: ptr.cast(),
+            len,
+            file,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// The file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The values, g(0..len).
+    pub fn values(&self) -> &[u16] {
+        // SAFETY: ptr maps len u16 (page-aligned, so aligned for u16) for as long as self
+        // lives, and `&self` excludes a `&mut` to them.
+        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+    }
+
+    /// The values, to write.
+    pub fn values_mut(&mut self) -> &mut [u16] {
+        // SAFETY: as in `values`, with `&mut self` making the borrow unique.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr, self.len) }
+    }
+
+    /// Gives back the memory of the whole pages inside values `lo..hi` (see the module doc);
+    /// the values stay readable from the file. Returns the bytes advised.
+    pub fn release(&mut self, lo: usize, hi: usize) -> usize {
+        use std::os::fd::AsRawFd;
+        let hi = hi.min(self.len);
+        let first = (2 * lo).next_multiple_of(PAGE);
+        let end = (2 * hi) & !(PAGE - 1);
+        if end <= first {
+            return 0;
+        }
+        // SAFETY: [first, end) is inside the mapping (hi <= len) and page-aligned (the
+        // mapping starts on a page). MADV_DONTNEED on a shared file mapping only unmaps the
+        // pages: their contents stay in the page cache (dirty ones until written) and in the
+        // file, where a later access finds them. Errors are returned, not raised; either
+        // call failing only leaves memory resident.
+        unsafe {
+            let start = self.ptr.cast::<u8>().add(first);
+            libc::madvise(start.cast(), end - first, libc::MADV_DONTNEED);
+            libc::posix_fadvise(
+                self.file.as_raw_fd(),
+                first as libc::off_t,
+                (end - first) as libc::off_t,
+                libc::POSIX_FADV_DONTNEED,
+            );
+        }
+        end - first
+    }
+}
+
+impl Drop for Spill {
+    fn drop(&mut self) {
+        if self.len > 0 {
+            // SAFETY: the mapping made in `map`, unmapped once; no borrow of it outlives self.
+            unsafe { libc::munmap(self.ptr.cast(), 2 * self.len) };
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The resident bytes of the spill's mapping in this process (its `Rss:` in
+    /// /proc/self/smaps): what a release gives back.
+    fn mapped_rss(s: &Spill) -> usize {
+        let smaps = std::fs::read_to_string("/proc/self/smaps").unwrap();
+        let start = format!("{:x}-", s.ptr as usize);
+        let mut lines = smaps.lines().skip_while(|l| !l.starts_with(&start));
+        assert!(lines.next().is_some(), "the mapping is listed");
+        let rss = lines.find(|l| l.starts_with("Rss:")).unwrap();
+        let kib: usize = rss.split_whitespace().nth(1).unwrap().parse().unwrap();
+        kib * 1024
+    }
+
+    #[test]
+    fn released_values_read_back_from_the_file_and_reopen_equal() {
+        let dir = std::env::temp_dir().join(format!("nimsquare-spill-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("g.u16");
+        let len = 100_000;
+        let expected: Vec<u16> = (0..len).map(|i| (i * 7919 % 65_521) as u16).collect();
+        let mut s = Spill::create(&path, len).unwrap();
+        assert!(s.values().iter().all(|&v| v == 0));
+        s.values_mut().copy_from_slice(&expected);
+        // a range not on page edges: only its whole pages go
+        let advised = s.release(1000, 90_001);
+        assert_eq!(advised % PAGE, 0);
+        assert!(advised > 0 && advised <= 2 * (90_001 - 1000));
+        assert_eq!(s.values(), &expected[..]);
+        // released again after a read, then written and released again
+        s.release(0, len);
+        s.values_mut()[50_000] = 7;
+        s.release(0, len);
+        let mut expected = expected;
+        expected[50_000] = 7;
+        assert_eq!(s.values(), &expected[..]);
+        drop(s);
+        assert!(
+            Spill::create(&path, len).is_err(),
+            "an existing file is never overwritten"
+        );
+        assert!(
+            Spill::open(&path, len + 1).is_err(),
+            "a file of another length is refused"
+        );
+        let s = Spill::open(&path, len).unwrap();
+        assert_eq!(s.values(), &expected[..]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_release_gives_back_the_pages_it_covers() {
+        let dir = std::env::temp_dir().join(format!("nimsquare-spill-rss-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let len = 1 << 20;
+        let mut s = Spill::create(&dir.join("g.u16"), len).unwrap();
+        s.values_mut().fill(3);
+        assert_eq!(mapped_rss(&s), 2 * len);
+        s.release(1 << 16, len - (1 << 16));
+        // the first and last 2^16 values (32 pages each) stay
+        assert_eq!(mapped_rss(&s), 2 * 2 * (1 << 16));
+        assert!(s.values().iter().all(|&v| v == 3));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,0 +1,259 @@
+//! What `octal` reports of a table, computed as its values stream past, a chunk at a time,
+//! for a run that does not keep the whole table (window mode): the largest value and where
+//! it first occurs, the value histogram at each power of two, the rare/common split of the
+//! finished table (its mask, rare count and last rare position) and the table's digest.
+//!
+//! Algorithm: one pass. The histogram of the values so far is copied out whenever the
+//! positions seen reach a power of two; the positions n >= 1 are also counted by value and
+//! parity (what the mask is chosen from, [`Histogram`]); and for each value and parity the
+//! last position holding it is kept, so that the last rare position under the mask chosen
+//! at the end is the largest of those of the rare (value, parity) pairs. The digest is
+//! FNV-1a 64 of the values as little-endian u16, extended chunk by chunk.
+//!
+//! Cost: O(1) a value, plus O(V) a power of two and at the end (V the largest value plus
+//! one); memory O(V log N), whatever N.
+//!
+//! Invariant: after values g(0..len) were pushed, in order and in chunks of any sizes,
+//! [`Stream::finish`] gives what [`Summary::of`] and the digest of `octal` read off the
+//! whole table g(0..len) (the tests hold it to them on random tables and chunkings).
+//!
+//! [`Summary::of`]: crate::octal::summary::Summary::of
+
+use crate::octal::method::histogram::Histogram as PowerRow;
+use crate::octal::method::rare_common::{Histogram, SplitSummary, SPARSE_FRACTION};
+use crate::octal::summary::Summary;
+use crate::octal::Rules;
+use crate::run::longrun::tablefile::Fnv1a64;
+
+/// The running summary (see the module doc).
+#[derive(Debug, Clone, Default)]
+pub struct Stream {
+    /// Values pushed: g(0..len).
+    len: usize,
+    max_value: u16,
+    max_value_first_at: usize,
+    /// The positions n >= 1 by value and parity.
+    by_parity: Histogram,
+    /// `last[p][v]`: one more than the last position n of parity p with g(n) = v (0: none).
+    last: [Vec<usize>; 2],
+    /// How many of g(0..len) have each value.
+    counts: Vec<u64>,
+    /// The histograms copied out at the powers of two so far (each as wide as the values
+    /// then; [`Stream::finish`] widens them to the last).
+    rows: Vec<PowerRow>,
+    digest: Fnv1a64,
+    /// Scratch: a chunk's little-endian bytes.
+    bytes: Vec<u8>,
+}
+
+/// What a stream read off g(0..=N) (see [`Stream::finish`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Streamed {
+    /// The positions summarised: N + 1.
+    pub len: usize,
+    /// The largest value.
+    pub max_value: u16,
+    /// The least n with g(n) = `max_value`.
+    pub max_value_first_at: usize,
+    /// The split of the finished table, as [`SplitSummary::of`] reads it.
+    pub split: SplitSummary,
+    /// The histogram of g(0..L) for L = 1, 2, 4, ... and L = N + 1, every row as wide as
+    /// the largest value plus one.
+    pub histogram: Vec<PowerRow>,
+    /// FNV-1a 64 of g(0..=N) as little-endian u16 (`octal`'s table digest).
+    pub digest: u64,
+}
+
+impl Streamed {
+    /// What `octal` reports of a table, read off the stream: no period is searched (the
+    /// whole table is not kept to search it).
+    pub fn summary(&self) -> Summary {
+        Summary {
+            max_value: self.max_value,
+            max_value_first_at: self.max_value_first_at,
+            verdict: None,
+            split: self.split,
+            histogram: Some(self.histogram.clone()),
+        }
+    }
+}
+
+impl Stream {
+    /// The summary of no values.
+    pub fn new() -> Stream {
+        Stream::default()
+    }
+
+    /// The positions summarised so far.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True before the first value.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Takes in the next values, g(len..len + values.len()).
+    pub fn push(&mut self, values: &[u16]) {
+        for &v in values {
+            let n = self.len;
+            let vi = v as usize;
+            if vi >= self.counts.len() {
+                self.counts.resize(vi + 1, 0);
+            }
+            if v > self.max_value || n == 0 {
+                self.max_value = v;
+                self.max_value_first_at = n;
+            }
+            self.counts[vi] += 1;
+            if n > 0 {
+                self.by_parity.add(n, v);
+            }
+            let last = &mut self.last[n & 1];
+            if vi >= last.len() {
+                last.resize(vi + 1, 0);
+            }
+            last[vi] = n + 1;
+            self.len = n + 1;
+            if self.len.is_power_of_two() {
+                self.rows.push(PowerRow {
+                    below: self.len,
+                    counts: self.counts.clone(),
+                });
+            }
+        }
+        self.bytes.clear();
+        self.bytes
+            .extend(values.iter().flat_map(|v| v.to_le_bytes()));
+        self.digest.update(&self.bytes);
+    }
+
+    /// What the values pushed say, for the table of `rules` (see [`Streamed`]).
+    pub fn finish(&self, rules: &Rules) -> Streamed {
+        let width = self.counts.len();
+        let mut histogram: Vec<PowerRow> = self
+            .rows
+            .iter()
+            .map(|row| {
+                let mut counts = row.counts.clone();
+                counts.resize(width, 0);
+                PowerRow {
+                    below: row.below,
+                    counts,
+                }
+            })
+            .collect();
+        if self.len > 0 && !self.len.is_power_of_two() {
+            histogram.push(PowerRow {
+                below: self.len,
+                counts: self.counts.clone(),
+            });
+        }
+        Streamed {
+            len: self.len,
+            max_value: self.max_value,
+            max_value_first_at: self.max_value_first_at,
+            split: self.split(rules),
+            histogram,
+            digest: self.digest.finish(),
+        }
+    }
+
+    /// [`SplitSummary::of`] of the values pushed, from the counts and last positions.
+    fn split(&self, rules: &Rules) -> SplitSummary {
+        let none = SplitSummary {
+            mask: None,
+            rare: 0,
+            last_rare: None,
+        };
+        if self.len < 2 {
+            return none;
+        }
+        let (mask, count) = self.by_parity.best_mask(rules.split_parity());
+        if count * SPARSE_FRACTION > self.len - 1 {
+            return none;
+        }
+        let last_rare = (0..2)
+            .flat_map(|p| {
+                self.last[p]
+                    .iter()
+                    .enumerate()
+                    .filter(move |&(v, &end)| end > 0 && mask.rare(v as u32, p))
+                    .map(|(v, &end)| (end - 1, v as u16))
+            })
+            .max();
+        SplitSummary {
+            mask: Some(mask),
+            rare: count + mask.rare(0, 0) as usize,
+            last_rare,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grundy::Table;
+    use crate::run::longrun::tablefile::values_fnv1a64;
+    use proptest::prelude::*;
+
+    /// Streams `g` in chunks ending at `cuts` (ascending, within g) and compares with the
+    /// whole-table readings.
+    fn agrees(rules: &Rules, g: &[u16], cuts: &[usize]) {
+        let mut s = Stream::new();
+        let mut from = 0;
+        for &cut in cuts.iter().chain(std::iter::once(&g.len())) {
+            let cut = cut.clamp(from, g.len());
+            s.push(&g[from..cut]);
+            from = cut;
+        }
+        let got = s.finish(rules);
+        assert_eq!(got.len, g.len());
+        assert_eq!(got.digest, values_fnv1a64(g));
+        if g.is_empty() {
+            assert!(got.histogram.is_empty());
+            return;
+        }
+        let whole = Summary::of(rules, &Table::from_values(g.to_vec()), true);
+        assert_eq!(
+            (got.max_value, got.max_value_first_at),
+            (whole.max_value, whole.max_value_first_at)
+        );
+        assert_eq!(got.split, whole.split);
+        assert_eq!(Some(got.histogram), whole.histogram);
+    }
+
+    #[test]
+    fn officers_streamed_in_uneven_chunks_reads_as_the_whole_table() {
+        // Officers (0.6, one splitting digit: both kinds of mask tried) is sparse from early
+        // on; .354 splits at digits of both parities; Dawson's Kayles (0.07) and 4.07 have
+        // few values.
+        for (code, n) in [
+            ("0.6", 5000),
+            ("0.354", 3000),
+            ("0.07", 1000),
+            ("4.07", 700),
+        ] {
+            let rules = Rules::parse(code).unwrap();
+            let g = crate::octal::control_values(code, n);
+            agrees(&rules, &g, &[0, 1, 2, 3, 64, 65, 999, 1024, 1025, 4095]);
+            agrees(&rules, &g, &[]);
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn any_values_in_any_chunks_read_as_the_whole_table(
+            g in proptest::collection::vec(0u16..40, 0..600),
+            mut cuts in proptest::collection::vec(0usize..600, 0..8),
+            position_kind in any::<bool>(),
+        ) {
+            cuts.sort_unstable();
+            // one splitting digit admits the second kind of mask (0.6); digits of both
+            // parities do not (0.354)
+            let rules = Rules::parse(if position_kind { "0.6" } else { "0.354" }).unwrap();
+            agrees(&rules, &g, &cuts);
+        }
+    }
+}

@@ -1,0 +1,231 @@
+//! `octal` in window mode against `octal` with the whole table: the same report but for the
+//! period, the values as they are made, the values file, the mode chosen by the memory guard,
+//! and the refusals before any work.
+
+mod common;
+
+use common::{assert_refused, json_of, nimsquare, stdout_of};
+use nimsquare::octal::{OctalPlan, Rules};
+use nimsquare::run::window::plan::{decide, Ask, Mode};
+
+/// The fields of `octal --json` that window mode must report as the whole table does.
+const SAME: [&str; 9] = [
+    "code",
+    "limit",
+    "max_value",
+    "max_value_first_at",
+    "mask",
+    "rare_positions",
+    "last_rare",
+    "last_rare_value",
+    "table_digest",
+];
+
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "nimsquare-octal-window-{}-{name}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn window_mode_reports_what_the_whole_table_does_but_the_period() {
+    for (code, limit) in [("0.6", "300000"), ("0.167", "200000"), ("grundy", "200000")] {
+        let full = json_of([
+            "octal",
+            code,
+            "--limit",
+            limit,
+            "--histogram",
+            "--json",
+            "--quiet",
+        ]);
+        let window = json_of([
+            "octal",
+            code,
+            "--limit",
+            limit,
+            "--histogram",
+            "--json",
+            "--quiet",
+            "--window",
+        ]);
+        for field in SAME.iter().chain(&["histogram"]) {
+            assert_eq!(window[field], full[field], "{code}: {field}");
+        }
+        assert_eq!(full["mode"], "full");
+        assert_eq!(window["mode"], "window");
+        assert_eq!(window["window"]["asked"], true);
+        assert_eq!(window["status"], "not searched");
+        assert_eq!(window["auto"]["chose"], "octal-block", "{code}");
+    }
+}
+
+#[test]
+fn window_mode_prints_the_values_as_made_and_keeps_the_file_it_is_given() {
+    let dir = scratch("values");
+    let file = dir.join("g.u16");
+    let full = stdout_of(["octal", "0.6", "--limit", "100000", "--values", "--quiet"]);
+    let window = stdout_of([
+        "octal",
+        "0.6",
+        "--limit",
+        "100000",
+        "--values",
+        "--quiet",
+        "--window-file",
+        file.to_str().unwrap(),
+    ]);
+    let pairs = |text: &str| -> Vec<String> {
+        text.lines()
+            .filter(|l| l.split(' ').count() == 2 && l.split(' ').all(|w| w.parse::<u64>().is_ok()))
+            .map(str::to_string)
+            .collect()
+    };
+    let values = pairs(&full);
+    assert_eq!(values.len(), 100_001);
+    assert_eq!(pairs(&window), values);
+    // in window mode the values come first, the report after them
+    assert!(window.starts_with("0 0\n"), "{}", &window[..40]);
+    assert!(window.contains(&format!("values in {}", file.display())));
+    let bytes = std::fs::read(&file).unwrap();
+    let from_file: Vec<String> = bytes
+        .chunks_exact(2)
+        .enumerate()
+        .map(|(n, b)| format!("{n} {}", u16::from_le_bytes([b[0], b[1]])))
+        .collect();
+    assert_eq!(from_file, values);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn the_memory_guard_chooses_window_mode_or_refuses_in_one_line() {
+    // 4.065 proves its period early (auto copies past it), so 2^23 values are quick.
+    let (code, limit) = ("4.065", 1u64 << 23);
+    let rules = Rules::parse(code).unwrap();
+    let full = OctalPlan::named_sized(rules.clone(), None, limit)
+        .unwrap()
+        .memory_needed;
+    let asked = Ask {
+        window: true,
+        file: None,
+    };
+    let Mode::Window(w) = decide(rules, None, limit, &asked).unwrap().1 else {
+        panic!("window mode asked for");
+    };
+    assert!(w.memory_needed < full, "{} >= {full}", w.memory_needed);
+    let between = (w.memory_needed + full) / 2;
+    let out = nimsquare()
+        .env(
+            nimsquare::base::memory::AVAILABLE_OVERRIDE,
+            between.to_string(),
+        )
+        .args([
+            "octal",
+            code,
+            "--limit",
+            &limit.to_string(),
+            "--json",
+            "--quiet",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["mode"], "window");
+    assert_eq!(report["window"]["asked"], false);
+    let whole = json_of([
+        "octal",
+        code,
+        "--limit",
+        &limit.to_string(),
+        "--json",
+        "--quiet",
+    ]);
+    assert_eq!(report["table_digest"], whole["table_digest"]);
+    // too little even for the window: the memory refusal, saying why window mode cannot help
+    let out = nimsquare()
+        .env(
+            nimsquare::base::memory::AVAILABLE_OVERRIDE,
+            (w.memory_needed / 2).to_string(),
+        )
+        .args(["octal", code, "--limit", &limit.to_string()])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("window mode cannot run it either"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn what_window_mode_cannot_do_is_refused_before_any_work() {
+    let dir = scratch("refusals");
+    let taken = dir.join("taken.u16");
+    std::fs::write(&taken, b"mine").unwrap();
+    let ck = dir.join("ck");
+    let ck = ck.to_str().unwrap();
+    for (args, says) in [
+        (
+            vec!["octal", "0.346", "--limit", "1000", "--window"],
+            "no sparse space",
+        ),
+        (
+            vec![
+                "octal",
+                "0.6",
+                "--limit",
+                "1000",
+                "--window",
+                "--backend",
+                "octal-vector",
+            ],
+            "octal-vector",
+        ),
+        (
+            vec![
+                "octal",
+                "0.6",
+                "--limit",
+                "1000",
+                "--window",
+                "--checkpoint",
+                ck,
+            ],
+            "--checkpoint",
+        ),
+        (
+            vec![
+                "octal", "0.6", "--limit", "1000", "--window", "--values", "--json",
+            ],
+            "--values",
+        ),
+        (
+            vec![
+                "octal",
+                "0.6",
+                "--limit",
+                "1000",
+                "--window-file",
+                taken.to_str().unwrap(),
+            ],
+            "exists",
+        ),
+    ] {
+        let stderr = assert_refused(&args);
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+    }
+    assert_eq!(std::fs::read(&taken).unwrap(), b"mine");
+    assert!(!std::path::Path::new(ck).exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
