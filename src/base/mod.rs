@@ -8,6 +8,7 @@
 //! - [`rng`]: a small seeded generator for repeatable random cases.
 //! - [`stats`]: the median of repeats; [`units`]: seconds as a person reads them.
 //! - [`provenance`]: where a measurement was made (build revision, CPU).
+//! - [`wire`]: a back-end's state as bytes, for a checkpoint, read back checked.
 
 pub mod error;
 pub mod isa;
@@ -19,3 +20,4 @@ pub mod provenance;
 pub mod rng;
 pub mod stats;
 pub mod units;
+pub mod wire;

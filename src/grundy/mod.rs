@@ -186,6 +186,24 @@ pub trait Builder<R: ?Sized>: Send + Sync {
         self.fill(rules, g, from)
     }
 
+    /// `kept` (what this back-end's [`fill_kept`](Builder::fill_kept) left after a chunk) as
+    /// bytes, for a checkpoint that does not hold the whole table (window mode); `None` when
+    /// the back-end cannot save it (it then rebuilds its state from g[..from], which such a
+    /// checkpoint does not keep). An empty `kept` saves as a state too.
+    fn save_kept(&self, kept: &Kept) -> Option<Vec<u8>> {
+        let _ = kept;
+        None
+    }
+
+    /// The state [`save_kept`](Builder::save_kept) wrote, for `rules`: a damaged or foreign
+    /// one is refused.
+    fn load_kept(&self, rules: &R, bytes: &[u8]) -> Result<Kept> {
+        let _ = (rules, bytes);
+        Err(crate::base::error::Error::Invalid(
+            "this back-end cannot read a saved state".into(),
+        ))
+    }
+
     /// True when [`fill`](Builder::fill) really starts at `from` (the back-end builds in
     /// position order), so a run can be checkpointed and resumed.
     fn resumable(&self) -> bool {

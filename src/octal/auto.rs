@@ -24,12 +24,14 @@
 //! chunked run continues with the back-end it began with, and every table is the one the
 //! control builds (each candidate is exact for every code).
 
+use super::method::period::Period;
 #[cfg(test)]
 use super::method::proved_copy::FIRST_CHECK;
 use super::method::proved_copy::{fill_until_proved, replay, Proved};
 use super::method::rare_common::{Histogram, SPARSE_FRACTION};
 use super::{Builder, Kept, Rules};
 use crate::base::error::Result;
+use crate::base::wire::{Reader, Writer};
 use crate::cost::{Demand, Model, Primitive, Workload};
 use crate::kernels::Family;
 use crate::registry::{Entry, Role};
@@ -266,6 +268,9 @@ impl Choice {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Auto;
 
+/// The version of `auto`'s saved state ([`Builder::save_kept`]).
+const STATE_VERSION: u8 = 1;
+
 /// What `auto` keeps between the chunks of a long run: the chosen back-end, what it keeps,
 /// and the period once one is proved (the later chunks are then copies).
 struct State {
@@ -322,6 +327,62 @@ impl Builder<Rules> for Auto {
         }
         *kept = Some(state);
         Ok(())
+    }
+
+    fn save_kept(&self, kept: &Kept) -> Option<Vec<u8>> {
+        let Some(k) = kept else {
+            // nothing chosen yet: the next chunk chooses from the prefix
+            return Some(Vec::new());
+        };
+        let state = k.downcast_ref::<State>()?;
+        let chosen = state.builder.save_kept(&state.kept)?;
+        let mut w = Writer::new();
+        w.u8(STATE_VERSION).bytes(state.name.as_bytes());
+        match state.proved {
+            None => w.u8(0),
+            Some(p) => w
+                .u8(1)
+                .u64(p.period.preperiod as u64)
+                .u64(p.period.period as u64)
+                .u64(p.period.proof.0 as u64)
+                .u64(p.period.proof.1 as u64)
+                .u64(p.computed_to as u64),
+        };
+        w.bytes(&chosen);
+        Some(w.finish())
+    }
+
+    fn load_kept(&self, rules: &Rules, bytes: &[u8]) -> Result<Kept> {
+        if bytes.is_empty() {
+            return Ok(None);
+        }
+        let mut r = Reader::new(bytes, "auto state");
+        if r.u8()? != STATE_VERSION {
+            return Err(r.damaged());
+        }
+        let name = std::str::from_utf8(r.bytes()?).map_err(|_| r.damaged())?;
+        let chosen = super::find(name)?;
+        let proved = match r.u8()? {
+            0 => None,
+            1 => Some(Proved {
+                period: Period {
+                    preperiod: r.usize()?,
+                    period: r.usize()?,
+                    proof: (r.usize()?, r.usize()?),
+                },
+                computed_to: r.usize()?,
+            }),
+            _ => return Err(r.damaged()),
+        };
+        let builder = (chosen.make)();
+        let kept = builder.load_kept(rules, r.bytes()?)?;
+        r.end()?;
+        Ok(Some(Box::new(State {
+            name: chosen.name,
+            builder,
+            kept,
+            proved,
+        })))
     }
 
     fn scratch_bytes(&self, rules: &Rules, limit: usize, threads: usize) -> u64 {

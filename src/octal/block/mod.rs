@@ -69,6 +69,7 @@ mod near;
 mod pipeline;
 mod row;
 mod split;
+mod state;
 mod sweep;
 #[cfg(test)]
 mod tests;
@@ -207,6 +208,21 @@ impl Builder<Rules> for OctalBlock {
         )?;
         *kept = Some(Box::new(state));
         Ok(())
+    }
+
+    fn save_kept(&self, kept: &Kept) -> Option<Vec<u8>> {
+        match kept {
+            // nothing kept yet: the next chunk starts from g[..from] (empty bytes)
+            None => Some(Vec::new()),
+            Some(k) => k.downcast_ref::<State>().map(|s| self.save_state(s)),
+        }
+    }
+
+    fn load_kept(&self, _rules: &Rules, bytes: &[u8]) -> Result<Kept> {
+        if bytes.is_empty() {
+            return Ok(None);
+        }
+        Ok(Some(Box::new(self.load_state(bytes)?)))
     }
 
     fn scratch_bytes(&self, rules: &Rules, limit: usize, _threads: usize) -> u64 {

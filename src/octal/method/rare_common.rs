@@ -219,6 +219,12 @@ impl Histogram {
         Histogram { by_parity: counts }
     }
 
+    /// `counts()[p][v]`: the positions counted with parity p and value v (what
+    /// [`Histogram::from_counts`] takes back).
+    pub fn counts(&self) -> &[Vec<usize>; 2] {
+        &self.by_parity
+    }
+
     /// Counts position `n` with value `v`.
     #[inline]
     pub fn add(&mut self, n: usize, v: u16) {
