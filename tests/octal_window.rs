@@ -111,7 +111,7 @@ fn the_memory_guard_chooses_window_mode_or_refuses_in_one_line() {
         .memory_needed;
     let asked = Ask {
         window: true,
-        file: None,
+        ..Ask::default()
     };
     let Mode::Window(w) = decide(rules, None, limit, &asked).unwrap().1 else {
         panic!("window mode asked for");
@@ -199,10 +199,10 @@ fn what_window_mode_cannot_do_is_refused_before_any_work() {
                 "--limit",
                 "1000",
                 "--window",
-                "--checkpoint",
+                "--save-table",
                 ck,
             ],
-            "--checkpoint",
+            "--save-table",
         ),
         (
             vec![
@@ -227,5 +227,159 @@ fn what_window_mode_cannot_do_is_refused_before_any_work() {
     }
     assert_eq!(std::fs::read(&taken).unwrap(), b"mine");
     assert!(!std::path::Path::new(ck).exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_checkpoint_goes_on_to_a_larger_n_here_or_elsewhere_and_refuses_another_code() {
+    let dir = scratch("extend");
+    let whole = json_of([
+        "octal",
+        "0.6",
+        "--limit",
+        "300000",
+        "--json",
+        "--histogram",
+        "--quiet",
+    ]);
+    for kept_file in [false, true] {
+        let ck = dir.join(format!("ck-{kept_file}"));
+        let file = dir.join(format!("g-{kept_file}.u16"));
+        let mut first = vec![
+            "octal", "0.6", "--limit", "150000", "--window", "--quiet", "--json",
+        ];
+        let (ck_s, file_s) = (ck.to_str().unwrap(), file.to_str().unwrap());
+        first.extend(["--checkpoint", ck_s]);
+        if kept_file {
+            first.extend(["--window-file", file_s]);
+        }
+        let short = json_of(&first);
+        assert_eq!(short["window"]["resumed_at"], serde_json::Value::Null);
+        let mut second = first.clone();
+        second[3] = "300000";
+        second.push("--histogram");
+        let long = json_of(&second);
+        assert_eq!(
+            long["window"]["resumed_at"], 150_001,
+            "kept file {kept_file}"
+        );
+        for field in SAME.iter().skip(1).chain(&["histogram"]) {
+            assert_eq!(long[field], whole[field], "{field}, kept file {kept_file}");
+        }
+        // the same N again: nothing to build, the report from the checkpoint
+        let again = json_of(&second);
+        assert_eq!(again["table_digest"], whole["table_digest"]);
+        assert_eq!(again["positions_this_run"], 0);
+    }
+    // a checkpoint of another code
+    let ck = dir.join("ck-false");
+    let stderr = assert_refused(&[
+        "octal",
+        "0.167",
+        "--limit",
+        "300000",
+        "--window",
+        "--checkpoint",
+        ck.to_str().unwrap(),
+    ]);
+    assert!(
+        stderr.contains("--checkpoint") && stderr.contains("0.6"),
+        "{stderr}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_run_resumed_without_its_values_stops_where_it_would_read_one_it_does_not_hold() {
+    // A window of 4096 + 8192 values: Officers reads g(m - r) for rare r up to 20 627, so
+    // past the tail. Where its values file is, the reads come back from it; a run carried
+    // away without it stops with one line, exit 3, and never reports.
+    let dir = scratch("guard");
+    let ck = dir.join("ck");
+    let file = dir.join("g.u16");
+    let run = |limit: &str, with_file: bool| {
+        let mut cmd = nimsquare();
+        cmd.env(nimsquare::run::window::plan::WINDOW_VARIABLE, "4096,8192")
+            .args([
+                "octal", "0.6", "--limit", limit, "--window", "--quiet", "--json",
+            ])
+            .args(["--checkpoint", ck.to_str().unwrap()]);
+        if with_file {
+            cmd.args(["--window-file", file.to_str().unwrap()]);
+        }
+        cmd.output().unwrap()
+    };
+    let first = run("100000", true);
+    assert!(
+        first.status.success(),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    let saved = std::fs::read(&ck).unwrap();
+    let away = run("200000", false);
+    let stderr = String::from_utf8_lossy(&away.stderr);
+    assert_eq!(away.status.code(), Some(3), "{stderr}");
+    assert!(away.stdout.is_empty());
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("does not hold") && stderr.contains("--window-file"),
+        "{stderr}"
+    );
+    // the checkpoint is as the first run left it: the stop wrote nothing wrong over it
+    assert_eq!(std::fs::read(&ck).unwrap(), saved);
+    let here = run("200000", true);
+    assert!(
+        here.status.success(),
+        "{}",
+        String::from_utf8_lossy(&here.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&here.stdout).unwrap();
+    let whole = json_of(["octal", "0.6", "--limit", "200000", "--json", "--quiet"]);
+    assert_eq!(report["table_digest"], whole["table_digest"]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn sigterm_writes_the_checkpoint_and_the_same_command_finishes_the_run() {
+    let dir = scratch("sigterm");
+    let ck = dir.join("ck");
+    let args = [
+        "octal",
+        "0.6",
+        "--limit",
+        "3000000",
+        "--window",
+        "--quiet",
+        "--json",
+        "--checkpoint",
+        ck.to_str().unwrap(),
+    ];
+    let child = common::nimsquare_process()
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    // SAFETY: a signal to the child this test spawned and still holds.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if out.status.code() == Some(143) {
+        assert!(
+            stderr.contains("stopped by SIGTERM") && stderr.contains("goes on"),
+            "{stderr}"
+        );
+        assert!(out.stdout.is_empty());
+        assert!(ck.exists());
+    } else {
+        // it finished before the signal (a fast machine): nothing to resume
+        assert!(out.status.success(), "{stderr}");
+    }
+    let resumed = json_of(args);
+    let whole = json_of(["octal", "0.6", "--limit", "3000000", "--json", "--quiet"]);
+    for field in SAME {
+        assert_eq!(resumed[field], whole[field], "{field}");
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }

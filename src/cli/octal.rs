@@ -23,7 +23,7 @@ use nimsquare::run::window::{self, WindowOutcome};
 use nimsquare::table::Table;
 use serde_json::json;
 use std::io::{self, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// The aimed-at duration of one chunk of an octal run: longer than a Nim Square run's half
 /// second because `octal-sparse` re-reads g(0..from) at the start of each chunk (its rare
@@ -53,7 +53,11 @@ pub const LONG_ABOUT: &str = "Builds the Grundy values g(0..=N) of one heap of a
     the last 2^25 values), so N is bounded by the disk (2 bytes a value), not the memory. \
     Everything but the period is reported as in full mode, computed as the values are made; \
     --values prints them as they are made, before the report. It needs a code with a \
-    sparse space (the rare/common back-ends) and has no --checkpoint yet.\n\n\
+    sparse space (the rare/common back-ends). Its --checkpoint holds the window, the report \
+    so far and the back-end's state (megabytes, not the table): the same command resumes it, \
+    on another machine too, and a larger --limit goes on past the N it reached. A run \
+    resumed without its values file (--window-file) stops with an error, never a wrong \
+    value, if the build reads a value older than the window.\n\n\
     Long runs: a progress bar with values a second and an ETA on a terminal (a plain line \
     every minute when stderr is not one; --quiet hides both); --checkpoint FILE keeps the \
     table's progress (every --checkpoint-every seconds and on Ctrl-C/SIGTERM) and running \
@@ -161,6 +165,7 @@ pub fn run(mut args: Args) -> CliResult {
     let ask = Ask {
         window: args.window,
         file: args.window_file.clone(),
+        resuming: args.longrun.checkpoint.as_ref().is_some_and(|c| c.exists()),
     };
     let (plan, mode) = window::plan::decide(
         Rules::parse(&args.code)?,
@@ -236,7 +241,6 @@ fn run_window(args: &Args, plan: &OctalPlan, w: &WindowPlan) -> CliResult {
     };
     let lr = &args.longrun;
     for (set, flag) in [
-        (lr.checkpoint.is_some(), "--checkpoint"),
         (lr.save_table.is_some(), "--save-table"),
         (lr.load_table.is_some(), "--load-table"),
     ] {
@@ -253,7 +257,9 @@ fn run_window(args: &Args, plan: &OctalPlan, w: &WindowPlan) -> CliResult {
     }
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
-    let built = window::build_octal(plan, w, lr.quiet, &mut |from, values| {
+    let checkpoint = lr.checkpoint.as_deref();
+    let opts = (lr.quiet, checkpoint, lr.checkpoint_every);
+    let built = window::build_octal(plan, w, opts, &mut |from, values| {
         if args.values {
             for (i, v) in values.iter().enumerate() {
                 writeln!(out, "{} {v}", from + i).map_err(values_unwritten)?;
@@ -263,16 +269,22 @@ fn run_window(args: &Args, plan: &OctalPlan, w: &WindowPlan) -> CliResult {
     })?;
     out.flush().map_err(values_unwritten)?;
     drop(out);
-    let (streamed, file) = match built.outcome {
-        WindowOutcome::Finished { streamed, file } => (streamed, file),
+    let (streamed, file, resumed_at) = match built.outcome {
+        WindowOutcome::Finished {
+            streamed,
+            file,
+            resumed_at,
+        } => (streamed, file, resumed_at),
         WindowOutcome::Interrupted { signal, done } => {
-            let kept = if w.keep_file {
-                format!("; g(0..{done}) are in {}", w.file.display())
-            } else {
-                String::new()
+            let how = match checkpoint {
+                Some(ck) => format!(
+                    "the checkpoint {} holds it: the same command goes on from it",
+                    ck.display()
+                ),
+                None => "no --checkpoint was asked, so nothing resumes it".to_string(),
             };
             eprintln!(
-                "octal: stopped by {} after g(0..{done}){kept}; window mode cannot resume yet",
+                "octal: stopped by {} after g(0..{done}); {how}",
                 signal.map_or("the test knob", |s| s.name())
             );
             return Ok(signal.map_or(1, |s| s.exit_status()));
@@ -287,7 +299,7 @@ fn run_window(args: &Args, plan: &OctalPlan, w: &WindowPlan) -> CliResult {
         limit: plan.limit,
         backend: plan.backend.name,
         seconds: built.seconds,
-        seeded: 0,
+        seeded: resumed_at,
         from_file: None,
         threads: rayon::current_num_threads(),
         summary,
@@ -298,6 +310,7 @@ fn run_window(args: &Args, plan: &OctalPlan, w: &WindowPlan) -> CliResult {
         window: Some(WindowReport {
             plan: w.clone(),
             kept: file,
+            resumed: (resumed_at > 0).then(|| (checkpoint.map(Path::to_path_buf), resumed_at)),
         }),
     };
     report::print(&report, args.json.json);
@@ -318,6 +331,8 @@ struct WindowReport {
     plan: WindowPlan,
     /// The values file, when kept.
     kept: Option<PathBuf>,
+    /// The checkpoint this run went on from and the positions it held.
+    resumed: Option<(Option<PathBuf>, usize)>,
 }
 
 impl WindowReport {
@@ -332,8 +347,12 @@ impl WindowReport {
             Some(f) => format!("values in {}", f.display()),
             None => "values file removed".to_string(),
         };
+        let resumed = match &self.resumed {
+            Some((Some(ck), k)) => format!("; went on from g(0..{k}) in {}", ck.display()),
+            _ => String::new(),
+        };
         format!(
-            "mode: window ({why}): g(0..{}) and the last {} values resident, {file}",
+            "mode: window ({why}): g(0..{}) and the last {} values resident, {file}{resumed}",
             w.prefix, w.tail
         )
     }
@@ -345,6 +364,7 @@ impl WindowReport {
             "tail": self.plan.window.tail,
             "memory_needed": self.plan.memory_needed,
             "values_file": self.kept.as_ref().map(|p| p.display().to_string()),
+            "resumed_at": self.resumed.as_ref().map(|(_, k)| k),
         })
     }
 }

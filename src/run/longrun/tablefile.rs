@@ -122,6 +122,12 @@ impl Fnv1a64 {
     pub fn finish(&self) -> u64 {
         self.0
     }
+
+    /// The hasher that had reached `state` ([`Fnv1a64::finish`]), to go on from it (a
+    /// checkpoint keeps the state of a hash of values it no longer holds).
+    pub fn resume(state: u64) -> Fnv1a64 {
+        Fnv1a64(state)
+    }
 }
 
 /// FNV-1a 64 of one byte string.

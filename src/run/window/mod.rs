@@ -19,17 +19,20 @@
 //! write-back of 2 bytes a value. Memory: the window and the back-end's own scratch,
 //! whatever N; disk: 2(N + 1) bytes.
 
+pub mod checkpoint;
 pub mod plan;
 pub mod spill;
 pub mod stream;
 
-use crate::base::error::Result;
+use crate::base::error::{Error, Result};
+use crate::grundy::{Builder, Kept};
 use crate::octal::auto::Choice;
 use crate::octal::method::rare_common::PREFIX;
 use crate::octal::{OctalPlan, Rules};
-use crate::run::longrun::driver::{chunk_budget, next_chunk_end, rate_of, TryFill};
+use crate::run::longrun::driver::{chunk_budget, next_chunk_end, rate_of};
 use crate::run::longrun::progress::Progress;
 use crate::run::longrun::signals::{self, Signal, SignalGuard};
+use checkpoint::Checkpoint;
 use plan::WindowPlan;
 use spill::Spill;
 use std::path::{Path, PathBuf};
@@ -70,10 +73,15 @@ impl Window {
 pub struct WindowRun {
     /// What stays resident.
     pub window: Window,
-    /// The values file (created; an existing file is never overwritten).
+    /// The values file (created; an existing file is never overwritten, but for the one a
+    /// resumed run's checkpoint was written beside).
     pub file: PathBuf,
     /// Keep the values file at the end (else it is removed once the run is over).
     pub keep_file: bool,
+    /// The checkpoint: resumed from when it exists, written every `every` and when the run
+    /// stops or ends.
+    pub checkpoint: Option<PathBuf>,
+    pub every: Duration,
     /// No progress bar even on a terminal.
     pub quiet: bool,
     /// Words that start the progress line (the back-end).
@@ -87,50 +95,162 @@ pub struct WindowRun {
 /// How a window-mode run ended.
 #[derive(Debug)]
 pub enum WindowOutcome {
-    /// Every value decided: what the stream read off them, and the values file if kept.
+    /// Every value decided: what the stream read off them, the values file if kept, and
+    /// where this run started (0, or where its checkpoint had got to).
     Finished {
         streamed: Box<Streamed>,
         file: Option<PathBuf>,
+        resumed_at: usize,
     },
-    /// Stopped by a signal (or the test knob, `None`) after g(0..done).
+    /// Stopped by a signal (or the test knob, `None`) after g(0..done); the checkpoint, if
+    /// one was asked, holds it.
     Interrupted { signal: Option<Signal>, done: usize },
 }
 
-/// Builds g(0..=limit) of `rules` through `fill` in window mode (see the module doc),
-/// handing each chunk's values to `each(from, values)` in order. The values file is
-/// created before any work (and unlinked at once unless it is to be kept); an error (of the
-/// fill, of `each`) stops the run and removes it; a stopped run keeps g(0..done) in it.
+/// Builds g(0..=limit) of `rules` with `builder` (named `backend`) in window mode (see the
+/// module doc), handing each chunk's values to `each(from, values)` in order. Before any
+/// work: the checkpoint, if it exists, is read and checked, and the values file created
+/// (and unlinked at once unless it is to be kept) or, resuming, the kept one reopened. An
+/// error (of the fill, of `each`) stops the run and removes a file it created; a stopped
+/// run keeps g(0..done) in its checkpoint and in a kept file.
 pub fn run(
     rules: &Rules,
     limit: usize,
-    fill: TryFill<'_>,
+    builder: &dyn Builder<Rules>,
+    backend: &str,
     opts: &WindowRun,
     each: &mut dyn FnMut(usize, &[u16]) -> Result<()>,
 ) -> Result<WindowOutcome> {
     let end = limit + 1;
-    let mut spill = Spill::create(&opts.file, end)?;
+    let resumed = match &opts.checkpoint {
+        Some(path) if path.exists() => {
+            let ck = checkpoint::read(path)?;
+            ck.check(rules.label(), backend, opts.window, limit)?;
+            let kept = builder.load_kept(rules, &ck.kept)?;
+            let stream = Stream::load(&ck.stream)?;
+            if stream.len() != ck.done {
+                return Err(Error::Invalid(format!(
+                    "--checkpoint: {} is damaged (its stream and its values disagree)",
+                    path.display()
+                )));
+            }
+            Some((ck, kept, stream))
+        }
+        _ => None,
+    };
+    let reopen = resumed.is_some() && opts.keep_file && opts.file.exists();
+    let mut spill = if reopen {
+        Spill::open_at_least(&opts.file, end)?
+    } else {
+        Spill::create(&opts.file, end)?
+    };
     if !opts.keep_file {
         // Unlinked at once: the mapping keeps the file's pages, and the disk space comes back
         // however the process ends (a closed pipe's SIGPIPE and SIGKILL included).
         remove_quietly(&opts.file);
     }
+    let start = match resumed {
+        None => Start {
+            done: 0,
+            kept: None,
+            stream: Stream::new(),
+        },
+        Some((ck, kept, stream)) => {
+            place_window(&mut spill, &ck, reopen, &opts.file)?;
+            Start {
+                done: ck.done,
+                kept,
+                stream,
+            }
+        }
+    };
     let _guard = SignalGuard::install()?;
-    let result = in_chunks(rules, limit, fill, opts, &mut spill, each);
+    let resumed_at = start.done;
+    let result = in_chunks(
+        rules, limit, builder, backend, opts, &mut spill, start, each,
+    );
     drop(spill);
     match result {
         Ok(WindowOutcome::Finished { streamed, .. }) => Ok(WindowOutcome::Finished {
             streamed,
             file: opts.keep_file.then(|| opts.file.clone()),
+            resumed_at,
         }),
         // a kept file holds g(0..done) of a stopped run
         Ok(stopped) => Ok(stopped),
         Err(e) => {
-            if opts.keep_file {
+            if opts.keep_file && !reopen {
                 remove_quietly(&opts.file);
             }
             Err(e)
         }
     }
+}
+
+/// Where a run starts: g(0..done) decided, the back-end's state and the stream then.
+struct Start {
+    done: usize,
+    kept: Kept,
+    stream: Stream,
+}
+
+/// Puts a resumed run's window in its values file: in a reopened kept file, checks that the
+/// file holds the checkpoint's values; in a new one, writes them and makes the values it
+/// does not hold unreadable ([`Spill::forbid`]), so that no read can take the new file's
+/// zeros for values.
+fn place_window(spill: &mut Spill, ck: &Checkpoint, reopen: bool, file: &Path) -> Result<()> {
+    let tail = ck.tail_from..ck.done;
+    let g = spill.values_mut();
+    if reopen {
+        if g[..ck.prefix.len()] != ck.prefix[..] || g[tail] != ck.tail[..] {
+            return Err(Error::Invalid(format!(
+                "--window-file: {} does not hold the checkpoint's values; name a new file",
+                file.display()
+            )));
+        }
+        return Ok(());
+    }
+    g[..ck.prefix.len()].copy_from_slice(&ck.prefix);
+    g[tail].copy_from_slice(&ck.tail);
+    if ck.tail_from > ck.window.prefix {
+        spill.forbid(ck.window.prefix, ck.tail_from)?;
+    }
+    Ok(())
+}
+
+/// The checkpoint of a run that has decided g(0..done) (see [`checkpoint`]).
+#[allow(clippy::too_many_arguments)]
+fn checkpoint_now(
+    rules: &Rules,
+    limit: usize,
+    builder: &dyn Builder<Rules>,
+    backend: &str,
+    window: Window,
+    g: &[u16],
+    done: usize,
+    kept: &Kept,
+    stream: &Stream,
+) -> Result<Checkpoint> {
+    let kept = builder.save_kept(kept).ok_or_else(|| {
+        Error::Invalid(format!(
+            "--checkpoint: the back-end {backend} cannot save its state for a window-mode checkpoint"
+        ))
+    })?;
+    let prefix_len = done.min(window.prefix);
+    let tail_from = (done.saturating_sub(window.tail) / spill::PAGE_VALUES * spill::PAGE_VALUES)
+        .max(prefix_len);
+    Ok(Checkpoint {
+        code: rules.label().to_string(),
+        backend: backend.to_string(),
+        limit,
+        done,
+        window,
+        stream: stream.save(),
+        kept,
+        prefix: g[..prefix_len].to_vec(),
+        tail_from,
+        tail: g[tail_from..done].to_vec(),
+    })
 }
 
 /// The aimed-at duration of a chunk of an octal build in window mode: a window is released
@@ -148,41 +268,49 @@ pub struct Built {
     pub seconds: f64,
 }
 
-/// Builds the table `plan` decides in window mode as `window` decides it, handing each
+/// Builds the table `plan` decides in window mode as `window` decides it, with the
+/// checkpoint `checkpoint` (resumed when it exists, written every `every`), handing each
 /// chunk's values to `each(from, values)` (see [`run`]).
 pub fn build_octal(
     plan: &OctalPlan,
     window: &WindowPlan,
-    quiet: bool,
+    (quiet, checkpoint, every): (bool, Option<&Path>, Duration),
     each: &mut dyn FnMut(usize, &[u16]) -> Result<()>,
 ) -> Result<Built> {
     let opts = WindowRun {
         window: window.window,
         file: window.file.clone(),
         keep_file: window.keep_file,
+        checkpoint: checkpoint.map(Path::to_path_buf),
+        every,
         quiet,
         label: plan.backend.name.to_string(),
         chunk_target: CHUNK_TARGET,
         stop_after_positions: None,
     };
-    // the first PREFIX + 1 values, what auto chose from
-    let mut prefix: Vec<u16> = Vec::new();
-    let fill = plan.chunk_fill();
+    // the first PREFIX + 1 values, what auto chose from: a resumed run's from its checkpoint
+    let mut prefix: Vec<u16> = match checkpoint.filter(|p| p.exists()) {
+        Some(path) => checkpoint::read(path)?.prefix,
+        None => Vec::new(),
+    };
+    prefix.truncate(PREFIX + 1);
+    let builder = (plan.backend.make)();
     let started = Instant::now();
     let outcome = run(
         &plan.subject,
         plan.limit,
-        &fill,
+        &*builder,
+        plan.backend.name,
         &opts,
         &mut |from, values| {
-            if from <= PREFIX {
+            if from == prefix.len() && from <= PREFIX {
                 let take = (PREFIX + 1 - from).min(values.len());
                 prefix.extend_from_slice(&values[..take]);
             }
             each(from, values)
         },
     )?;
-    let choice = (plan.backend.name == crate::octal::auto::NAME && !prefix.is_empty())
+    let choice = (plan.backend.name == crate::octal::auto::NAME && prefix.len() > PREFIX)
         .then(|| Choice::of(&plan.subject, &prefix));
     Ok(Built {
         outcome,
@@ -197,24 +325,50 @@ fn remove_quietly(path: &Path) {
 }
 
 /// The chunks of [`run`].
+#[allow(clippy::too_many_arguments)]
 fn in_chunks(
     rules: &Rules,
     limit: usize,
-    fill: TryFill<'_>,
+    builder: &dyn Builder<Rules>,
+    backend: &str,
     opts: &WindowRun,
     spill: &mut Spill,
+    start: Start,
     each: &mut dyn FnMut(usize, &[u16]) -> Result<()>,
 ) -> Result<WindowOutcome> {
     let end = limit + 1;
-    let mut progress = Progress::new(rules, limit, 0, opts.quiet, &opts.label, true);
-    let mut stream = Stream::new();
-    let (mut done, mut max) = (0usize, 0u16);
+    let Start {
+        mut done,
+        mut kept,
+        mut stream,
+    } = start;
+    let mut progress = Progress::new(rules, limit, done, opts.quiet, &opts.label, true);
     // released: g(prefix..released) is handed back; both ends on page edges, so no page
     // straddles two releases and stays behind
     let mut released = opts.window.prefix.next_multiple_of(spill::PAGE_VALUES);
     let mut rate: Option<f64> = None;
     let mut previous: Option<usize> = None;
-    let mut steps_done = 0u128;
+    let mut steps_done = done as u128;
+    let mut last_write = Instant::now();
+    let keep = |spill: &Spill, done: usize, kept: &Kept, stream: &Stream| -> Result<()> {
+        match &opts.checkpoint {
+            None => Ok(()),
+            Some(path) => {
+                let ck = checkpoint_now(
+                    rules,
+                    limit,
+                    builder,
+                    backend,
+                    opts.window,
+                    spill.values(),
+                    done,
+                    kept,
+                    stream,
+                )?;
+                checkpoint::write_atomic(path, &ck)
+            }
+        }
+    };
     let stopped = loop {
         if done >= end {
             break None;
@@ -234,14 +388,12 @@ fn in_chunks(
         }
         let t = Instant::now();
         let g = spill.values_mut();
-        let filled = fill(&mut g[..to], done, max);
-        if let Err(e) = filled {
+        if let Err(e) = builder.fill_kept(rules, &mut g[..to], done, &mut kept) {
             progress.finish();
             return Err(e);
         }
         let secs = t.elapsed().as_secs_f64().max(1e-6);
         let chunk = &g[done..to];
-        max = max.max(chunk.iter().copied().max().unwrap_or(0));
         stream.push(chunk);
         if let Err(e) = each(done, chunk) {
             progress.finish();
@@ -262,12 +414,23 @@ fn in_chunks(
         if let Some(signal) = signals::interrupted() {
             break Some(Some(signal));
         }
+        if done < end && last_write.elapsed() >= opts.every {
+            // a failed periodic write costs only the progress since the last good one
+            if let Err(e) = keep(spill, done, &kept, &stream) {
+                eprintln!("warning: checkpoint not written, the run goes on: {e}");
+            }
+            last_write = Instant::now();
+        }
     };
     progress.finish();
+    // the last checkpoint: where a stop left the run, or the whole table's (a later run with
+    // a larger N goes on from it)
+    keep(spill, done, &kept, &stream)?;
     Ok(match stopped {
         None => WindowOutcome::Finished {
             streamed: Box::new(stream.finish(rules)),
             file: None,
+            resumed_at: 0,
         },
         Some(signal) => WindowOutcome::Interrupted { signal, done },
     })

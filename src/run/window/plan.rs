@@ -33,6 +33,9 @@ pub struct Ask {
     pub window: bool,
     /// `--window-file FILE`: where the values go (kept at the end); implies `--window`.
     pub file: Option<PathBuf>,
+    /// A window checkpoint is being resumed: an existing `--window-file` is the one it was
+    /// written beside, reopened (and checked) rather than refused.
+    pub resuming: bool,
 }
 
 /// How the build keeps its table.
@@ -105,7 +108,7 @@ fn window_plan(plan: &OctalPlan, ask: &Ask, asked: bool) -> Result<WindowPlan> {
         )));
     }
     sparse_in_prefix(rules)?;
-    let window = Window::DEFAULT;
+    let window = window_size();
     let threads = rayon::current_num_threads();
     let scratch =
         OctalBlock::DEFAULT.scratch_bytes(rules, plan.limit.min(RARE_LIST_POSITIONS), threads);
@@ -123,7 +126,9 @@ fn window_plan(plan: &OctalPlan, ask: &Ask, asked: bool) -> Result<WindowPlan> {
         Some(f) => (f.clone(), true),
         None => (default_file(rules), false),
     };
-    check_file(&file, plan.limit)?;
+    if !(ask.resuming && keep_file && file.exists()) {
+        check_file(&file, plan.limit)?;
+    }
     Ok(WindowPlan {
         window,
         file,
@@ -131,6 +136,22 @@ fn window_plan(plan: &OctalPlan, ask: &Ask, asked: bool) -> Result<WindowPlan> {
         memory_needed,
         asked,
     })
+}
+
+/// The variable that sets the window to `PREFIX,TAIL` values (page multiples), in a build
+/// with the `testing` feature only: how the tests make a run read outside a small window.
+pub const WINDOW_VARIABLE: &str = "NIMSQUARE_TEST_WINDOW";
+
+/// [`Window::DEFAULT`], or in a testing build what [`WINDOW_VARIABLE`] says.
+fn window_size() -> Window {
+    #[cfg(feature = "testing")]
+    if let Some((p, t)) = std::env::var(WINDOW_VARIABLE).ok().and_then(|v| {
+        let (p, t) = v.split_once(',')?;
+        Some((p.trim().parse().ok()?, t.trim().parse().ok()?))
+    }) {
+        return Window { prefix: p, tail: t };
+    }
+    Window::DEFAULT
 }
 
 /// Refuses a code without a sparse space in its first [`PREFIX`] values, or with no
@@ -208,7 +229,7 @@ mod tests {
         assert!(matches!(mode, Mode::Full));
         let ask = Ask {
             window: true,
-            file: None,
+            ..Ask::default()
         };
         let (_, mode) = decide(officers.clone(), None, 100_000, &ask).unwrap();
         let Mode::Window(w) = mode else {
@@ -237,8 +258,8 @@ mod tests {
             None,
             1000,
             &Ask {
-                window: false,
                 file: Some(taken.clone()),
+                ..Ask::default()
             },
         )
         .err()

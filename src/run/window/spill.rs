@@ -20,6 +20,7 @@
 use crate::base::error::{Error, Result};
 use std::fs::File;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The page size the releases round to.
 const PAGE: usize = 4096;
@@ -74,6 +75,29 @@ impl Spill {
                 2 * len as u64
             )));
         }
+        Spill::map(file, path, len)
+    }
+
+    /// The existing file at `path`, lengthened to `len` values if it holds fewer (a resumed
+    /// run going to a larger N), mapped; one of an odd size or longer is refused.
+    pub fn open_at_least(path: &Path, len: usize) -> Result<Spill> {
+        let size = std::fs::metadata(path)
+            .map_err(|e| Error::Invalid(format!("cannot read {}: {e}", path.display())))?
+            .len();
+        if size % 2 != 0 || size > 2 * len as u64 {
+            return Err(Error::Invalid(format!(
+                "{} holds {size} bytes, not at most the {} of {len} values",
+                path.display(),
+                2 * len as u64
+            )));
+        }
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(path)
+            .map_err(|e| Error::Invalid(format!("cannot open {}: {e}", path.display())))?;
+        file.set_len(2 * len as u64)
+            .map_err(|e| Error::Invalid(format!("cannot size {}: {e}", path.display())))?;
         Spill::map(file, path, len)
     }
 
@@ -161,8 +185,87 @@ impl Spill {
     }
 }
 
+/// The byte range [start, end) of the values this process does not hold (see
+/// [`Spill::forbid`]); 0, 0: none.
+static FORBIDDEN: [AtomicUsize; 2] = [AtomicUsize::new(0), AtomicUsize::new(0)];
+
+/// What a read of a value the run does not hold prints before the process ends.
+const FORBIDDEN_READ: &[u8] = b"error: window mode: the build read a value from before the \
+checkpoint's window, which this run does not hold; resume it where its values file is \
+(--window-file)\n";
+
+/// The exit status of a run that read a value it does not hold.
+pub const FORBIDDEN_EXIT: i32 = 3;
+
+extern "C" fn on_forbidden(_sig: libc::c_int, info: *mut libc::siginfo_t, _ctx: *mut libc::c_void) {
+    // SAFETY: the kernel passes a valid siginfo for SA_SIGINFO; only async-signal-safe calls
+    // follow (write, _exit, sigaction).
+    unsafe {
+        let addr = (*info).si_addr() as usize;
+        let (start, end) = (
+            FORBIDDEN[0].load(Ordering::SeqCst),
+            FORBIDDEN[1].load(Ordering::SeqCst),
+        );
+        if (start..end).contains(&addr) {
+            libc::write(2, FORBIDDEN_READ.as_ptr().cast(), FORBIDDEN_READ.len());
+            libc::_exit(FORBIDDEN_EXIT);
+        }
+        // a fault of another kind (a stack overflow, a bug): the default action takes it when
+        // the access is retried
+        let mut default: libc::sigaction = std::mem::zeroed();
+        default.sa_sigaction = libc::SIG_DFL;
+        libc::sigaction(libc::SIGSEGV, &default, std::ptr::null_mut());
+    }
+}
+
+impl Spill {
+    /// Makes values `lo..hi` (page edges) unreadable, and a read of them end the process with
+    /// one line on stderr and [`FORBIDDEN_EXIT`] instead of seeing the zeros a resumed run's
+    /// new file holds there: the values a checkpoint did not carry. One range per process.
+    pub fn forbid(&mut self, lo: usize, hi: usize) -> Result<()> {
+        assert!(lo.is_multiple_of(PAGE_VALUES) && hi.is_multiple_of(PAGE_VALUES) && lo <= hi && hi <= self.len);
+        if lo == hi {
+            return Ok(());
+        }
+        let start = self.ptr as usize + 2 * lo;
+        let end = self.ptr as usize + 2 * hi;
+        FORBIDDEN[0].store(start, Ordering::SeqCst);
+        FORBIDDEN[1].store(end, Ordering::SeqCst);
+        // SAFETY: [start, end) is whole pages of this live mapping; PROT_NONE only makes a
+        // later access fault, which the handler below turns into the message and the exit.
+        // The handler is installed with a zeroed (valid) sigaction and its old one kept.
+        unsafe {
+            let mut action: libc::sigaction = std::mem::zeroed();
+            action.sa_sigaction = on_forbidden
+                as extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut libc::c_void)
+                as usize;
+            action.sa_flags = libc::SA_SIGINFO | libc::SA_ONSTACK;
+            libc::sigemptyset(&mut action.sa_mask);
+            if libc::sigaction(libc::SIGSEGV, &action, std::ptr::null_mut()) != 0 {
+                return Err(Error::Invalid(format!(
+                    "cannot install the SIGSEGV handler: {}",
+                    std::io::Error::last_os_error()
+                )));
+            }
+            if libc::mprotect(start as *mut libc::c_void, end - start, libc::PROT_NONE) != 0 {
+                return Err(Error::Invalid(format!(
+                    "cannot protect the values not held: {}",
+                    std::io::Error::last_os_error()
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
 impl Drop for Spill {
     fn drop(&mut self) {
+        let start = self.ptr as usize;
+        if (start..start + 2 * self.len).contains(&FORBIDDEN[0].load(Ordering::SeqCst)) {
+            // the range this mapping forbade goes with it
+            FORBIDDEN[0].store(0, Ordering::SeqCst);
+            FORBIDDEN[1].store(0, Ordering::SeqCst);
+        }
         if self.len > 0 {
             // SAFETY: the mapping made in `map`, unmapped once; no borrow of it outlives self.
             unsafe { libc::munmap(self.ptr.cast(), 2 * self.len) };

@@ -19,11 +19,16 @@
 //!
 //! [`Summary::of`]: crate::octal::summary::Summary::of
 
+use crate::base::error::Result;
+use crate::base::wire::{Reader, Writer};
 use crate::octal::method::histogram::Histogram as PowerRow;
 use crate::octal::method::rare_common::{Histogram, SplitSummary, SPARSE_FRACTION};
 use crate::octal::summary::Summary;
 use crate::octal::Rules;
 use crate::run::longrun::tablefile::Fnv1a64;
+
+/// The version of the saved stream ([`Stream::save`]).
+const VERSION: u8 = 1;
 
 /// The running summary (see the module doc).
 #[derive(Debug, Clone, Default)]
@@ -160,6 +165,72 @@ impl Stream {
         }
     }
 
+    /// The stream as bytes, for a checkpoint (see [`Stream::load`]).
+    pub fn save(&self) -> Vec<u8> {
+        let wide = |v: &[usize]| -> Vec<u64> { v.iter().map(|&x| x as u64).collect() };
+        let mut w = Writer::new();
+        w.u8(VERSION)
+            .u64(self.len as u64)
+            .u64(self.max_value as u64)
+            .u64(self.max_value_first_at as u64)
+            .u64s(&wide(&self.by_parity.counts()[0]))
+            .u64s(&wide(&self.by_parity.counts()[1]))
+            .u64s(&wide(&self.last[0]))
+            .u64s(&wide(&self.last[1]))
+            .u64s(&self.counts)
+            .u64(self.rows.len() as u64);
+        for row in &self.rows {
+            w.u64(row.below as u64).u64s(&row.counts);
+        }
+        w.u64(self.digest.finish());
+        w.finish()
+    }
+
+    /// The stream [`Stream::save`] wrote, checked: its counts add up to its length.
+    pub fn load(bytes: &[u8]) -> Result<Stream> {
+        let mut r = Reader::new(bytes, "window stream");
+        if r.u8()? != VERSION {
+            return Err(r.damaged());
+        }
+        let narrow = |r: &mut Reader| -> Result<Vec<usize>> {
+            r.u64s()?
+                .into_iter()
+                .map(|x| usize::try_from(x).map_err(|_| r.damaged()))
+                .collect()
+        };
+        let len = r.usize()?;
+        let max_value = u16::try_from(r.u64()?).map_err(|_| r.damaged())?;
+        let max_value_first_at = r.usize()?;
+        let by_parity = Histogram::from_counts([narrow(&mut r)?, narrow(&mut r)?]);
+        let last = [narrow(&mut r)?, narrow(&mut r)?];
+        let counts = r.u64s()?;
+        let rows = (0..r.usize()?)
+            .map(|_| {
+                Ok(PowerRow {
+                    below: r.usize()?,
+                    counts: r.u64s()?,
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let digest = Fnv1a64::resume(r.u64()?);
+        r.end()?;
+        let total: u64 = counts.iter().sum();
+        if total != len as u64 || by_parity.total() != len.saturating_sub(1) {
+            return Err(r.damaged());
+        }
+        Ok(Stream {
+            len,
+            max_value,
+            max_value_first_at,
+            by_parity,
+            last,
+            counts,
+            rows,
+            digest,
+            bytes: Vec::new(),
+        })
+    }
+
     /// [`SplitSummary::of`] of the values pushed, from the counts and last positions.
     fn split(&self, rules: &Rules) -> SplitSummary {
         let none = SplitSummary {
@@ -207,6 +278,10 @@ mod tests {
             let cut = cut.clamp(from, g.len());
             s.push(&g[from..cut]);
             from = cut;
+            // saved and loaded back at every cut (a window checkpoint's stream)
+            let saved = s.save();
+            s = Stream::load(&saved).unwrap();
+            assert_eq!(s.save(), saved);
         }
         let got = s.finish(rules);
         assert_eq!(got.len, g.len());
@@ -240,6 +315,23 @@ mod tests {
             agrees(&rules, &g, &[0, 1, 2, 3, 64, 65, 999, 1024, 1025, 4095]);
             agrees(&rules, &g, &[]);
         }
+    }
+
+    #[test]
+    fn a_damaged_saved_stream_is_refused() {
+        let mut s = Stream::new();
+        s.push(&crate::octal::control_values("0.6", 3000));
+        let saved = s.save();
+        for cut in [0, 1, 20, saved.len() / 2, saved.len() - 1] {
+            assert!(Stream::load(&saved[..cut]).is_err(), "cut {cut}");
+        }
+        // counts that do not add up to the length
+        let mut other = Stream::new();
+        other.push(&[0, 1]);
+        let mut bytes = other.save();
+        bytes[1] = 3; // len 2 -> 3
+        let e = Stream::load(&bytes).expect_err("inconsistent").to_string();
+        assert!(e.contains("window stream"), "{e}");
     }
 
     proptest! {

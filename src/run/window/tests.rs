@@ -19,6 +19,8 @@ fn opts(file: PathBuf, window: Window) -> WindowRun {
         window,
         file,
         keep_file: true,
+        checkpoint: None,
+        every: Duration::from_secs(3600),
         quiet: true,
         label: String::new(),
         // small chunks, so that many releases happen
@@ -32,12 +34,13 @@ fn window_equals_full(code: &str, limit: usize, window: Window) {
     let dir = scratch(&code.replace('.', "_"));
     let rules = Rules::parse(code).unwrap();
     let plan = OctalPlan::named(rules.clone(), None, limit as u64).unwrap();
-    let fill = plan.chunk_fill();
+    let builder = (plan.backend.make)();
     let mut chunks = Vec::new();
     let out = run(
         &rules,
         limit,
-        &fill,
+        &*builder,
+        "auto",
         &opts(dir.join("g.u16"), window),
         &mut |from, values| {
             chunks.push((from, values.to_vec()));
@@ -45,7 +48,7 @@ fn window_equals_full(code: &str, limit: usize, window: Window) {
         },
     )
     .unwrap();
-    let WindowOutcome::Finished { streamed, file } = out else {
+    let WindowOutcome::Finished { streamed, file, .. } = out else {
         panic!("{code}: not finished");
     };
     let full = plan.build().unwrap();
@@ -106,13 +109,15 @@ fn an_existing_values_file_is_refused_and_a_stopped_run_removes_its_file() {
     let dir = scratch("refusals");
     let rules = Rules::parse("0.6").unwrap();
     let plan = OctalPlan::named(rules.clone(), None, 50_000).unwrap();
-    let fill = plan.chunk_fill();
+    let builder = (plan.backend.make)();
+    let fill = &*builder;
     let taken = dir.join("taken.u16");
     std::fs::write(&taken, b"mine").unwrap();
     let e = run(
         &rules,
         50_000,
-        &fill,
+        fill,
+        "auto",
         &opts(taken.clone(), Window::DEFAULT),
         &mut |_, _| Ok(()),
     )
@@ -124,7 +129,7 @@ fn an_existing_values_file_is_refused_and_a_stopped_run_removes_its_file() {
     let file = dir.join("stopped.u16");
     let mut o = opts(file.clone(), Window::DEFAULT);
     o.stop_after_positions = Some(20_000);
-    let out = run(&rules, 50_000, &fill, &o, &mut |_, _| Ok(())).unwrap();
+    let out = run(&rules, 50_000, fill, "auto", &o, &mut |_, _| Ok(())).unwrap();
     assert!(
         matches!(
             out,
@@ -145,7 +150,7 @@ fn an_existing_values_file_is_refused_and_a_stopped_run_removes_its_file() {
     let temp = dir.join("temp.u16");
     o.file = temp.clone();
     o.keep_file = false;
-    let out = run(&rules, 50_000, &fill, &o, &mut |_, _| {
+    let out = run(&rules, 50_000, fill, "auto", &o, &mut |_, _| {
         assert!(!temp.exists(), "unlinked before the first chunk");
         Ok(())
     })
@@ -156,7 +161,8 @@ fn an_existing_values_file_is_refused_and_a_stopped_run_removes_its_file() {
     let e = run(
         &rules,
         50_000,
-        &fill,
+        fill,
+        "auto",
         &opts(failing.clone(), Window::DEFAULT),
         &mut |from, _| {
             if from > 0 {
@@ -170,4 +176,76 @@ fn an_existing_values_file_is_refused_and_a_stopped_run_removes_its_file() {
     assert!(e.to_string().contains("no room"));
     assert!(!failing.exists());
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Builds 0.6 to `limit` in window mode with a checkpoint, stopped at `stop` and resumed by
+/// a second run (with the values file kept and reopened, or on a new file: a run carried to
+/// another machine), and compares with one uninterrupted run.
+fn stopped_and_resumed(reopen: bool) {
+    let dir = scratch(if reopen {
+        "resume-reopen"
+    } else {
+        "resume-new"
+    });
+    let rules = Rules::parse("0.6").unwrap();
+    let (limit, stop) = (400_000, 300_000);
+    // the middle g(2^17..~169 000) is not carried: the build reads g(m - r) for rare r
+    // <= 20 627 and the sweep's small heaps, all inside the window
+    let window = Window {
+        prefix: 1 << 17,
+        tail: 1 << 17,
+    };
+    let plan = OctalPlan::named(rules.clone(), None, limit as u64).unwrap();
+    let builder = (plan.backend.make)();
+    let mut o = opts(dir.join("g.u16"), window);
+    o.keep_file = reopen;
+    o.checkpoint = Some(dir.join("ck"));
+    o.stop_after_positions = Some(stop);
+    let out = run(&rules, limit, &*builder, "auto", &o, &mut |_, _| Ok(())).unwrap();
+    assert!(
+        matches!(out, WindowOutcome::Interrupted { done, .. } if done == stop),
+        "{out:?}"
+    );
+    let ck = checkpoint::read(&dir.join("ck")).unwrap();
+    assert_eq!(ck.done, stop);
+    assert!(ck.tail_from > window.prefix, "a middle not carried");
+    if !reopen {
+        let _ = std::fs::remove_file(dir.join("g.u16"));
+    }
+    o.stop_after_positions = None;
+    let fresh = (plan.backend.make)();
+    let mut firsts = Vec::new();
+    let out = run(&rules, limit, &*fresh, "auto", &o, &mut |from, _| {
+        firsts.push(from);
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(firsts.first(), Some(&stop), "went on from the checkpoint");
+    let WindowOutcome::Finished {
+        streamed,
+        resumed_at,
+        ..
+    } = out
+    else {
+        panic!("not finished");
+    };
+    assert_eq!(resumed_at, stop);
+    let g = plan.build().unwrap();
+    let whole = Summary::of(&rules, &Table::from_values(g.values().to_vec()), true);
+    assert_eq!(streamed.digest, values_fnv1a64(g.values()));
+    assert_eq!(streamed.split, whole.split);
+    assert_eq!(Some(streamed.histogram), whole.histogram);
+    assert_eq!(
+        (streamed.max_value, streamed.max_value_first_at),
+        (whole.max_value, whole.max_value_first_at)
+    );
+    // the finished run's checkpoint is whole: a larger N goes on from it
+    assert_eq!(checkpoint::read(&dir.join("ck")).unwrap().done, limit + 1);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_stopped_run_resumed_from_its_checkpoint_equals_an_uninterrupted_one() {
+    stopped_and_resumed(true);
+    stopped_and_resumed(false);
 }
