@@ -31,6 +31,7 @@ const LAYERS: &[(&str, usize)] = &[
     ("run::census", 9),
     ("run::session", 9),
     ("run::wisdom", 9),
+    ("run::window", 9),
     ("run::planner", 10),
     ("run::profile", 11),
     ("instruments::check", 11),

@@ -293,7 +293,7 @@ fn a_checkpoint_goes_on_to_a_larger_n_here_or_elsewhere_and_refuses_another_code
 fn a_run_resumed_without_its_values_stops_where_it_would_read_one_it_does_not_hold() {
     // A window of 4096 + 8192 values: Officers reads g(m - r) for rare r up to 20 627, so
     // past the tail. Where its values file is, the reads come back from it; a run carried
-    // away without it stops with one line, exit 3, and never reports.
+    // away without it stops with one line, exit 1, and never reports.
     let dir = scratch("guard");
     let ck = dir.join("ck");
     let file = dir.join("g.u16");
@@ -318,7 +318,7 @@ fn a_run_resumed_without_its_values_stops_where_it_would_read_one_it_does_not_ho
     let saved = std::fs::read(&ck).unwrap();
     let away = run("200000", false);
     let stderr = String::from_utf8_lossy(&away.stderr);
-    assert_eq!(away.status.code(), Some(3), "{stderr}");
+    assert_eq!(away.status.code(), Some(1), "{stderr}");
     assert!(away.stdout.is_empty());
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert!(

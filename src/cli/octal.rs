@@ -166,6 +166,14 @@ pub fn run(mut args: Args) -> CliResult {
         window: args.window,
         file: args.window_file.clone(),
         resuming: args.longrun.checkpoint.as_ref().is_some_and(|c| c.exists()),
+        full_only: [
+            (args.longrun.save_table.is_some(), "--save-table"),
+            (args.longrun.load_table.is_some(), "--load-table"),
+            (args.values && args.json.json, "--values with --json"),
+        ]
+        .into_iter()
+        .filter_map(|(set, flag)| set.then_some(flag))
+        .collect(),
     };
     let (plan, mode) = window::plan::decide(
         Rules::parse(&args.code)?,
@@ -231,30 +239,9 @@ pub fn run(mut args: Args) -> CliResult {
     Ok(tables::report_unsaved(&unsaved))
 }
 
-/// `octal` in window mode: the refusals of what it cannot do yet, then the build, `--values`
-/// printed as they are made, then the report.
+/// `octal` in window mode: the build, `--values` printed as they are made, then the report.
 fn run_window(args: &Args, plan: &OctalPlan, w: &WindowPlan) -> CliResult {
-    let why = if w.asked {
-        "in window mode"
-    } else {
-        "in window mode, which this N needs (the whole table would not fit in memory)"
-    };
     let lr = &args.longrun;
-    for (set, flag) in [
-        (lr.save_table.is_some(), "--save-table"),
-        (lr.load_table.is_some(), "--load-table"),
-    ] {
-        if set {
-            return Err(Error::Invalid(format!(
-                "{flag} is not available {why} yet; --window-file FILE keeps the values"
-            )));
-        }
-    }
-    if args.values && args.json.json {
-        return Err(Error::Invalid(format!(
-            "--values with --json would hold the whole table in memory, not available {why}; print the values as text or keep them with --window-file"
-        )));
-    }
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
     let checkpoint = lr.checkpoint.as_deref();

@@ -36,6 +36,9 @@ pub struct Ask {
     /// A window checkpoint is being resumed: an existing `--window-file` is the one it was
     /// written beside, reopened (and checked) rather than refused.
     pub resuming: bool,
+    /// The flags of a full-table run that window mode does not have, set: refused when the
+    /// build runs in window mode (`--save-table`, `--load-table`, `--values` with `--json`).
+    pub full_only: Vec<&'static str>,
 }
 
 /// How the build keeps its table.
@@ -77,8 +80,30 @@ pub fn decide(
     limit: u64,
     ask: &Ask,
 ) -> Result<(OctalPlan, Mode)> {
-    let plan = OctalPlan::named_sized(rules, backend, limit)?;
     let asked = ask.window || ask.file.is_some();
+    let (plan, mode) = decide_mode(rules, backend, limit, ask, asked)?;
+    if let (Mode::Window(w), Some(flag)) = (&mode, ask.full_only.first()) {
+        let why = if w.asked {
+            "in window mode"
+        } else {
+            "in window mode, which this N needs (the whole table would not fit in memory)"
+        };
+        return Err(Error::Invalid(format!(
+            "{flag} is not available {why}: it needs the whole table in memory; --window-file FILE keeps the values"
+        )));
+    }
+    Ok((plan, mode))
+}
+
+/// [`decide`] before the flags window mode does not have are checked.
+fn decide_mode(
+    rules: Rules,
+    backend: Option<&str>,
+    limit: u64,
+    ask: &Ask,
+    asked: bool,
+) -> Result<(OctalPlan, Mode)> {
+    let plan = OctalPlan::named_sized(rules, backend, limit)?;
     if !asked {
         let full = plan.check_memory();
         if full.is_ok() {

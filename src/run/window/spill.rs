@@ -195,7 +195,7 @@ checkpoint's window, which this run does not hold; resume it where its values fi
 (--window-file)\n";
 
 /// The exit status of a run that read a value it does not hold.
-pub const FORBIDDEN_EXIT: i32 = 3;
+pub const FORBIDDEN_EXIT: i32 = 1;
 
 extern "C" fn on_forbidden(_sig: libc::c_int, info: *mut libc::siginfo_t, _ctx: *mut libc::c_void) {
     // SAFETY: the kernel passes a valid siginfo for SA_SIGINFO; only async-signal-safe calls
@@ -223,7 +223,12 @@ impl Spill {
     /// one line on stderr and [`FORBIDDEN_EXIT`] instead of seeing the zeros a resumed run's
     /// new file holds there: the values a checkpoint did not carry. One range per process.
     pub fn forbid(&mut self, lo: usize, hi: usize) -> Result<()> {
-        assert!(lo.is_multiple_of(PAGE_VALUES) && hi.is_multiple_of(PAGE_VALUES) && lo <= hi && hi <= self.len);
+        assert!(
+            lo.is_multiple_of(PAGE_VALUES)
+                && hi.is_multiple_of(PAGE_VALUES)
+                && lo <= hi
+                && hi <= self.len
+        );
         if lo == hi {
             return Ok(());
         }
