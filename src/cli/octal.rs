@@ -13,6 +13,7 @@ use super::tables;
 use nimsquare::base::error::Error;
 use nimsquare::base::limit::Limit;
 use nimsquare::octal::auto::Choice;
+use nimsquare::octal::block::stores::{self, Stores};
 use nimsquare::octal::method::period::Verdict;
 use nimsquare::octal::summary::Summary;
 use nimsquare::octal::{OctalPlan, Rules};
@@ -234,6 +235,7 @@ pub fn run(mut args: Args) -> CliResult {
         values: args.values.then_some(table.values()),
         unsaved: &unsaved,
         window: None,
+        stores: stores::counted(),
     };
     report::print(&report, args.json.json);
     Ok(tables::report_unsaved(&unsaved))
@@ -299,6 +301,7 @@ fn run_window(args: &Args, plan: &OctalPlan, w: &WindowPlan) -> CliResult {
             kept: file,
             resumed: (resumed_at > 0).then(|| (checkpoint.map(Path::to_path_buf), resumed_at)),
         }),
+        stores: stores::counted(),
     };
     report::print(&report, args.json.json);
     Ok(0)
@@ -375,6 +378,8 @@ struct Answer<'a> {
     unsaved: &'a [tables::Unsaved],
     /// Window mode's window and values file; None for a whole table.
     window: Option<WindowReport>,
+    /// `octal-block`'s stores, in a build with the `count-stores` feature.
+    stores: Option<Stores>,
 }
 
 impl Answer<'_> {
@@ -413,6 +418,20 @@ impl Report for Answer<'_> {
         }
         if let Some(w) = &self.window {
             writeln!(out, "{}", w.text())?;
+        }
+        if let Some(st) = &self.stores {
+            let per = |x: u64| x as f64 / st.heaps.max(1) as f64;
+            writeln!(
+                out,
+                "stores a heap (count-stores build, {} heaps): lanes' rare pairs {:.1}, lanes' shared sweep {:.1} (of lanes still open {:.1}), rare pairs one heap at a time {:.1}, sweeps of one heap {:.1}, in all {:.1}",
+                st.heaps,
+                per(st.lane_rare),
+                per(st.lane_sweep),
+                per(st.lane_sweep_open),
+                per(st.rare_pairs),
+                per(st.sweep),
+                per(st.lane_rare + st.lane_sweep + st.rare_pairs + st.sweep)
+            )?;
         }
         if let Some(rate) = self.rate() {
             let threads = self.threads;
@@ -489,6 +508,8 @@ impl Report for Answer<'_> {
             // "full": the whole table in memory; "window": see `window`
             "mode": if self.window.is_some() { "window" } else { "full" },
             "window": self.window.as_ref().map(WindowReport::json),
+            // octal-block's stores in a `count-stores` build (null otherwise)
+            "stores": self.stores,
             "isa": nimsquare::base::isa::active().name(),
             "t": self.rules.largest_removal(),
             "unsaved": self.unsaved.iter().map(tables::Unsaved::to_json).collect::<Vec<_>>(),

@@ -5,6 +5,7 @@
 use super::mark::{mark_lanes, mark_rare_pairs};
 use super::row::{least_common_missing, rare_below_met};
 use super::split::{Pos, Split};
+use super::stores::{self, Kind};
 use super::sweep::{sweep, sweep_runs, witness_rare, Run};
 use super::{Rules, FAR_SWEEP, LANES, LANE_SWEEP_MIN, SWEEP_CHUNK};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -232,6 +233,8 @@ impl Far<'_> {
                 zone_lo + self.rare[zone_lo..hi].partition_point(|e| 2 * (e.at as usize) <= m_last);
             mark_lanes(rows, width, self.g, m0, &self.rare[lo..zone_lo]);
             mark_lanes(rows, width, self.g, m0, &self.rare[zone_hi..hi]);
+            let lane_entries = (zone_lo - lo) + (hi - zone_hi) + (zone_hi - zone_lo);
+            stores::add(Kind::LaneRare, lane_entries * LANES);
             for (j, row) in rows.chunks_mut(width).enumerate() {
                 let m = m0 + j;
                 for e in &self.rare[zone_lo..zone_hi] {
@@ -243,6 +246,7 @@ impl Far<'_> {
             }
         } else {
             mark_lanes(rows, width, self.g, m0, &self.rare[lo..hi]);
+            stores::add(Kind::LaneRare, (hi - lo) * LANES);
         }
         // The sweep of the common a > m_last - n0 (where every lane's partner is below n0):
         // all lanes together while at least LANE_SWEEP_MIN of them still miss a rare value
@@ -270,6 +274,11 @@ impl Far<'_> {
             next = a0.max((p0 + 1).min(self.list_end));
             for chunk in self.sweepers[from..to].chunks(SWEEP_CHUNK) {
                 mark_lanes(rows, width, self.g, m0, chunk);
+                stores::add(Kind::LaneSweep, chunk.len() * LANES);
+                stores::add(
+                    Kind::LaneSweepOpen,
+                    chunk.len() * open.count_ones() as usize,
+                );
                 let mut still = open;
                 while still != 0 {
                     let j = still.trailing_zeros() as usize;

@@ -4,6 +4,7 @@
 //! form has a checked twin that the tests compare it with.
 
 use super::split::Pos;
+use super::stores::{self, Kind};
 use super::LANES;
 
 /// Sets `row[(e.value ^ g[m - e.at]) & (row.len() - 1)] = 1` for every entry e: each pair
@@ -105,6 +106,7 @@ pub(super) fn mark_rare_pairs<V: Values + ?Sized>(
 ) {
     let end = entries.partition_point(|e| (e.at as usize) < m);
     let entries = &entries[..end];
+    stores::add(Kind::RarePairs, entries.len());
     if unequal && m.is_multiple_of(2) {
         let half = entries.partition_point(|e| (e.at as usize) < m / 2);
         g.mark(row, m, &entries[..half]);

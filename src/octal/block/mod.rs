@@ -70,6 +70,7 @@ mod pipeline;
 mod row;
 mod split;
 mod state;
+pub mod stores;
 mod sweep;
 #[cfg(test)]
 mod tests;

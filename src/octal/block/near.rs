@@ -5,6 +5,7 @@ use super::far::{Left, Rows};
 use super::mark::{mark_rare_pairs, Values, View};
 use super::row::{least_common_missing, rare_below_met};
 use super::split::{Pos, Split};
+use super::stores::{self, Kind};
 use super::sweep::{sweep_runs, Run};
 use super::Rules;
 
@@ -83,6 +84,7 @@ fn near<V: Values + ?Sized>(
     (old, new): (&[Pos], &[Pos]),
     runs: &mut Vec<Run>,
 ) -> u16 {
+    stores::add(Kind::Heaps, 1);
     let wmask = row.len() - 1;
     let unequal = rules.unequal();
     // The options of [`Rules::each_option`], split between the far pass and this one by

@@ -7,6 +7,7 @@
 use super::mark::Values;
 use super::row::rare_below_met;
 use super::split::Pos;
+use super::stores::{self, Kind};
 use super::{SWEEP_CHUNK, SWEEP_TURN};
 
 /// Tries to find, for every rare value v < c that `row` misses (from `met` on), a pair
@@ -66,6 +67,7 @@ pub(super) fn sweep<V: Values + ?Sized>(
     if lo < hi {
         for chunk in sweepers[lo..hi].chunks(SWEEP_CHUNK) {
             g.mark(row, m, chunk);
+            stores::add(Kind::Sweep, chunk.len());
             if rare_below_met(row, common, c, met) {
                 return chunk[chunk.len() - 1].at as usize + 1;
             }
@@ -78,6 +80,7 @@ pub(super) fn sweep<V: Values + ?Sized>(
         for x in a..=stop {
             row[(g.at(x) ^ g.at(m - x)) as usize & wmask] = 1;
         }
+        stores::add(Kind::Sweep, stop + 1 - a);
         a = stop + 1;
         if rare_below_met(row, common, c, met) {
             break;
