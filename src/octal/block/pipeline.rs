@@ -160,7 +160,13 @@ impl OctalBlock {
     ///
     /// [`Histogram::best_mask`]: crate::octal::method::rare_common::Histogram::best_mask
     pub(super) fn choose_mask(&self, rules: &Rules, split: &mut Split, g: &[u16]) {
-        let top = g.iter().copied().max().unwrap_or(0) as usize;
+        // the largest value from the histogram when it counts all of g (the fill's case: a
+        // scan would read the whole table, which a window-mode run keeps on disk)
+        let top = if split.recorded == g.len() {
+            split.histogram.values().saturating_sub(1)
+        } else {
+            g.iter().copied().max().unwrap_or(0) as usize
+        };
         if row_width(top) > MAX_WIDTH {
             // values too large for a byte row: the candidate search from here on
             split.drop_mask();

@@ -16,7 +16,7 @@
 use super::Window;
 use crate::base::error::{Error, Result};
 use crate::base::wire::{Reader, Writer};
-use crate::run::longrun::tablefile::fnv1a64;
+use crate::run::longrun::tablefile::{fnv1a64, Fnv1a64};
 use std::io::Write;
 use std::path::Path;
 
@@ -51,26 +51,20 @@ pub struct Checkpoint {
 }
 
 impl Checkpoint {
-    /// The bytes of the file.
-    fn to_bytes(&self) -> Vec<u8> {
-        let mut w = Writer::new();
-        w.u8(VERSION)
-            .bytes(self.code.as_bytes())
-            .bytes(self.backend.as_bytes())
-            .u64(self.limit as u64)
-            .u64(self.done as u64)
-            .u64(self.window.prefix as u64)
-            .u64(self.window.tail as u64)
-            .bytes(&self.stream)
-            .bytes(&self.kept)
-            .u16s(&self.prefix)
-            .u64(self.tail_from as u64)
-            .u16s(&self.tail);
-        let mut bytes = MAGIC.to_vec();
-        bytes.extend(w.finish());
-        let sum = fnv1a64(&bytes);
-        bytes.extend(sum.to_le_bytes());
-        bytes
+    /// The checkpoint's fields, borrowed: what [`write_atomic`] writes.
+    pub fn parts(&self) -> Parts<'_> {
+        Parts {
+            code: &self.code,
+            backend: &self.backend,
+            limit: self.limit,
+            done: self.done,
+            window: self.window,
+            stream: &self.stream,
+            kept: &self.kept,
+            prefix: &self.prefix,
+            tail_from: self.tail_from,
+            tail: &self.tail,
+        }
     }
 
     /// Refuses this checkpoint for a run of `code` with `backend`, `window` and N = `limit`
@@ -104,9 +98,28 @@ impl Checkpoint {
     }
 }
 
-/// Writes `ck` at `path`: a temporary file beside it, synced, renamed over it.
-pub fn write_atomic(path: &Path, ck: &Checkpoint) -> Result<()> {
-    let bytes = ck.to_bytes();
+/// A checkpoint's fields, borrowed (the window's values straight from the run's table, so
+/// that writing one costs no copy of them): see [`Checkpoint`].
+#[derive(Debug, Clone, Copy)]
+pub struct Parts<'a> {
+    pub code: &'a str,
+    pub backend: &'a str,
+    pub limit: usize,
+    pub done: usize,
+    pub window: Window,
+    pub stream: &'a [u8],
+    pub kept: &'a [u8],
+    pub prefix: &'a [u16],
+    pub tail_from: usize,
+    pub tail: &'a [u16],
+}
+
+/// The values written a piece at a time (their bytes are never all in memory at once).
+const PIECE_VALUES: usize = 1 << 16;
+
+/// Writes the checkpoint `ck` at `path`: a temporary file beside it, synced, renamed over
+/// it. The layout is the module doc's, written in pieces with the sum kept as they go.
+pub fn write_atomic(path: &Path, ck: &Parts) -> Result<()> {
     let tmp = path.with_extension("tmp-window-checkpoint");
     let io = |e: std::io::Error| {
         Error::Invalid(format!(
@@ -114,8 +127,42 @@ pub fn write_atomic(path: &Path, ck: &Checkpoint) -> Result<()> {
             path.display()
         ))
     };
-    let mut f = std::fs::File::create(&tmp).map_err(io)?;
-    f.write_all(&bytes).map_err(io)?;
+    let mut f = std::io::BufWriter::new(std::fs::File::create(&tmp).map_err(io)?);
+    let mut sum = Fnv1a64::default();
+    let mut head = Writer::new();
+    head.u8(VERSION)
+        .bytes(ck.code.as_bytes())
+        .bytes(ck.backend.as_bytes())
+        .u64(ck.limit as u64)
+        .u64(ck.done as u64)
+        .u64(ck.window.prefix as u64)
+        .u64(ck.window.tail as u64)
+        .bytes(ck.stream)
+        .bytes(ck.kept);
+    let head = head.finish();
+    {
+        let mut put = |bytes: &[u8]| -> std::io::Result<()> {
+            sum.update(bytes);
+            f.write_all(bytes)
+        };
+        let mut buf = Vec::with_capacity(2 * PIECE_VALUES);
+        let mut values = |put: &mut dyn FnMut(&[u8]) -> std::io::Result<()>, vs: &[u16]| {
+            put(&(vs.len() as u64).to_le_bytes())?;
+            for piece in vs.chunks(PIECE_VALUES) {
+                buf.clear();
+                buf.extend(piece.iter().flat_map(|v| v.to_le_bytes()));
+                put(&buf)?;
+            }
+            Ok::<(), std::io::Error>(())
+        };
+        put(MAGIC).map_err(io)?;
+        put(&head).map_err(io)?;
+        values(&mut put, ck.prefix).map_err(io)?;
+        put(&(ck.tail_from as u64).to_le_bytes()).map_err(io)?;
+        values(&mut put, ck.tail).map_err(io)?;
+    }
+    f.write_all(&sum.finish().to_le_bytes()).map_err(io)?;
+    let f = f.into_inner().map_err(|e| io(e.into_error()))?;
     f.sync_all().map_err(io)?;
     drop(f);
     std::fs::rename(&tmp, path).map_err(io)
@@ -200,7 +247,7 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("ck");
         let ck = sample();
-        write_atomic(&path, &ck).unwrap();
+        write_atomic(&path, &ck.parts()).unwrap();
         assert_eq!(read(&path).unwrap(), ck);
         ck.check("0.6", "auto", ck.window, 100).unwrap();
         ck.check("0.6", "auto", ck.window, 59).unwrap();

@@ -218,9 +218,11 @@ fn place_window(spill: &mut Spill, ck: &Checkpoint, reopen: bool, file: &Path) -
     Ok(())
 }
 
-/// The checkpoint of a run that has decided g(0..done) (see [`checkpoint`]).
+/// Writes the checkpoint of a run that has decided g(0..done) at `path` (see
+/// [`checkpoint`]): the window's values straight from the table `g`.
 #[allow(clippy::too_many_arguments)]
-fn checkpoint_now(
+fn write_checkpoint(
+    path: &Path,
     rules: &Rules,
     limit: usize,
     builder: &dyn Builder<Rules>,
@@ -230,7 +232,7 @@ fn checkpoint_now(
     done: usize,
     kept: &Kept,
     stream: &Stream,
-) -> Result<Checkpoint> {
+) -> Result<()> {
     let kept = builder.save_kept(kept).ok_or_else(|| {
         Error::Invalid(format!(
             "--checkpoint: the back-end {backend} cannot save its state for a window-mode checkpoint"
@@ -239,23 +241,30 @@ fn checkpoint_now(
     let prefix_len = done.min(window.prefix);
     let tail_from = (done.saturating_sub(window.tail) / spill::PAGE_VALUES * spill::PAGE_VALUES)
         .max(prefix_len);
-    Ok(Checkpoint {
-        code: rules.label().to_string(),
-        backend: backend.to_string(),
-        limit,
-        done,
-        window,
-        stream: stream.save(),
-        kept,
-        prefix: g[..prefix_len].to_vec(),
-        tail_from,
-        tail: g[tail_from..done].to_vec(),
-    })
+    let stream = stream.save();
+    checkpoint::write_atomic(
+        path,
+        &checkpoint::Parts {
+            code: rules.label(),
+            backend,
+            limit,
+            done,
+            window,
+            stream: &stream,
+            kept: &kept,
+            prefix: &g[..prefix_len],
+            tail_from,
+            tail: &g[tail_from..done],
+        },
+    )
 }
 
 /// The aimed-at duration of a chunk of an octal build in window mode: a window is released
 /// and the signal flag read once a chunk.
 pub const CHUNK_TARGET: Duration = Duration::from_secs(1);
+
+/// The back-end a window-mode build runs for `auto`.
+pub const WINDOW_BACKEND: &str = "octal-block";
 
 /// What a finished window-mode octal build reports beside the stream: what `auto` chose,
 /// read off the prefix (the whole table is not there to replay its checks on).
@@ -284,7 +293,7 @@ pub fn build_octal(
         checkpoint: checkpoint.map(Path::to_path_buf),
         every,
         quiet,
-        label: plan.backend.name.to_string(),
+        label: WINDOW_BACKEND.to_string(),
         chunk_target: CHUNK_TARGET,
         stop_after_positions: None,
     };
@@ -294,13 +303,21 @@ pub fn build_octal(
         None => Vec::new(),
     };
     prefix.truncate(PREFIX + 1);
-    let builder = (plan.backend.make)();
+    // `auto` in window mode builds with `octal-block` (what it chooses for a code with a sparse
+    // space, which window mode requires) but without its checks for a proved period: each
+    // reads the whole table, which window mode keeps on disk.
+    let entry = if plan.backend.name == crate::octal::auto::NAME {
+        crate::octal::find(WINDOW_BACKEND)?
+    } else {
+        plan.backend
+    };
+    let builder = (entry.make)();
     let started = Instant::now();
     let outcome = run(
         &plan.subject,
         plan.limit,
         &*builder,
-        plan.backend.name,
+        entry.name,
         &opts,
         &mut |from, values| {
             if from == prefix.len() && from <= PREFIX {
@@ -353,20 +370,18 @@ fn in_chunks(
     let keep = |spill: &Spill, done: usize, kept: &Kept, stream: &Stream| -> Result<()> {
         match &opts.checkpoint {
             None => Ok(()),
-            Some(path) => {
-                let ck = checkpoint_now(
-                    rules,
-                    limit,
-                    builder,
-                    backend,
-                    opts.window,
-                    spill.values(),
-                    done,
-                    kept,
-                    stream,
-                )?;
-                checkpoint::write_atomic(path, &ck)
-            }
+            Some(path) => write_checkpoint(
+                path,
+                rules,
+                limit,
+                builder,
+                backend,
+                opts.window,
+                spill.values(),
+                done,
+                kept,
+                stream,
+            ),
         }
     };
     let stopped = loop {
