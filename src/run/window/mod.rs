@@ -13,7 +13,13 @@
 //! can see a wrong value, wherever it falls; the window only decides what stays resident.
 //! It is sized for what the rare/common back-ends read of a table ([`Window`]): a read
 //! outside it (a sweep that runs past the prefix, a rare position far back) costs a page
-//! fault, not exactness.
+//! fault, not exactness. The one exception is a run resumed from a [`checkpoint`] without
+//! its values file: the values the checkpoint did not carry are unreadable there, and a read
+//! of one ends the run with an error ([`spill::Spill::forbid`]) instead of a value.
+//!
+//! What reads a whole table is kept out of the build: `auto` builds with `octal-block`
+//! ([`WINDOW_BACKEND`], its choice for every code window mode takes) without its checks for
+//! a proved period, and no period is searched at the end.
 //!
 //! Cost: the build's, plus a pass over each chunk for the stream, plus the kernel's
 //! write-back of 2 bytes a value. Memory: the window and the back-end's own scratch,
