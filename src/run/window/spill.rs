@@ -20,7 +20,7 @@
 use crate::base::error::{Error, Result};
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 /// The page size the releases round to.
 const PAGE: usize = 4096;
@@ -197,9 +197,14 @@ checkpoint's window, which this run does not hold; resume it where its values fi
 /// The exit status of a run that read a value it does not hold.
 pub const FORBIDDEN_EXIT: i32 = 1;
 
+/// Set by the first thread that reads a value the run does not hold: the builder's threads can
+/// fault together, and only the first may print, so the run ends with one line.
+static FORBIDDEN_REPORTED: AtomicBool = AtomicBool::new(false);
+
 extern "C" fn on_forbidden(_sig: libc::c_int, info: *mut libc::siginfo_t, _ctx: *mut libc::c_void) {
     // SAFETY: the kernel passes a valid siginfo for SA_SIGINFO; only async-signal-safe calls
-    // follow (write, _exit, sigaction).
+    // follow (an atomic swap, pause, write, _exit,
+    // sigaction).
     unsafe {
         let addr = (*info).si_addr() as usize;
         let (start, end) = (
@@ -207,6 +212,12 @@ extern "C" fn on_forbidden(_sig: libc::c_int, info: *mut libc::siginfo_t, _ctx: 
             FORBIDDEN[1].load(Ordering::SeqCst),
         );
         if (start..end).contains(&addr) {
+            if FORBIDDEN_REPORTED.swap(true, Ordering::SeqCst) {
+                // another thread is printing the line and ending the process: wait for it
+                loop {
+                    libc::pause();
+                }
+            }
             libc::write(2, FORBIDDEN_READ.as_ptr().cast(), FORBIDDEN_READ.len());
             libc::_exit(FORBIDDEN_EXIT);
         }
