@@ -383,3 +383,100 @@ fn sigterm_writes_the_checkpoint_and_the_same_command_finishes_the_run() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn build_and_sequence_run_in_window_mode_with_the_whole_tables_results() {
+    // build: the same facts in both modes (the whole table's from Table, the window's from
+    // the stream), and the mode said
+    let whole = json_of([
+        "build",
+        "--workload",
+        "octal:0.6",
+        "--limit",
+        "200000",
+        "--json",
+    ]);
+    let window = json_of([
+        "build",
+        "--workload",
+        "octal:0.6",
+        "--limit",
+        "200000",
+        "--json",
+        "--window",
+    ]);
+    for field in [
+        "max_value",
+        "max_value_first_at",
+        "cold_count",
+        "table_digest",
+    ] {
+        assert_eq!(window[field], whole[field], "build: {field}");
+    }
+    assert_eq!(
+        (whole["mode"].as_str(), window["mode"].as_str()),
+        (Some("full"), Some("window"))
+    );
+    // sequence: the same b-file, written as the values are made
+    for kind in ["values", "cold", "first"] {
+        let args = |window: bool| {
+            let mut a = vec!["sequence", kind, "--octal", "0.6", "--limit", "100000"];
+            if window {
+                a.push("--window");
+            }
+            a
+        };
+        assert_eq!(
+            stdout_of(args(true)),
+            stdout_of(args(false)),
+            "sequence {kind}"
+        );
+    }
+    let cut = stdout_of([
+        "sequence", "cold", "--octal", "0.6", "--limit", "100000", "--terms", "7", "--window",
+    ]);
+    assert_eq!(cut.lines().count(), 7, "{cut}");
+}
+
+#[test]
+fn build_and_sequence_refuse_window_mode_where_it_cannot_run() {
+    for (args, says) in [
+        (
+            vec![
+                "build",
+                "--workload",
+                "table:squares",
+                "--limit",
+                "1000",
+                "--window",
+            ],
+            "octal codes only",
+        ),
+        (
+            vec![
+                "build",
+                "--workload",
+                "octal:0.346",
+                "--limit",
+                "1000",
+                "--window",
+            ],
+            "no sparse space",
+        ),
+        (
+            vec![
+                "sequence", "values", "--octal", "0.6", "--window", "--terms", "10",
+            ],
+            "--window needs --limit",
+        ),
+        (
+            vec![
+                "sequence", "values", "--octal", "0.6", "--limit", "1000", "--window", "--json",
+            ],
+            "--json",
+        ),
+    ] {
+        let stderr = assert_refused(&args);
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+    }
+}

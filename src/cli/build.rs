@@ -2,23 +2,29 @@
 //! (seconds, largest value, digest). What `compare` runs on each side for a workload other
 //! than the squares' solve, and the plainest way to time one back-end of any workload.
 //!
-//! The run is planned before any work ([`BuildPlan`]: the limit, a control past what it
-//! affords, the memory), so a refusal is one line naming N and nothing is built.
+//! The run is planned before any work (`TablePlan`: the limit, a control past what it
+//! affords, the memory, whole table or window mode), so a refusal is one line naming N
+//! and nothing is built.
 
 use super::args::{JsonArg, LimitArg, QuietArg};
 use super::common::CliResult;
-use nimsquare::base::error::{Error, Result};
+use nimsquare::base::error::Error;
 use nimsquare::run::report::{self, Built};
-use nimsquare::run::workload::{self, BuildPlan};
-use std::time::Instant;
+use nimsquare::run::window::plan::Ask;
+use nimsquare::run::window::table::{TableOutcome, TablePlan};
+use nimsquare::run::workload;
+use std::path::PathBuf;
 
 #[derive(clap::Args)]
 #[command(
     long_about = "Builds one table of any workload (`nimsquare list` names them) with one \
     back-end and prints the seconds it took, the largest value and where it first occurs, the \
     cold positions counted, and the table's digest (FNV-1a of the values as little-endian \
-    u16: equal tables have equal digests). Refused before any work: a limit out of range, a \
-    naive control past the N it affords, a table that does not fit in memory."
+    u16: equal tables have equal digests). An octal table that would not fit in memory, or \
+    with --window, is built in window mode (see `nimsquare octal --help`): only a window of \
+    it stays in memory, the same facts are reported, and `mode` says which ran. Refused \
+    before any work: a limit out of range, a naive control past the N it affords, a table \
+    that does not fit in memory and cannot run in window mode."
 )]
 pub struct Args {
     /// The workload and its rules, `KIND:RULES` (`table:squares`, `octal:0.6`,
@@ -31,45 +37,62 @@ pub struct Args {
     backend: Option<String>,
     #[command(flatten)]
     limit: LimitArg,
+    /// Octal only: build in window mode even when the whole table would fit.
+    #[arg(long)]
+    window: bool,
+    /// Octal only: window mode, keeping the values in FILE (new; never overwritten).
+    #[arg(long, value_name = "FILE")]
+    window_file: Option<PathBuf>,
     #[command(flatten)]
     json: JsonArg,
     #[command(flatten)]
     quiet: QuietArg,
 }
 
-/// The plan of the arguments, every refusal before any work.
-fn plan(args: &Args) -> Result<BuildPlan> {
+pub fn run(args: Args) -> CliResult {
     let subject = workload::parse_spec(&args.workload)
         .map_err(|e| Error::Invalid(format!("--workload: {e}")))?;
-    let limit = args.limit.limit.as_u64();
-    let backend = match args.backend.as_deref() {
-        Some(name) => subject
-            .find(name.trim())
-            .map_err(|e| Error::Invalid(format!("--backend: {e}")))?,
-        None => subject.default_backend(limit as usize),
+    let ask = Ask {
+        window: args.window,
+        file: args.window_file.clone(),
+        ..Ask::default()
     };
-    BuildPlan::new(subject, backend, limit)
-}
-
-pub fn run(args: Args) -> CliResult {
-    let plan = plan(&args)?;
+    let plan = TablePlan::decide(
+        subject.clone(),
+        args.backend.as_deref(),
+        args.limit.limit.as_u64(),
+        &ask,
+    )?;
     args.quiet.apply();
-    let started = Instant::now();
-    let table = plan.build()?;
-    let seconds = started.elapsed().as_secs_f64();
+    let (facts, seconds) = match plan.build(args.quiet.quiet)? {
+        TableOutcome::Done { facts, seconds } => (facts, seconds),
+        TableOutcome::Stopped { signal, done } => {
+            eprintln!(
+                "build: stopped by {} after g(0..{done}); nothing is kept",
+                signal.name()
+            );
+            return Ok(signal.exit_status());
+        }
+    };
     let report = Built {
-        workload: plan.subject.stage().into(),
-        rules: plan.subject.label(),
-        game: plan.subject.describe(),
-        limit: plan.limit as u64,
-        backend: plan.backend.name().into(),
-        table: plan.backend.name().into(),
+        workload: subject.stage().into(),
+        rules: subject.label(),
+        game: subject.describe(),
+        limit: plan.limit() as u64,
+        backend: plan.backend().into(),
+        table: plan.backend().into(),
+        mode: if plan.window().is_some() {
+            "window"
+        } else {
+            "full"
+        }
+        .into(),
         seconds,
-        max_value: table.max_value(),
-        max_value_first_at: table.max_value_first_at(),
-        cold_count: table.cold_count(),
-        table_digest: super::octal::table_digest(table.values()),
-        memory_needed: plan.memory_needed,
+        max_value: facts.max_value,
+        max_value_first_at: facts.max_value_first_at,
+        cold_count: facts.cold_count,
+        table_digest: facts.digest,
+        memory_needed: plan.memory_needed(),
         threads: rayon::current_num_threads(),
         isa: nimsquare::base::isa::active().name().into(),
     };

@@ -13,6 +13,10 @@ use nimsquare::run::longrun::{
 };
 use nimsquare::run::planner::{Plan, Request, AUTO};
 use nimsquare::run::report::{self, Report};
+use nimsquare::run::window::{
+    self,
+    plan::{Ask, Mode, WindowPlan},
+};
 use nimsquare::table::Table;
 use std::path::PathBuf;
 
@@ -67,6 +71,19 @@ pub struct Args {
     /// holding fewer ends the file early. Fewer terms than K: status 0 and a line on stderr.
     #[arg(long, value_name = "K", value_parser = count(1, nimsquare::base::limit::MAX_LIMIT + 1), allow_hyphen_values = true)]
     terms: Option<u64>,
+    /// With --octal and --limit: build in window mode (only a window of the table in memory;
+    /// see `nimsquare octal --help`), the terms written as the values are made. Chosen by
+    /// itself when the whole table would not fit in memory.
+    #[arg(long, requires = "octal", conflicts_with = "load_table")]
+    window: bool,
+    /// Window mode, keeping the values in FILE (new; never overwritten).
+    #[arg(
+        long,
+        value_name = "FILE",
+        requires = "octal",
+        conflicts_with = "load_table"
+    )]
+    window_file: Option<PathBuf>,
     /// Write the b-file to FILE instead of stdout (refused if FILE exists).
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
@@ -84,10 +101,32 @@ fn parse_kind(text: &str) -> std::result::Result<Kind, String> {
 
 pub fn run(args: Args) -> CliResult {
     let rules = octal_rules(&args)?;
+    let asked = args.window || args.window_file.is_some();
+    if asked && args.limit.is_none() {
+        return Err(Error::Invalid(
+            "--window needs --limit: a --terms search builds whole tables of growing N".into(),
+        ));
+    }
     // a misspelt back-end, or a limit past what it affords, is refused now, not at the
-    // first build (each build's plan states the same refusals)
+    // first build (each build's plan states the same refusals); so is a window-mode build
+    // that cannot run, and the whole table or window mode is decided here once
+    let mut windowed = None;
     if let (Some(rules), Some(limit)) = (&rules, args.limit.filter(|_| args.load_table.is_none())) {
-        OctalPlan::named(rules.clone(), args.backend.as_deref(), limit.as_u64())?;
+        let ask = Ask {
+            window: args.window,
+            file: args.window_file.clone(),
+            resuming: false,
+            full_only: if args.json.json {
+                vec!["--json"]
+            } else {
+                vec![]
+            },
+        };
+        let (plan, mode) =
+            window::plan::decide(rules.clone(), args.backend.as_deref(), limit.as_u64(), &ask)?;
+        if let Mode::Window(w) = mode {
+            windowed = Some((plan, w));
+        }
     } else if args.backend.is_some() {
         octal::plan::choose_backend(args.backend.as_deref(), 0)?;
     }
@@ -97,6 +136,9 @@ pub fn run(args: Args) -> CliResult {
         Some(path) => decide_output(path, "--out", None)?,
         None => Output::Stdout,
     };
+    if let Some((plan, w)) = windowed {
+        return run_window(&args, &out, &plan, &w);
+    }
     // From here on SIGINT and SIGTERM set a flag that the table builds and the search read:
     // the run stops between two chunks, prints the terms found so far and says so.
     let _guard = SignalGuard::install()?;
@@ -123,6 +165,48 @@ pub fn run(args: Args) -> CliResult {
     print(&out, &args, table.limit(), &seq.terms)?;
     for note in notes {
         eprintln!("{note}");
+    }
+    Ok(0)
+}
+
+/// `sequence` in window mode: the terms written as the values are made (see
+/// [`sequence::window`]), then what stderr says of them.
+fn run_window(args: &Args, out: &Output, plan: &OctalPlan, w: &WindowPlan) -> CliResult {
+    let _guard = SignalGuard::install()?;
+    let kind = args.kind;
+    let mut written = None;
+    write_output(out, "--out", |o| {
+        let done = sequence::window::write_sequence(kind, args.terms, plan, w, false, o)
+            .map_err(std::io::Error::other)?;
+        written = Some(done);
+        Ok(())
+    })?;
+    let written = written.expect("written when the output was");
+    let name = kind.name();
+    if let Some((signal, done)) = written.stopped {
+        eprintln!(
+            "{name}: interrupted by {} after g(0..{done}); the {} terms written are those up to N = {}",
+            signal.name(),
+            written.terms,
+            done.saturating_sub(1)
+        );
+        return Ok(super::common::exit_status_for(signal));
+    }
+    if let Some(k) = args.terms.filter(|&k| written.terms < k) {
+        eprintln!(
+            "{name}: only {} terms up to N = {} (asked for {k}); raise --limit for more",
+            written.terms, plan.limit
+        );
+    }
+    if let Some(missing) = written
+        .missing
+        .filter(|_| args.terms.is_none_or(|k| written.terms < k))
+    {
+        eprintln!(
+            "first: value {missing} does not occur up to N = {}; the file ends at a({})",
+            plan.limit,
+            missing.saturating_sub(1)
+        );
     }
     Ok(0)
 }

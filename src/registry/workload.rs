@@ -388,6 +388,12 @@ impl Subject {
         self.rules.counts()
     }
 
+    /// Its rules, when they are of type `R` (an octal code's [`crate::octal::Rules`]): what
+    /// a caller with a path of its own for one workload (window mode) reads them by.
+    pub fn rules_as<R: 'static>(&self) -> Option<&R> {
+        self.rules.as_any().downcast_ref()
+    }
+
     /// Its label in files and settings ([`Rulebook::label`]).
     pub fn label(&self) -> String {
         self.rules.label()

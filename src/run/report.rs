@@ -89,6 +89,8 @@ pub struct Built {
     pub backend: String,
     /// The back-end again, under the name `solve --json` gives it.
     pub table: String,
+    /// `full` (the whole table in memory) or `window` (an octal build in window mode).
+    pub mode: String,
     /// The build's seconds (the table only: no start-up, no checks).
     pub seconds: f64,
     pub max_value: u16,
@@ -105,12 +107,17 @@ impl Report for Built {
     fn text(&self, out: &mut dyn Write) -> io::Result<()> {
         writeln!(
             out,
-            "build N = {}, {}: back-end {} took {} for g(0..={})",
+            "build N = {}, {}: back-end {} took {} for g(0..={}){}",
             self.limit,
             self.game,
             self.backend,
             crate::base::units::human_seconds(self.seconds),
-            self.limit
+            self.limit,
+            if self.mode == "window" {
+                " in window mode"
+            } else {
+                ""
+            }
         )?;
         writeln!(
             out,

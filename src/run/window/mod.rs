@@ -29,6 +29,7 @@ pub mod checkpoint;
 pub mod plan;
 pub mod spill;
 pub mod stream;
+pub mod table;
 
 use crate::base::error::{Error, Result};
 use crate::grundy::{Builder, Kept};

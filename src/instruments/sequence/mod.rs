@@ -12,7 +12,10 @@
 //! [`Search`] finds a table holding K terms: N doubled from [`DEFAULT_LIMIT`] up to
 //! [`SEARCH_LIMIT`], stopped early when a proved period (an octal game's, a finite
 //! subtraction set's) shows that the sequence has no further term; [`BFile`] is what
-//! `sequence` prints of it.
+//! `sequence` prints of it. [`window`] writes a sequence as an octal build in window mode
+//! makes its values, for a table that is never whole in memory.
+
+pub mod window;
 
 use crate::base::error::Result;
 use crate::base::limit::Limit;
