@@ -480,3 +480,31 @@ fn build_and_sequence_refuse_window_mode_where_it_cannot_run() {
         assert!(stderr.contains(says), "{args:?}: {stderr}");
     }
 }
+
+#[test]
+fn a_smaller_tail_keeps_the_same_table_and_a_bad_one_is_refused() {
+    let full = json_of(["octal", "0.6", "--limit", "300000", "--json", "--quiet"]);
+    let small = json_of([
+        "octal",
+        "0.6",
+        "--limit",
+        "300000",
+        "--json",
+        "--quiet",
+        "--window-tail",
+        "65536",
+    ]);
+    assert_eq!(small["mode"], "window");
+    assert_eq!(small["window"]["tail"], 65536);
+    for field in SAME {
+        assert_eq!(small[field], full[field], "{field}");
+    }
+    for tail in ["1000", "70000"] {
+        let stderr =
+            common::assert_refused(&["octal", "0.6", "--limit", "1000", "--window-tail", tail]);
+        assert!(
+            stderr.contains("--window-tail") && stderr.contains("2048"),
+            "{stderr}"
+        );
+    }
+}

@@ -51,7 +51,8 @@ pub const LONG_ABOUT: &str = "Builds the Grundy values g(0..=N) of one heap of a
     reported in.\n\n\
     Window mode (--window, and by itself when the whole table would not fit in memory): \
     the values go to a file and only a window of them stays in memory (the first 2^20 and \
-    the last 2^25 values), so N is bounded by the disk (2 bytes a value), not the memory. \
+    the last 2^25 values, or --window-tail), so N is bounded by the disk (2 bytes a value), \
+    not the memory. \
     Everything but the period is reported as in full mode, computed as the values are made; \
     --values prints them as they are made, before the report. It needs a code with a \
     sparse space (the rare/common back-ends). Its --checkpoint holds the window, the report \
@@ -100,6 +101,12 @@ pub struct Args {
     /// 2(N + 1) bytes.
     #[arg(long, value_name = "FILE")]
     window_file: Option<PathBuf>,
+    /// Window mode keeping the last N values resident (default 33554432 = 2^25): a smaller
+    /// tail keeps less memory and a smaller --checkpoint. A multiple of 2048 from 65536 up.
+    /// A value the build reads from behind the tail comes back from the values file (slower,
+    /// never wrong); a run resumed without that file stops with an error instead.
+    #[arg(long, value_name = "N", value_parser = limit_parser(), allow_hyphen_values = true)]
+    window_tail: Option<Limit>,
     #[command(flatten)]
     longrun: LongRunArgs,
 }
@@ -166,6 +173,7 @@ pub fn run(mut args: Args) -> CliResult {
     let ask = Ask {
         window: args.window,
         file: args.window_file.clone(),
+        tail: args.window_tail.map(|t| t.get()),
         resuming: args.longrun.checkpoint.as_ref().is_some_and(|c| c.exists()),
         full_only: [
             (args.longrun.save_table.is_some(), "--save-table"),

@@ -115,6 +115,7 @@ pub fn run(args: Args) -> CliResult {
         let ask = Ask {
             window: args.window,
             file: args.window_file.clone(),
+            tail: None,
             resuming: false,
             full_only: if args.json.json {
                 vec!["--json"]

@@ -16,6 +16,7 @@
 //! Invariant: a window plan's values file did not exist when it was decided, and its disk
 //! had room for 2(N + 1) bytes.
 
+use super::spill::PAGE_VALUES;
 use super::Window;
 use crate::base::error::{Error, Result};
 use crate::base::memory;
@@ -33,6 +34,10 @@ pub struct Ask {
     pub window: bool,
     /// `--window-file FILE`: where the values go (kept at the end); implies `--window`.
     pub file: Option<PathBuf>,
+    /// `--window-tail N`: the values kept resident behind the first undecided one, instead
+    /// of [`Window::DEFAULT`]'s; implies `--window`. A multiple of [`PAGE_VALUES`] from
+    /// [`MIN_TAIL`] up (the command line checks it, [`check_tail`]).
+    pub tail: Option<usize>,
     /// A window checkpoint is being resumed: an existing `--window-file` is the one it was
     /// written beside, reopened (and checked) rather than refused.
     pub resuming: bool,
@@ -80,7 +85,10 @@ pub fn decide(
     limit: u64,
     ask: &Ask,
 ) -> Result<(OctalPlan, Mode)> {
-    let asked = ask.window || ask.file.is_some();
+    let asked = ask.window || ask.file.is_some() || ask.tail.is_some();
+    if let Some(tail) = ask.tail {
+        check_tail(tail)?;
+    }
     let (plan, mode) = decide_mode(rules, backend, limit, ask, asked)?;
     if let (Mode::Window(w), Some(flag)) = (&mode, ask.full_only.first()) {
         let why = if w.asked {
@@ -133,7 +141,7 @@ fn window_plan(plan: &OctalPlan, ask: &Ask, asked: bool) -> Result<WindowPlan> {
         )));
     }
     sparse_in_prefix(rules)?;
-    let window = window_size();
+    let window = window_size(ask.tail);
     let threads = rayon::current_num_threads();
     let scratch =
         OctalBlock::DEFAULT.scratch_bytes(rules, plan.limit.min(RARE_LIST_POSITIONS), threads);
@@ -167,8 +175,24 @@ fn window_plan(plan: &OctalPlan, ask: &Ask, asked: bool) -> Result<WindowPlan> {
 /// with the `testing` feature only: how the tests make a run read outside a small window.
 pub const WINDOW_VARIABLE: &str = "NIMSQUARE_TEST_WINDOW";
 
-/// [`Window::DEFAULT`], or in a testing build what [`WINDOW_VARIABLE`] says.
-fn window_size() -> Window {
+/// The smallest `--window-tail`: 2^16 values, beyond the last rare position of Officers and
+/// Grundy's game in every published run, and 32 pages.
+pub const MIN_TAIL: usize = 1 << 16;
+
+/// Refuses a `--window-tail` that is not a multiple of [`PAGE_VALUES`] from [`MIN_TAIL`] up
+/// to 2^32 values.
+pub fn check_tail(tail: usize) -> Result<()> {
+    if !(MIN_TAIL..=1 << 32).contains(&tail) || !tail.is_multiple_of(PAGE_VALUES) {
+        return Err(Error::Invalid(format!(
+            "--window-tail {tail}: give a multiple of {PAGE_VALUES} (a page of values) from {MIN_TAIL} to 2^32, e.g. 2097152"
+        )));
+    }
+    Ok(())
+}
+
+/// [`Window::DEFAULT`] with the tail asked for, or in a testing build what
+/// [`WINDOW_VARIABLE`] says.
+fn window_size(tail: Option<usize>) -> Window {
     #[cfg(feature = "testing")]
     if let Some((p, t)) = std::env::var(WINDOW_VARIABLE).ok().and_then(|v| {
         let (p, t) = v.split_once(',')?;
@@ -176,7 +200,10 @@ fn window_size() -> Window {
     }) {
         return Window { prefix: p, tail: t };
     }
-    Window::DEFAULT
+    Window {
+        tail: tail.unwrap_or(Window::DEFAULT.tail),
+        ..Window::DEFAULT
+    }
 }
 
 /// Refuses a code without a sparse space in its first [`PREFIX`] values, or with no
