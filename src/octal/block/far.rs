@@ -7,7 +7,7 @@ use super::row::{least_common_missing, rare_below_met};
 use super::split::{Pos, Split};
 use super::stores::{self, Kind};
 use super::sweep::{sweep, sweep_runs, witness_rare, Run};
-use super::{Rules, FAR_SWEEP, LANES, LANE_SWEEP_MIN, SWEEP_CHUNK};
+use super::{Rules, FAR_SWEEP, LANES, LANE_SWEEP_CHUNK, LANE_SWEEP_MIN};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
@@ -272,7 +272,7 @@ impl Far<'_> {
                 .max(from);
             // every common a below the list's end up to p0 swept, unless stopped earlier
             next = a0.max((p0 + 1).min(self.list_end));
-            for chunk in self.sweepers[from..to].chunks(SWEEP_CHUNK) {
+            for chunk in self.sweepers[from..to].chunks(LANE_SWEEP_CHUNK) {
                 mark_lanes(rows, width, self.g, m0, chunk);
                 stores::add(Kind::LaneSweep, chunk.len() * LANES);
                 stores::add(

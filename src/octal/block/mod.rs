@@ -27,7 +27,7 @@
 //!    Grundy's game, most codes) the heaps go [`LANES`] at a time: heap n0 + j
 //!    splits m_0 + j tokens, so for a rare r the partners g(m_0 + j - r) of the lanes are
 //!    one contiguous run ([`mark_lanes`]), and so are those of a swept pair while at least
-//!    [`LANE_SWEEP_MIN`] lanes still need it; then each lane still open first tries, for
+//!    [`LANE_SWEEP_MIN`] lanes still need it (checked every [`LANE_SWEEP_CHUNK`] pairs); then each lane still open first tries, for
 //!    each rare value it misses, a short list of pairs likely to attain it (a witness list
 //!    per rare value: positions a whose value is v xor a frequent value), and sweeps on alone
 //!    only if one is not found; what a lane shares with no other is left to its near pass
@@ -113,9 +113,17 @@ pub const BLOCK: usize = 512;
 
 /// The lanes sweep together while at least this many of them still miss a rare value;
 /// then each open lane sweeps on alone (a lane sweep costs about a third of a lane's own
-/// per pair, but goes on for every lane until the slowest is done). Chosen on Xeon-167 only,
-/// in a first look beside a build (results/octal/octal.md, stop 37).
-pub const LANE_SWEEP_MIN: usize = 12;
+/// per pair, but goes on for every lane until the slowest is done, and the witness lists
+/// find most of a lone lane's values in a few pairs). Chosen with [`LANE_SWEEP_CHUNK`] on
+/// Officers, on Xeon-167 only (results/octal/stores/README.md, stop 53); not checked on the
+/// EPYCs.
+pub const LANE_SWEEP_MIN: usize = 16;
+
+/// Pairs the lanes sweep together between two checks of each open lane's rare values: a
+/// check reads the rows just stored to, so it waits for those stores; a longer chunk
+/// checks less often and overshoots by half a chunk on average. Chosen with
+/// [`LANE_SWEEP_MIN`] (see there).
+pub const LANE_SWEEP_CHUNK: usize = 128;
 
 /// The most witnesses listed for one rare value (see `Split::list_witnesses`).
 pub const WITNESSES: usize = 256;
