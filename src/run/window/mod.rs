@@ -6,7 +6,9 @@
 //! Algorithm: the table is built in chunks, as a long run builds one ([`crate::run::longrun`],
 //! whose chunk sizing this shares), by the back-end's ordinary fill step on the file's
 //! mapping. After each chunk [from, to) its values go to the stream and to the caller (for
-//! `--values`), and the pages of g(P..to - T) not yet released are handed back.
+//! `--values`), and the pages of g(P..to - T) are handed back: those that just left the
+//! tail, and any that a read far behind it faulted in again since, so what stays resident
+//! does not grow with the reads a code makes.
 //!
 //! Why the values are always right: a back-end reads the mapping as it would a table in
 //! memory, and a released page is read back from the file ([`spill::Spill`]). So no read
@@ -367,9 +369,10 @@ fn in_chunks(
         mut stream,
     } = start;
     let mut progress = Progress::new(rules, limit, done, opts.quiet, &opts.label, true);
-    // released: g(prefix..released) is handed back; both ends on page edges, so no page
-    // straddles two releases and stays behind
-    let mut released = opts.window.prefix.next_multiple_of(spill::PAGE_VALUES);
+    // g(behind..keep_from) is handed back after every chunk, both ends on page edges: the
+    // values that just left the tail, and any page behind them that a read far back (a long
+    // sweep's partners near m/2) brought back into the mapping since
+    let behind = opts.window.prefix.next_multiple_of(spill::PAGE_VALUES);
     let mut rate: Option<f64> = None;
     let mut previous: Option<usize> = None;
     let mut steps_done = done as u128;
@@ -428,9 +431,8 @@ fn in_chunks(
         done = to;
         let keep_from =
             done.saturating_sub(opts.window.tail) / spill::PAGE_VALUES * spill::PAGE_VALUES;
-        if keep_from > released {
-            spill.release(released, keep_from);
-            released = keep_from;
+        if keep_from > behind {
+            spill.release(behind, keep_from);
         }
         progress.update(done, steps_done);
         if let Some(signal) = signals::interrupted() {
