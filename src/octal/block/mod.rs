@@ -27,11 +27,11 @@
 //!    Grundy's game, most codes) the heaps go [`LANES`] at a time: heap n0 + j
 //!    splits m_0 + j tokens, so for a rare r the partners g(m_0 + j - r) of the lanes are
 //!    one contiguous run ([`mark_lanes`]), and so are those of a swept pair while at least
-//!    [`LANE_SWEEP_MIN`] lanes still need it (checked every [`LANE_SWEEP_CHUNK`] pairs); then each lane still open first tries, for
-//!    each rare value it misses, a short list of pairs likely to attain it (a witness list
-//!    per rare value: positions a whose value is v xor a frequent value), and sweeps on alone
-//!    only if one is not found; what a lane shares with no other is left to its near pass
-//!    (`Left`).
+//!    [`LANE_SWEEP_MIN`] lanes still need it (checked every [`LANE_SWEEP_CHUNK`] pairs);
+//!    then each lane still open first tries, for each rare value it misses, a short list
+//!    of pairs likely to attain it (a witness list per rare value: positions a whose value
+//!    is v xor a frequent value), and sweeps on alone only if one is not found; what a lane
+//!    shares with no other is left to its near pass (`Left`).
 //! 2. *near*, heap after heap in order: the one-heap options, the rare pairs the far pass
 //!    left, the pairs with a rare position found inside the block, then c; the rare values
 //!    below c not yet attained are sought among the first pairs, which read the block, and
