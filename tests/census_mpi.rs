@@ -387,7 +387,9 @@ fn mpi_workers_keep_tables_that_a_resumed_job_goes_on_from() {
         "64",
         "--until-proved",
         "--max-limit",
-        "32768",
+        // long enough that a code is still in flight when the signal lands: at 32 768 the
+        // faster lane sweep of 68ab087 let every code end first (on Xeon-167, 3 runs of 3)
+        "131072",
         // octal-block, not auto: auto copies .07's and .137's proved periods and marks
         // .346's and .76's pairs fast enough that every code could end between the first
         // kept table and the signal, leaving no table to resume from
