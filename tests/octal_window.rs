@@ -180,6 +180,21 @@ fn what_window_mode_cannot_do_is_refused_before_any_work() {
             vec!["octal", "0.346", "--limit", "1000", "--window"],
             "no sparse space",
         ),
+        // past 2^32 - 1 only window mode runs, asked for or not
+        (
+            vec!["octal", "0.346", "--limit", "4294967296"],
+            "no sparse space",
+        ),
+        (
+            vec![
+                "build",
+                "--workload",
+                "table:squares",
+                "--limit",
+                "4294967296",
+            ],
+            "--limit",
+        ),
         (
             vec![
                 "octal",
@@ -378,6 +393,90 @@ fn sigterm_writes_the_checkpoint_and_the_same_command_finishes_the_run() {
     }
     let resumed = json_of(args);
     let whole = json_of(["octal", "0.6", "--limit", "3000000", "--json", "--quiet"]);
+    for field in SAME {
+        assert_eq!(resumed[field], whole[field], "{field}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_limit_past_2_to_the_32_takes_window_mode_by_itself_and_its_checkpoint_goes_on() {
+    let dir = scratch("past-u32");
+    let file = dir.join("values.u16");
+    let ck = dir.join("ck");
+    let (file, ck) = (file.to_str().unwrap(), ck.to_str().unwrap());
+    let with_limit = |n: &str| {
+        [
+            "octal",
+            "0.6",
+            "--limit",
+            n,
+            "--window-file",
+            file,
+            "--quiet",
+            "--json",
+            "--checkpoint",
+            ck,
+        ]
+        .map(String::from)
+    };
+    let past = with_limit("4294967296");
+    // the values file is sparse, but the plan asks its disk for room for all 2^33 bytes
+    let path = std::ffi::CString::new(dir.to_str().unwrap()).unwrap();
+    // SAFETY: a zeroed statvfs is a valid out-parameter and `path` outlives the call.
+    let free = unsafe {
+        let mut s: libc::statvfs = std::mem::zeroed();
+        assert_eq!(libc::statvfs(path.as_ptr(), &mut s), 0);
+        s.f_bavail as u64 * s.f_frsize as u64
+    };
+    if free < 2 * ((1 << 32) + 1) {
+        let stderr = assert_refused(&past.each_ref().map(String::as_str));
+        assert!(
+            stderr.contains("--window-file") && stderr.contains("free"),
+            "{stderr}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+        return;
+    }
+    let child = common::nimsquare_process()
+        .args(&past)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    // SAFETY: a signal to the child this test spawned and still holds.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(143), "{stderr}");
+    let done: u64 = stderr
+        .split("after g(0..")
+        .nth(1)
+        .and_then(|rest| rest.split(')').next())
+        .and_then(|d| d.parse().ok())
+        .unwrap_or_else(|| panic!("{stderr}"));
+    // the checkpoint goes on to a smaller N than the one it was made for; the values file,
+    // which shortening would cut, does not
+    let n = done.max(3_000_000).to_string();
+    let stderr = assert_refused(&with_limit(&n).each_ref().map(String::as_str));
+    assert!(
+        stderr.contains("--window-file") && stderr.contains("--limit 4294967296"),
+        "{stderr}"
+    );
+    let resumed = json_of([
+        "octal",
+        "0.6",
+        "--limit",
+        &n,
+        "--window",
+        "--quiet",
+        "--json",
+        "--checkpoint",
+        ck,
+    ]);
+    assert_eq!(resumed["mode"], "window", "{resumed}");
+    let whole = json_of(["octal", "0.6", "--limit", &n, "--json", "--quiet"]);
     for field in SAME {
         assert_eq!(resumed[field], whole[field], "{field}");
     }

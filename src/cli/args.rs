@@ -384,6 +384,15 @@ pub fn limit_parser() -> impl TypedValueParser<Value = Limit> {
         .try_map(Limit::new)
 }
 
+/// The parser of the limit N of a command that can build an octal table in window mode
+/// (`octal`, `build`): a [`Count`] from 0 to [`nimsquare::base::limit::MAX_WINDOW_LIMIT`].
+/// Past [`nimsquare::base::limit::MAX_LIMIT`] the build plan takes window mode or refuses,
+/// naming `--limit`, before any work.
+pub fn window_limit_parser() -> impl TypedValueParser<Value = u64> {
+    count(0, nimsquare::base::limit::MAX_WINDOW_LIMIT)
+        .why_max("past 4294967295 only an octal build in window mode runs, and it goes to 2^40 - 1")
+}
+
 impl Count {
     /// The same range, saying why the maximum is what it is.
     pub const fn why_max(self, why: &'static str) -> Count {

@@ -6,7 +6,7 @@
 //! affords, the memory, whole table or window mode), so a refusal is one line naming N
 //! and nothing is built.
 
-use super::args::{JsonArg, LimitArg, QuietArg};
+use super::args::{window_limit_parser, JsonArg, QuietArg};
 use super::common::CliResult;
 use nimsquare::base::error::Error;
 use nimsquare::run::report::{self, Built};
@@ -35,8 +35,11 @@ pub struct Args {
     /// same flag.
     #[arg(long, alias = "table", value_name = "NAME")]
     backend: Option<String>,
-    #[command(flatten)]
-    limit: LimitArg,
+    /// The largest heap size N (e.g. 100000 or 1e6; at most 4294967295, and for an octal
+    /// table in window mode 2^40 - 1).
+    #[arg(long, short = 'n', value_name = "N", default_value = super::args::DEFAULT_LIMIT,
+          value_parser = window_limit_parser(), allow_hyphen_values = true)]
+    limit: u64,
     /// Octal only: build in window mode even when the whole table would fit.
     #[arg(long)]
     window: bool,
@@ -57,12 +60,7 @@ pub fn run(args: Args) -> CliResult {
         file: args.window_file.clone(),
         ..Ask::default()
     };
-    let plan = TablePlan::decide(
-        subject.clone(),
-        args.backend.as_deref(),
-        args.limit.limit.as_u64(),
-        &ask,
-    )?;
+    let plan = TablePlan::decide(subject.clone(), args.backend.as_deref(), args.limit, &ask)?;
     args.quiet.apply();
     let (facts, seconds) = match plan.build(args.quiet.quiet)? {
         TableOutcome::Done { facts, seconds } => (facts, seconds),

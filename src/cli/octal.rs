@@ -7,7 +7,7 @@
 //! format is the Nim Square tables', labelled `octal CODE`). The file checks and the endings
 //! are `solve`'s ([`super::tables`]).
 
-use super::args::{limit_parser, JsonArg, LongRunArgs};
+use super::args::{limit_parser, window_limit_parser, JsonArg, LongRunArgs};
 use super::common::{fmt_seconds, CliResult};
 use super::tables;
 use nimsquare::base::error::Error;
@@ -49,10 +49,11 @@ pub const LONG_ABOUT: &str = "Builds the Grundy values g(0..=N) of one heap of a
     --histogram adds the value histogram at each power of two (how many n < L have \
     g(n) = v, for L = 1, 2, 4, ... and L = N + 1), the form published octal runs are \
     reported in.\n\n\
-    Window mode (--window, and by itself when the whole table would not fit in memory): \
-    the values go to a file and only a window of them stays in memory (the first 2^20 and \
-    the last 2^25 values, or --window-tail), so N is bounded by the disk (2 bytes a value), \
-    not the memory. \
+    Window mode (--window, and by itself when the whole table would not fit in memory or N \
+    is past 4294967295, the whole table's maximum): the values go to a file and only a \
+    window of them stays in memory (the first 2^20 and the last 2^25 values, or \
+    --window-tail), so N, up to 2^40 - 1, is bounded by the disk (2 bytes a value), not the \
+    memory. \
     Everything but the period is reported as in full mode, computed as the values are made; \
     --values prints them as they are made, before the report. It needs a code with a \
     sparse space (the rare/common back-ends). Its --checkpoint holds the window, the report \
@@ -75,10 +76,11 @@ pub struct Args {
     /// The octal code (0.07, .6, 4.07) or `grundy`.
     #[arg(value_name = "CODE", allow_hyphen_values = true)]
     code: String,
-    /// The largest heap size N (default 10000).
+    /// The largest heap size N (default 10000; past 4294967295, to 2^40 - 1, in window mode
+    /// only).
     #[arg(long, short = 'n', value_name = "N", default_value = DEFAULT_OCTAL_LIMIT,
-          value_parser = limit_parser(), allow_hyphen_values = true)]
-    limit: Limit,
+          value_parser = window_limit_parser(), allow_hyphen_values = true)]
+    limit: u64,
     /// The octal back-end (see `nimsquare list`; default: `auto`, chosen per code and
     /// reported).
     #[arg(long, value_name = "NAME")]
@@ -187,7 +189,7 @@ pub fn run(mut args: Args) -> CliResult {
     let (plan, mode) = window::plan::decide(
         Rules::parse(&args.code)?,
         args.backend.as_deref(),
-        args.limit.as_u64(),
+        args.limit,
         &ask,
     )?;
     if let Mode::Window(w) = &mode {

@@ -4,7 +4,8 @@
 //! `sequence --octal` and `census` plan an octal table with its rules typed
 //! (`octal::OctalPlan`). Both are this one type, so each refusal is stated once.
 //!
-//! Algorithm: N within [`crate::base::limit::MAX_LIMIT`]; N within what the back-end affords
+//! Algorithm: N within [`crate::base::limit::MAX_LIMIT`] (an octal build in window mode:
+//! [`crate::base::limit::MAX_WINDOW_LIMIT`]); N within what the back-end affords
 //! ([`check_affords`]); the table, its histogram and the back-end's scratch on the current
 //! threads against the available memory. A refusal is one line: past the range or the
 //! back-end's reach it names `--limit` (and `--backend`, the other way out), and past the
@@ -74,7 +75,18 @@ impl<S, B: Backend<Subject = S>> Plan<S, B> {
     /// [`Plan::new`] but for the memory, which it states without refusing: what a caller
     /// that can build otherwise (an octal build in window mode) decides from.
     pub fn sized(subject: S, backend: B, limit: u64) -> Result<Plan<S, B>> {
-        let limit = Limit::new(limit)?.get();
+        Plan::sized_to(subject, backend, Limit::new(limit)?.get())
+    }
+
+    /// [`Plan::sized`] for a build that never holds the whole table (an octal build in
+    /// window mode): N up to [`crate::base::limit::MAX_WINDOW_LIMIT`]. The memory it states
+    /// is still the whole table's, which such a build does not take.
+    pub fn sized_window(subject: S, backend: B, limit: u64) -> Result<Plan<S, B>> {
+        Plan::sized_to(subject, backend, crate::base::limit::window_limit(limit)?)
+    }
+
+    /// The plan of a checked N.
+    fn sized_to(subject: S, backend: B, limit: usize) -> Result<Plan<S, B>> {
         check_affords(&backend, limit)?;
         let memory_needed = backend.bytes_needed(&subject, limit, rayon::current_num_threads());
         Ok(Plan {

@@ -76,6 +76,16 @@ impl OctalPlan {
         Plan::sized(rules, find_backend(backend)?, limit)
     }
 
+    /// [`OctalPlan::named_sized`] for window mode only ([`Plan::sized_window`]): N up to
+    /// [`crate::base::limit::MAX_WINDOW_LIMIT`].
+    pub fn named_sized_window(
+        rules: Rules,
+        backend: Option<&str>,
+        limit: u64,
+    ) -> Result<OctalPlan> {
+        Plan::sized_window(rules, find_backend(backend)?, limit)
+    }
+
     /// The table the plan decided, built in one call.
     pub fn build(&self) -> Result<Table> {
         (self.backend.make)().build(&self.subject, self.limit)

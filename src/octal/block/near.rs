@@ -57,10 +57,14 @@ pub(super) fn near_block(
         );
         block[i] = v;
         if split.mask.rare(v as u32, n) {
-            new_rare.push(Pos {
-                at: n as u32,
-                value: v as u32,
-            });
+            // a position past u32::MAX is left out: the fill stops with an error after this
+            // block ([`Split::check_positions`]), so what it changes is never reported
+            if let Ok(at) = u32::try_from(n) {
+                new_rare.push(Pos {
+                    at,
+                    value: v as u32,
+                });
+            }
         }
         if v as usize >= width {
             return n + 1;

@@ -58,6 +58,7 @@ impl OctalBlock {
                 }
                 if n >= next_choice {
                     self.choose_mask(rules, &mut split, &g[..n]);
+                    split.check_positions()?;
                     next_choice = 2 * n;
                 }
                 let width = row_width(max_known);
@@ -73,6 +74,7 @@ impl OctalBlock {
                         split.record(m, v);
                         max_known = max_known.max(v as usize);
                     }
+                    split.check_positions()?;
                     n = end;
                     continue;
                 }
@@ -128,6 +130,7 @@ impl OctalBlock {
                 split.record(m, v);
                 max_known = max_known.max(v as usize);
             }
+            split.check_positions()?;
             if !self.always_mask && split.rare.len() * SPARSE_FRACTION > split.recorded {
                 // the rare positions outgrew the sparse share: choose again once the
                 // pipeline has drained (its far pass is at most one block ahead), which

@@ -4,6 +4,7 @@
 
 use super::row::row_width;
 use super::{MAX_WIDTH, WITNESSES, WITNESS_ROUND};
+use crate::base::error::{Error, Result};
 use crate::octal::method::rare_common::{Histogram, Mask};
 
 /// A position and its value, as the hot loops read them (one 8-byte load).
@@ -40,6 +41,10 @@ pub(super) struct Split {
     ///
     /// [`witness_rare`]: super::sweep::witness_rare
     pub(super) witnesses: Vec<Vec<Pos>>,
+    /// The first rare position past `u32::MAX` recorded, which [`Pos`] cannot hold: the fill
+    /// stops with [`Split::check_positions`]'s error once the block that met it is done (its
+    /// values and any after it unreported), never building on without it.
+    pub(super) rare_past_u32: Option<usize>,
 }
 
 impl Split {
@@ -52,6 +57,7 @@ impl Split {
             histogram: Histogram::new(),
             common: [vec![0; MAX_WIDTH], vec![0; MAX_WIDTH]],
             witnesses: Vec::new(),
+            rare_past_u32: None,
         }
     }
 
@@ -65,15 +71,41 @@ impl Split {
         }
         self.histogram.add(n, v);
         if self.mask.splits() {
-            let pos = Pos {
-                at: n as u32,
-                value: v as u32,
-            };
             if self.mask.rare(v as u32, n) {
-                self.rare.push(pos);
+                self.push_rare(n, v);
             } else if n < SWEEP_LIST {
-                self.sweepers.push(pos);
+                self.sweepers.push(Pos {
+                    at: n as u32,
+                    value: v as u32,
+                });
             }
+        }
+    }
+
+    /// Adds g(r) = v to the rare list, or notes a position past `u32::MAX`.
+    #[cold]
+    fn push_rare(&mut self, r: usize, v: u16) {
+        match u32::try_from(r) {
+            Ok(at) => self.rare.push(Pos {
+                at,
+                value: v as u32,
+            }),
+            Err(_) => {
+                self.rare_past_u32.get_or_insert(r);
+            }
+        }
+    }
+
+    /// Refuses to go on past a rare position that [`Pos`] cannot hold: one line, naming it.
+    pub(super) fn check_positions(&self) -> Result<()> {
+        match self.rare_past_u32 {
+            None => Ok(()),
+            Some(n) => Err(Error::Unsupported {
+                backend: "octal-block",
+                what: format!(
+                    "a rare position past 2^32 - 1 (heap {n}): its rare positions are kept as u32; the last checkpoint written keeps what came before"
+                ),
+            }),
         }
     }
 
@@ -88,14 +120,13 @@ impl Split {
         self.rare.clear();
         self.sweepers.clear();
         for (r, &v) in g.iter().enumerate().skip(1) {
-            let pos = Pos {
-                at: r as u32,
-                value: v as u32,
-            };
             if mask.rare(v as u32, r) {
-                self.rare.push(pos);
+                self.push_rare(r, v);
             } else if r < SWEEP_LIST {
-                self.sweepers.push(pos);
+                self.sweepers.push(Pos {
+                    at: r as u32,
+                    value: v as u32,
+                });
             }
         }
         for (p, common) in self.common.iter_mut().enumerate() {

@@ -58,6 +58,33 @@ fn a_mask_that_no_longer_leaves_the_positions_sparse_is_dropped_with_its_lists()
 }
 
 #[test]
+fn a_rare_position_past_u32_stops_the_fill_with_an_error_not_a_truncated_entry() {
+    // under Mask::value(1) an even value is rare (popcount of v & 1 is 0) and an odd one
+    // common
+    let g = [0u16, 1, 2, 3];
+    let mut split = Split::new();
+    for (n, &v) in g.iter().enumerate() {
+        split.record(n, v);
+    }
+    split.take_mask(Mask::value(1), &g);
+    let rare = split.rare.clone();
+    assert_eq!(rare, [Pos { at: 2, value: 2 }]);
+    split.recorded = 1 << 32;
+    split.record(1 << 32, 1);
+    assert!(
+        split.check_positions().is_ok(),
+        "a common value past u32 is not listed"
+    );
+    split.record((1 << 32) + 1, 2);
+    assert_eq!(split.rare, rare, "no entry with a truncated position");
+    let e = split.check_positions().unwrap_err().to_string();
+    assert!(
+        e.contains("octal-block") && e.contains("4294967297") && !e.contains('\n'),
+        "{e}"
+    );
+}
+
+#[test]
 fn chunks_that_keep_the_split_give_the_controls_table_and_a_stale_one_is_not_used() {
     for code in ["0.6", "grundy", "0.127", "4.07", "0.16"] {
         let rules = Rules::parse(code).unwrap();

@@ -2,7 +2,9 @@
 //! asks, and what the memory guard allows.
 //!
 //! Algorithm: the plan of the whole table is sized first ([`OctalPlan::named_sized`]). It is
-//! taken when it fits in the memory available and window mode was not asked for. Otherwise
+//! taken when it fits in the memory available and window mode was not asked for. Past the
+//! whole table's [`MAX_LIMIT`] (to [`crate::base::limit::MAX_WINDOW_LIMIT`]) only window
+//! mode is considered, asked for or not. Otherwise
 //! the build runs in window mode if it can: the back-end reads a table the way the window
 //! is shaped for (`auto` or `octal-block`), the code has a sparse space in its first
 //! [`PREFIX`] values (built here, a few milliseconds), the window and the back-end's scratch
@@ -19,6 +21,7 @@
 use super::spill::PAGE_VALUES;
 use super::Window;
 use crate::base::error::{Error, Result};
+use crate::base::limit::MAX_LIMIT;
 use crate::base::memory;
 use crate::grundy::Rulebook;
 use crate::octal::auto::{self, Choice};
@@ -111,6 +114,18 @@ fn decide_mode(
     ask: &Ask,
     asked: bool,
 ) -> Result<(OctalPlan, Mode)> {
+    if limit > MAX_LIMIT {
+        // past the whole table's range only window mode runs: asked for or not, its
+        // refusal says why, and without --window also why the whole table will not do
+        let plan = OctalPlan::named_sized_window(rules, backend, limit)?;
+        return match window_plan(&plan, ask, asked) {
+            Ok(w) => Ok((plan, Mode::Window(w))),
+            Err(why) if asked => Err(why),
+            Err(why) => Err(Error::Invalid(format!(
+                "--limit {limit}: past {MAX_LIMIT} only window mode runs, and it cannot run this build ({why}); choose N <= {MAX_LIMIT}"
+            ))),
+        };
+    }
     let plan = OctalPlan::named_sized(rules, backend, limit)?;
     if !asked {
         let full = plan.check_memory();
@@ -214,7 +229,7 @@ fn sparse_in_prefix(rules: &Rules) -> Result<()> {
     match choice.sparse {
         Some(_) if rules.splits() => Ok(()),
         _ => Err(Error::Invalid(format!(
-            "--window: {} has no sparse space in its first {PREFIX} values, so every heap reads the whole table; build it without --window",
+            "--window: {} has no sparse space in its first {PREFIX} values, so every heap reads the whole table, which window mode keeps on disk",
             rules.label()
         ))),
     }
@@ -319,5 +334,46 @@ mod tests {
         .to_string();
         assert!(e.contains("--window-file") && e.contains("exists"), "{e}");
         std::fs::remove_file(&taken).unwrap();
+    }
+
+    #[test]
+    fn past_the_whole_tables_maximum_only_window_mode_runs() {
+        let past = MAX_LIMIT + 1;
+        let officers = Rules::parse("0.6").unwrap();
+        // chosen by itself, when the disk has room for the values file (2^33 bytes)
+        let room = free_bytes(&std::env::temp_dir()).unwrap() >= 2 * (past + 1);
+        match decide(officers.clone(), None, past, &Ask::default()) {
+            Ok((plan, Mode::Window(w))) => {
+                assert!(room && !w.asked && plan.limit == 1 << 32);
+            }
+            Ok((_, Mode::Full)) => panic!("a whole table past {MAX_LIMIT}"),
+            Err(e) => assert!(!room && e.to_string().contains("--window-file"), "{e}"),
+        }
+        let window = Ask {
+            window: true,
+            ..Ask::default()
+        };
+        for (code, backend, ask, says) in [
+            ("0.07", None, &Ask::default(), "no sparse space"),
+            ("0.07", None, &window, "no sparse space"),
+            ("0.6", Some("octal-vector"), &Ask::default(), "octal-vector"),
+        ] {
+            let e = decide(Rules::parse(code).unwrap(), backend, past, ask)
+                .err()
+                .expect("refused")
+                .to_string();
+            assert!(e.contains(says) && !e.contains('\n'), "{e}");
+            if !ask.window {
+                assert!(
+                    e.contains("--limit 4294967296") && e.contains("4294967295"),
+                    "{e}"
+                );
+            }
+        }
+        let e = decide(officers, None, 1 << 40, &window)
+            .err()
+            .expect("refused")
+            .to_string();
+        assert!(e.contains("1099511627775"), "{e}");
     }
 }

@@ -84,11 +84,19 @@ impl Spill {
         let size = std::fs::metadata(path)
             .map_err(|e| Error::Invalid(format!("cannot read {}: {e}", path.display())))?
             .len();
-        if size % 2 != 0 || size > 2 * len as u64 {
+        if size % 2 != 0 {
             return Err(Error::Invalid(format!(
-                "{} holds {size} bytes, not at most the {} of {len} values",
+                "--window-file: {} holds {size} bytes, an odd number: it is not a values file",
+                path.display()
+            )));
+        }
+        if size > 2 * len as u64 {
+            // shortening it would throw away values a run made
+            return Err(Error::Invalid(format!(
+                "--window-file: {} holds {} values, more than the {len} of this run; give --limit {} or more, or resume without --window-file",
                 path.display(),
-                2 * len as u64
+                size / 2,
+                size / 2 - 1
             )));
         }
         let file = std::fs::OpenOptions::new()

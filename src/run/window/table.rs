@@ -173,7 +173,13 @@ fn whole(subject: Subject, backend: Option<&str>, limit: u64) -> Result<TablePla
             .map_err(|e| Error::Invalid(format!("--backend: {e}")))?,
         None => subject.default_backend(limit as usize),
     };
-    Ok(TablePlan::Whole(BuildPlan::new(subject, backend, limit)?))
+    let plan = BuildPlan::new(subject, backend, limit).map_err(|e| match e {
+        // the command line's parser lets a limit past the whole table's through for window
+        // mode, so this refusal names the flag as the parser would
+        Error::LimitTooLarge { .. } => Error::Invalid(format!("--limit: {e}")),
+        e => e,
+    })?;
+    Ok(TablePlan::Whole(plan))
 }
 
 #[cfg(test)]
