@@ -354,6 +354,20 @@ fn a_run_resumed_without_its_values_stops_where_it_would_read_one_it_does_not_ho
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// The output of `nimsquare args` sent SIGTERM 1.5 s after it started.
+fn terminated_after_1500_ms<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> std::process::Output {
+    let child = common::nimsquare_process()
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    // SAFETY: a signal to the child this test spawned and still holds.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
+    child.wait_with_output().unwrap()
+}
+
 #[test]
 fn sigterm_writes_the_checkpoint_and_the_same_command_finishes_the_run() {
     let dir = scratch("sigterm");
@@ -369,16 +383,7 @@ fn sigterm_writes_the_checkpoint_and_the_same_command_finishes_the_run() {
         "--checkpoint",
         ck.to_str().unwrap(),
     ];
-    let child = common::nimsquare_process()
-        .args(args)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(1500));
-    // SAFETY: a signal to the child this test spawned and still holds.
-    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
-    let out = child.wait_with_output().unwrap();
+    let out = terminated_after_1500_ms(&args);
     let stderr = String::from_utf8_lossy(&out.stderr);
     if out.status.code() == Some(143) {
         assert!(
@@ -438,16 +443,7 @@ fn a_limit_past_2_to_the_32_takes_window_mode_by_itself_and_its_checkpoint_goes_
         std::fs::remove_dir_all(&dir).unwrap();
         return;
     }
-    let child = common::nimsquare_process()
-        .args(&past)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(1500));
-    // SAFETY: a signal to the child this test spawned and still holds.
-    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
-    let out = child.wait_with_output().unwrap();
+    let out = terminated_after_1500_ms(&past);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(143), "{stderr}");
     let done: u64 = stderr
