@@ -27,6 +27,16 @@ fn main() {
         None => "unknown".to_string(),
     };
     println!("cargo:rustc-env=NIMSQUARE_BUILD_REV={value}");
+    // The compiler, for records whose numbers depend on it (the count gate's baseline).
+    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
+    let version = Command::new(rustc)
+        .arg("--version")
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_else(|| "unknown".into());
+    println!("cargo:rustc-env=NIMSQUARE_RUSTC_VERSION={version}");
     // Again when the sources change (the dirty flag) or the checkout moves to another commit.
     for path in ["src", "tests", "benches", "Cargo.toml", "build.rs"] {
         println!("cargo:rerun-if-changed={path}");

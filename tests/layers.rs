@@ -26,6 +26,7 @@ const LAYERS: &[(&str, usize)] = &[
     ("games", 7),
     ("census", 7),
     ("run::longrun", 8),
+    ("run::counted", 8),
     ("run::workload", 8),
     ("run::report", 8),
     ("run::census", 9),
@@ -41,6 +42,7 @@ const LAYERS: &[(&str, usize)] = &[
     ("instruments::matrix_check", 12),
     ("instruments::matrix", 12),
     ("instruments::roofline", 13),
+    ("instruments::counts", 13),
     ("instruments::scaling", 14),
     ("instruments::tune", 15),
 ];

@@ -9,6 +9,7 @@
 //! - [`stats`]: the median of repeats; [`units`]: seconds as a person reads them.
 //! - [`provenance`]: where a measurement was made (build revision, CPU).
 //! - [`wire`]: a back-end's state as bytes, for a checkpoint, read back checked.
+//! - [`valgrind`]: the stage a run under Callgrind counts, marked by client requests.
 
 pub mod error;
 pub mod isa;
@@ -20,4 +21,5 @@ pub mod provenance;
 pub mod rng;
 pub mod stats;
 pub mod units;
+pub mod valgrind;
 pub mod wire;

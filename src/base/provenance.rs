@@ -12,6 +12,9 @@ pub fn git_rev() -> String {
 /// [`git_rev`] as a constant.
 pub const BUILD_REV: &str = env!("NIMSQUARE_BUILD_REV");
 
+/// `rustc --version` of the compiler that built this binary (`build.rs`), or `unknown`.
+pub const RUSTC_VERSION: &str = env!("NIMSQUARE_RUSTC_VERSION");
+
 /// The load average over the last minute (`/proc/loadavg`), if the system reports one: what
 /// a measurement records at its start and end, so a reader can tell a busy machine.
 pub fn load_average() -> Option<f64> {

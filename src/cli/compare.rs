@@ -1,16 +1,19 @@
-//! `nimsquare compare A B`: two back-ends (or two `--isa` paths, or two binaries) timed as
-//! whole `solve` runs (with `--workload` or `--octal`, `build` runs) in alternating pairs, their answers
-//! (an octal game's: its table digest) checked equal, and the verdict given
-//! as the median ratio B/A with a confidence interval (see
-//! [`nimsquare::instruments::compare`]).
+//! `nimsquare compare A B`: the arguments parsed into a [`Request`], the plan and the runs
+//! left to [`nimsquare::instruments::compare`], the report printed. Two back-ends (or two
+//! `--isa` paths, or two binaries) timed or counted as whole `solve` runs (with `--workload`
+//! or `--octal`, `build` runs) in alternating pairs, their answers (an octal game's: its
+//! table digest) checked equal, and the verdict given as the median ratio B/A with its
+//! interval.
 
 use super::args::{count_usize, JsonArg, SolveArgs};
 use super::common::{fmt_seconds, CliResult};
-use nimsquare::base::error::{Error, Result};
+use nimsquare::base::error::Error;
 use nimsquare::base::isa::Isa;
-use nimsquare::instruments::compare::{self, Event, Measure, Side, Summary};
+use nimsquare::instruments::compare::plan::{Plan, Request, Spec};
+use nimsquare::instruments::compare::{self, Event, How, Side, Summary};
+use nimsquare::run::counted::{self, Metric};
 use nimsquare::run::report::{self, Report};
-use nimsquare::run::workload::{self, BuildPlan, Subject};
+use nimsquare::run::workload::Subject;
 use serde_json::json;
 use std::io::{self, Write};
 use std::path::PathBuf;
@@ -23,6 +26,12 @@ const FORECAST_NOTE_SECONDS: f64 = 10.0;
 
 /// The most pairs accepted: the interval is settled long before.
 const MAX_PAIRS: usize = 1000;
+
+/// Pairs by default when timed: nine give an interval of 96% confidence.
+const TIMED_PAIRS: usize = 9;
+
+/// Pairs by default when counted: three show that each side's count repeats.
+const COUNTED_PAIRS: usize = 3;
 
 pub const LONG_ABOUT: &str = "Compare two back-ends of one stage (or one back-end on two \
 vector paths, or two builds) on the same input: whole `solve --json` runs in alternating \
@@ -43,6 +52,7 @@ The verdict: a winner when the whole interval lies beyond 1 + --noise (or below 
 1 + X] for X the noise threshold or the --margin (5% by default), whichever is narrower and \
 holds it; otherwise inconclusive (run more pairs). Fewer than 3 pairs give no verdict and \
 never fail --fail-above.\n\n\
+With --metric instructions (or reads, writes, d1-misses, ll-misses; cache is ll-misses) each run goes under Valgrind's Callgrind (Debian: apt-get install valgrind) and the ratio is of counts, not seconds: only the compared stage is counted (the table, the count, the build; --measure wall counts the whole process), on one thread, on the widest vector path Valgrind 3.19 runs (avx2; @avx512 is refused). The caches are simulated with one fixed geometry on every machine (D1 32 KiB 8-way, LL 32 MiB 16-way). Counts repeat to a few parts in a million, so 3 pairs and a threshold of 0.01% (margin 0.1%) are the defaults, and a 1% difference is plain where the clock's 9 pairs are not. Callgrind runs 30-100 times slower: keep N small (10^5 for a table).\n\n\
 Exit status: 0 when the comparison ran (whatever the verdict), 1 when the two sides' answers \
 differ, 2 for bad input, 3 when --fail-above RATIO is given and the whole interval of B/A lies \
 above RATIO (B is slower than RATIO times A beyond the noise of the pairs).";
@@ -64,25 +74,26 @@ pub struct Args {
     #[arg(long, value_name = "KIND[:RULES]", help = super::common::WORKLOAD_HELP,
           conflicts_with_all = ["moves", "octal", "heaps"])]
     workload: Option<String>,
-    /// Timed pairs (1 to 1000). Fewer than 6 cannot give a 95% interval, fewer than 3 no
-    /// verdict; the confidence reached is always printed.
-    #[arg(long, value_name = "P", default_value_t = 9, value_parser = count_usize(1, MAX_PAIRS),
+    /// Pairs (1 to 1000; default 9 timed, 3 counted). Fewer than 6 cannot give a 95%
+    /// interval, fewer than 3 no verdict; the confidence reached is always printed.
+    #[arg(long, value_name = "P", value_parser = count_usize(1, MAX_PAIRS),
           allow_hyphen_values = true)]
-    pairs: usize,
-    /// Untimed runs of each side before the pairs (page cache, clocks, the forecast).
-    #[arg(long, value_name = "W", default_value_t = 1, value_parser = count_usize(0, 100),
+    pairs: Option<usize>,
+    /// Unmeasured runs of each side before the pairs (page cache, clocks, the forecast;
+    /// default 1 timed, 0 counted).
+    #[arg(long, value_name = "W", value_parser = count_usize(0, 100),
           allow_hyphen_values = true)]
-    warmup: usize,
+    warmup: Option<usize>,
     /// Relative difference taken as noise: the verdict names a winner only when the whole
-    /// interval lies beyond 1 + NOISE (or below 1/(1 + NOISE)).
-    #[arg(long, value_name = "NOISE", default_value_t = 0.03, value_parser = parse_noise,
-          allow_hyphen_values = true)]
-    noise: f64,
+    /// interval lies beyond 1 + NOISE (or below 1/(1 + NOISE)). Default 0.03 timed, 0.0001
+    /// counted.
+    #[arg(long, value_name = "NOISE", value_parser = parse_noise, allow_hyphen_values = true)]
+    noise: Option<f64>,
     /// Equivalence margin: the verdict says "no difference larger than MARGIN" when the whole
-    /// interval of B/A lies within [1/(1 + MARGIN), 1 + MARGIN] (0.05: within 5%).
-    #[arg(long, value_name = "MARGIN", default_value_t = 0.05, value_parser = parse_margin,
-          allow_hyphen_values = true)]
-    margin: f64,
+    /// interval of B/A lies within [1/(1 + MARGIN), 1 + MARGIN] (0.05: within 5%). Default
+    /// 0.05 timed, 0.001 counted.
+    #[arg(long, value_name = "MARGIN", value_parser = parse_margin, allow_hyphen_values = true)]
+    margin: Option<f64>,
     /// Exit with status 3 when the interval of B/A lies wholly above RATIO (e.g. 1.05: B is
     /// more than 5% slower than A, beyond the noise of the pairs). For a before/after gate,
     /// make A the before.
@@ -93,6 +104,12 @@ pub struct Args {
     #[arg(long, value_name = "WHAT", default_value = "stage",
           value_parser = ["stage", "wall"])]
     measure: String,
+    /// What the ratio is of: `time` (seconds, default), or a count under Valgrind's
+    /// Callgrind: `instructions`, `reads`, `writes` (data accesses), `d1-misses`,
+    /// `ll-misses` (simulated cache misses; `cache` is `ll-misses`).
+    #[arg(long, value_name = "METRIC", default_value = "time",
+          value_parser = ["time", "instructions", "reads", "writes", "d1-misses", "ll-misses", "cache"])]
+    metric: String,
     /// Run side A with this nimsquare binary instead of this one (e.g. a build of main).
     #[arg(long, value_name = "PATH")]
     a_binary: Option<PathBuf>,
@@ -134,109 +151,6 @@ fn parse_ratio(text: &str) -> std::result::Result<f64, String> {
     }
 }
 
-/// What a comparison times: the table or the count stage of a subtraction game's solve, or
-/// the table of a workload's game built alone (`nimsquare build`, for `--workload` and
-/// `--octal`).
-#[derive(Clone, PartialEq, Debug)]
-enum Stage {
-    Table,
-    Count,
-    Build(Subject),
-}
-
-impl Stage {
-    fn name(&self) -> &'static str {
-        match self {
-            Stage::Table => "table",
-            Stage::Count => "count",
-            Stage::Build(subject) => subject.stage(),
-        }
-    }
-}
-
-/// A side as typed: a back-end name and an optional vector path.
-struct Spec {
-    text: String,
-    name: String,
-    isa: Option<Isa>,
-    stage: Option<Stage>,
-}
-
-/// Parses `NAME[@PATH]`; `which` is `A` or `B` for the messages. The name is checked against
-/// this binary's registries (the subject's workload when one is given), the path against
-/// this CPU.
-fn parse_spec(text: &str, which: &str, subject: Option<&Subject>) -> Result<Spec> {
-    let (name, isa) = match text.split_once('@') {
-        Some((name, path)) => {
-            let isa = Isa::parse(path)
-                .map_err(|e| Error::Invalid(format!("side {which} ('{text}'): {e}")))?;
-            if !isa.on_cpu() {
-                return Err(Error::Invalid(format!(
-                    "side {which} ('{text}'): this CPU has no {} path; `nimsquare list` shows the paths it has",
-                    isa.name()
-                )));
-            }
-            (name, Some(isa))
-        }
-        None => (text, None),
-    };
-    let stage = if let Some(subject) = subject {
-        subject
-            .find(name)
-            .map_err(|e| Error::Invalid(format!("side {which}: {e}")))?;
-        Some(Stage::Build(subject.clone()))
-    } else if name == nimsquare::run::planner::AUTO {
-        None
-    } else if nimsquare::table::find(name).is_ok() {
-        Some(Stage::Table)
-    } else if nimsquare::count::find(name).is_ok() {
-        Some(Stage::Count)
-    } else {
-        return Err(Error::Invalid(format!(
-            "side {which}: '{name}' is neither a table nor a count back-end; `nimsquare list` names them (auto is allowed)"
-        )));
-    };
-    Ok(Spec {
-        text: text.to_string(),
-        name: name.to_string(),
-        isa,
-        stage,
-    })
-}
-
-/// Refuses, before any run, a side that would be refused after its warm-up: a naive control
-/// past the N it affords, a table that does not fit in memory (each side is planned as the
-/// run it stands for plans it, so the refusal is this one line, naming the limit). `auto`
-/// is the planner's, which never chooses a control.
-fn check_affords(args: &Args, stage: &Stage, sides: [&Spec; 2]) -> Result<()> {
-    let subject = match stage {
-        Stage::Build(subject) => subject.clone(),
-        Stage::Table => workload::subtraction(args.solve.moves.moves.clone()),
-        Stage::Count => return Ok(()),
-    };
-    for spec in sides {
-        if spec.name == nimsquare::run::planner::AUTO {
-            continue;
-        }
-        let backend = subject.find(&spec.name)?;
-        BuildPlan::new(subject.clone(), backend, args.solve.limit.limit.as_u64())?;
-    }
-    Ok(())
-}
-
-/// The program for one side: `--a-binary`/`--b-binary`, checked to exist, or this binary.
-fn program(flag: &str, path: &Option<PathBuf>) -> Result<PathBuf> {
-    match path {
-        Some(p) if p.is_file() => Ok(p.clone()),
-        Some(p) => Err(Error::Invalid(format!(
-            "{flag} {}: no such file; give the path of a nimsquare binary",
-            p.display()
-        ))),
-        None => std::env::current_exe()
-            .map_err(|e| Error::Invalid(format!("cannot find this program's own path: {e}"))),
-    }
-}
-
 pub fn run(args: Args, threads: Option<usize>, isa: Option<Isa>) -> CliResult {
     let subject = match (&args.octal, &args.workload) {
         (None, None) => None,
@@ -246,94 +160,59 @@ pub fn run(args: Args, threads: Option<usize>, isa: Option<Isa>) -> CliResult {
             spec.as_deref(),
         )?),
     };
-    let a = parse_spec(&args.a, "A", subject.as_ref())?;
-    let b = parse_spec(&args.b, "B", subject.as_ref())?;
-    let stage = match (a.stage.clone(), b.stage.clone()) {
-        (Some(x), Some(y)) if x != y => {
-            return Err(Error::Invalid(format!(
-                "A ('{}') and B ('{}') belong to different stages; compare two table back-ends or two count back-ends",
-                a.name, b.name
-            )))
-        }
-        (x, y) => x.or(y).unwrap_or(Stage::Table),
-    };
-    check_affords(&args, &stage, [&a, &b])?;
-    let measure = match (args.measure.as_str(), &stage) {
-        ("wall", _) => Measure::Wall,
-        (_, Stage::Table) => Measure::Table,
-        (_, Stage::Count) => Measure::Count,
-        (_, Stage::Build(_)) => Measure::Build,
-    };
-    // What the reports say of the game: `moves squares, 3 heaps` or `octal game 0.6`.
-    let game = match &subject {
-        Some(s) => s.describe(),
-        None => format!(
-            "moves {}, {} heaps",
-            args.solve.moves.moves.label(),
-            args.solve.heaps.heaps
+    let metric = match args.metric.as_str() {
+        "time" => None,
+        name => Some(
+            Metric::parse(name)
+                .ok_or_else(|| Error::Invalid(format!("--metric: '{name}' is no metric")))?,
         ),
     };
-    let side = |spec: &Spec, flag: &str, binary: &Option<PathBuf>| -> Result<Side> {
-        let mut argv: Vec<String> = Vec::new();
-        if let Some(t) = threads {
-            argv.extend(["--threads".into(), t.to_string()]);
-        }
-        if let Some(path) = spec.isa.or(isa) {
-            argv.extend(["--isa".into(), path.name().into()]);
-        }
-        let limit = args.solve.limit.limit.to_string();
-        match &stage {
-            Stage::Build(subject) => {
-                argv.extend(
-                    [
-                        "build",
-                        "--workload",
-                        &format!("{}:{}", subject.stage(), subject.label()),
-                        "--json",
-                        "--quiet",
-                        "--limit",
-                        &limit,
-                        "--backend",
-                        &spec.name,
-                    ]
-                    .map(String::from),
-                );
-            }
-            _ => {
-                let stage_flag = match stage {
-                    Stage::Count => "--count",
-                    _ => "--table",
-                };
-                argv.extend(
-                    [
-                        "solve",
-                        "--json",
-                        "--quiet",
-                        "--limit",
-                        &limit,
-                        "--moves",
-                        &args.solve.moves.moves.label(),
-                        "--heaps",
-                        &args.solve.heaps.heaps.to_string(),
-                        stage_flag,
-                        &spec.name,
-                    ]
-                    .map(String::from),
-                );
-            }
-        }
-        Ok(Side {
-            label: spec.text.clone(),
-            program: program(flag, binary)?,
-            args: argv,
-        })
+    let plan = Plan::new(&Request {
+        a: args.a.clone(),
+        b: args.b.clone(),
+        subject: subject.clone(),
+        moves: args.solve.moves.moves.clone(),
+        heaps: args.solve.heaps.heaps,
+        limit: args.solve.limit.limit,
+        threads,
+        isa,
+        whole_process: args.measure == "wall",
+        metric,
+        a_binary: args.a_binary.clone(),
+        b_binary: args.b_binary.clone(),
+    })?;
+    let (noise, margin) = if metric.is_some() {
+        compare::COUNTED_NOISE_MARGIN
+    } else {
+        compare::TIMED_NOISE_MARGIN
     };
-    let side_a = side(&a, "--a-binary", &args.a_binary)?;
-    let side_b = side(&b, "--b-binary", &args.b_binary)?;
+    let noise = args.noise.unwrap_or(noise);
+    let margin = args.margin.unwrap_or(margin);
+    let pairs = args.pairs.unwrap_or(if metric.is_some() {
+        COUNTED_PAIRS
+    } else {
+        TIMED_PAIRS
+    });
+    let warmup = args.warmup.unwrap_or(if metric.is_some() { 0 } else { 1 });
+    let Plan {
+        a: (a, side_a),
+        b: (b, side_b),
+        stage,
+        how,
+        game,
+    } = plan;
 
     let quiet = args.quiet;
     let started = std::time::Instant::now();
-    let pair_count = args.pairs;
+    let pair_count = pairs;
+    let counted = how.metric().is_some();
+    let value = |r: &compare::Run| {
+        if counted {
+            format!("{:.0}", r.value)
+        } else {
+            fmt_seconds(r.value)
+        }
+    };
     let on_event = |event: Event| match event {
         _ if quiet => {}
         Event::WarmedUp { a, b } => {
@@ -347,23 +226,24 @@ pub fn run(args: Args, threads: Option<usize>, isa: Option<Isa>) -> CliResult {
             }
         }
         Event::Pair { i, a, b } => eprintln!(
-            "pair {}/{pair_count}: A {}  B {}  B/A {:.3}",
+            "pair {}/{pair_count}: A {}  B {}  B/A {:.5}",
             i + 1,
-            fmt_seconds(a.seconds),
-            fmt_seconds(b.seconds),
-            b.seconds / a.seconds
+            value(a),
+            value(b),
+            b.value / a.value
         ),
     };
     if !quiet {
         eprintln!(
-            "compare: {} of `{}` runs after {} warm-up run(s) of each; --quiet hides these lines",
-            super::common::count_of(args.pairs, "pair"),
+            "compare: {} of `{}` runs{} after {} warm-up run(s) of each; --quiet hides these lines",
+            super::common::count_of(pairs, "pair"),
             side_a.args.join(" "),
-            args.warmup
+            if counted { " under Valgrind" } else { "" },
+            warmup
         );
     }
-    let pairs = compare::run_pairs(&side_a, &side_b, args.pairs, args.warmup, measure, on_event)?;
-    let summary = pairs.summarize(args.noise, args.margin)?;
+    let pairs = compare::run_pairs(&side_a, &side_b, pairs, warmup, &how, on_event)?;
+    let summary = pairs.summarize(noise, margin)?;
     let gate_failed = args.fail_above.is_some_and(|r| summary.exceeds(r));
     let report = CompareReport {
         answer: pairs.a[0].answer.clone(),
@@ -373,14 +253,14 @@ pub fn run(args: Args, threads: Option<usize>, isa: Option<Isa>) -> CliResult {
         subject,
         game,
         stage: stage.name(),
-        measure,
-        warmup: args.warmup,
+        how,
+        warmup,
         a: (a, side_a),
         b: (b, side_b),
         pairs,
         summary,
-        noise: args.noise,
-        margin: args.margin,
+        noise,
+        margin,
         fail_above: args.fail_above,
         gate_failed,
         elapsed_seconds: started.elapsed().as_secs_f64(),
@@ -401,7 +281,7 @@ struct CompareReport {
     /// The game in words: `moves squares, 3 heaps` or `octal game 0.6`.
     game: String,
     stage: &'static str,
-    measure: Measure,
+    how: How,
     warmup: usize,
     a: (Spec, Side),
     b: (Spec, Side),
@@ -434,10 +314,14 @@ impl CompareReport {
     }
 
     fn sentence(&self) -> String {
-        self.summary.sentence(
-            &format!("A ({})", self.a.0.text),
-            &format!("B ({})", self.b.0.text),
-        )
+        let (a, b) = (
+            format!("A ({})", self.a.0.text),
+            format!("B ({})", self.b.0.text),
+        );
+        match self.how.metric() {
+            Some(m) => self.summary.counted_sentence(&a, &b, m.name()),
+            None => self.summary.sentence(&a, &b),
+        }
     }
 }
 
@@ -449,14 +333,40 @@ impl Report for CompareReport {
         } else {
             format!("both answered {}", self.answer)
         };
+        let doing = match &self.how.counted {
+            None => format!("timing {}", self.how.measure.name()),
+            Some((valgrind, counting, metric)) => format!(
+                "counting {} of {} under {} (callgrind, 1 thread{})",
+                metric.name(),
+                counting
+                    .stage
+                    .map_or("the whole process".to_string(), |st| format!(
+                        "the {} stage",
+                        st.name()
+                    )),
+                valgrind.version,
+                if counting.cache_sim {
+                    format!("; {}", counted::CACHE_GEOMETRY_WORDS)
+                } else {
+                    String::new()
+                }
+            ),
+        };
         writeln!(
             out,
-            "compare N = {}, {}: {} (A B, B A, ...), timing {}; {agreed}",
+            "compare N = {}, {}: {} (A B, B A, ...), {doing}; {agreed}",
             self.limit,
             self.game,
             super::common::count_of(s.pairs, "pair"),
-            self.measure.name()
         )?;
+        let counted = self.how.metric().is_some();
+        let show = |x: f64| {
+            if counted {
+                format!("{x:.0}")
+            } else {
+                fmt_seconds(x)
+            }
+        };
         let width = self.a.0.text.len().max(self.b.0.text.len());
         for (tag, spec, _, runs, t) in self.sides() {
             let ran = &runs[0].report;
@@ -470,15 +380,34 @@ impl Report for CompareReport {
                 out,
                 "{tag}  {:width$}  median {}  min {}  max {}  isa {}{what}",
                 spec.text,
-                fmt_seconds(t.0),
-                fmt_seconds(t.1),
-                fmt_seconds(t.2),
+                show(t.0),
+                show(t.1),
+                show(t.2),
                 ran.isa.as_deref().unwrap_or("?"),
             )?;
+            if let Some(c) = runs[0]
+                .counts
+                .as_ref()
+                .and_then(|c| c.cache.map(|k| (c, k)))
+            {
+                writeln!(
+                    out,
+                    "   {:width$}  first run: instructions {}  reads {}  writes {}  D1 misses {} + {}  LL misses {} + {} (read + write)",
+                    "",
+                    c.0.instructions,
+                    c.1.reads,
+                    c.1.writes,
+                    c.1.d1_read_misses,
+                    c.1.d1_write_misses,
+                    c.1.ll_read_misses,
+                    c.1.ll_write_misses,
+                )?;
+            }
         }
+        let digits = if counted { 5 } else { 3 };
         writeln!(
             out,
-            "B/A  median {:.3}  interval {:.3}-{:.3} ({:.1}% confidence: order statistics {} and {} of {} pair ratios)  range {:.3}-{:.3}",
+            "B/A  median {:.digits$}  interval {:.digits$}-{:.digits$} ({:.1}% confidence: order statistics {} and {} of {} pair ratios)  range {:.digits$}-{:.digits$}",
             s.ratio_median,
             s.ratio_lo,
             s.ratio_hi,
@@ -502,6 +431,7 @@ impl Report for CompareReport {
 
     fn json(&self) -> serde_json::Value {
         let s = &self.summary;
+        let counted = self.how.metric().is_some();
         let [a, b] = self.sides().map(|(_, spec, side, runs, t)| {
             let ran = &runs[0].report;
             json!({
@@ -514,15 +444,21 @@ impl Report for CompareReport {
                 "program": side.program.display().to_string(),
                 "seconds": runs.iter().map(|r| r.seconds).collect::<Vec<_>>(),
                 "wall_seconds": runs.iter().map(|r| r.wall_seconds).collect::<Vec<_>>(),
-                "median_seconds": t.0,
-                "min_seconds": t.1,
-                "max_seconds": t.2,
+                "median_seconds": (!counted).then_some(t.0),
+                "min_seconds": (!counted).then_some(t.1),
+                "max_seconds": (!counted).then_some(t.2),
+                "counts": runs.iter().map(|r| r.counts).collect::<Vec<_>>(),
+                "median_count": counted.then_some(t.0),
             })
         });
         let squares = self.subject.is_none();
         let mut value = json!({
             "stage": self.stage,
-            "measure": self.measure.name(),
+            "measure": self.how.measure.name(),
+            "metric": self.how.metric().map_or("time", Metric::name),
+            "valgrind": self.how.counted.as_ref().map(|c| c.0.version.clone()),
+            "counted_stage": self.how.counted.as_ref().map(|c| c.1.stage.map_or("whole process", |st| st.name())),
+            "cache_geometry": self.how.counted.as_ref().filter(|c| c.1.cache_sim).map(|_| counted::CACHE_GEOMETRY_WORDS),
             "limit": self.limit,
             "moves": squares.then(|| self.moves.clone()),
             "heaps": squares.then_some(self.heaps),

@@ -121,10 +121,13 @@ pub fn main() -> i32 {
         Err(err) => return clap_exit(err),
     };
     if let Some(threads) = cli.threads {
-        if let Err(e) = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build_global()
-        {
+        let mut pool = rayon::ThreadPoolBuilder::new().num_threads(threads);
+        // A counted run's one thread is this one: no worker waits (spinning, stealing,
+        // yielding as long as Valgrind's scheduling lets it) for jobs handed across.
+        if threads == 1 && nimsquare::base::valgrind::counting() {
+            pool = pool.use_current_thread();
+        }
+        if let Err(e) = pool.build_global() {
             eprintln!("error: cannot start {threads} threads: {e}");
             return EXIT_USAGE;
         }

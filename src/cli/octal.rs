@@ -10,7 +10,7 @@
 use super::args::{limit_parser, window_limit_parser, JsonArg, LongRunArgs};
 use super::common::{fmt_seconds, CliResult};
 use super::tables;
-use nimsquare::base::error::Error;
+use nimsquare::base::error::{Error, Result};
 use nimsquare::base::limit::Limit;
 use nimsquare::octal::auto::Choice;
 use nimsquare::octal::block::stores::{self, Stores};
@@ -31,7 +31,7 @@ use std::path::{Path, PathBuf};
 /// list and histogram), a pass that stays a few per cent of 4 s of work up to N = 10^8; it
 /// is also the longest wait between Ctrl-C and the stop.
 const OCTAL_CHUNK_TARGET: std::time::Duration = std::time::Duration::from_secs(4);
-use std::time::Instant;
+use nimsquare::base::valgrind::{self, Stage};
 
 /// N when --limit is not given: seconds with the quadratic control.
 pub const DEFAULT_OCTAL_LIMIT: &str = "10000";
@@ -214,14 +214,15 @@ pub fn run(mut args: Args) -> CliResult {
         ..LongRun::default()
     };
     let fill = plan.chunk_fill();
-    let started = Instant::now();
-    let outcome = longrun::try_run_fill(rules, limit, start, &fill, &opts)?;
     let mut unsaved = Vec::new();
-    let values = match tables::finish(outcome, limit, lr, &mut unsaved) {
+    let (values, seconds) = valgrind::stage(Stage::Build, || -> Result<_> {
+        let outcome = longrun::try_run_fill(rules, limit, start, &fill, &opts)?;
+        Ok(tables::finish(outcome, limit, lr, &mut unsaved))
+    });
+    let values = match values? {
         Ok(values) => values,
         Err(exit_code) => return Ok(exit_code),
     };
-    let seconds = started.elapsed().as_secs_f64();
     let table = Table::from_values(values);
     tables::save_table(
         rules,

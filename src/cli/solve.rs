@@ -9,6 +9,7 @@ use super::common::CliResult;
 use nimsquare::base::error::{Error, Result};
 use nimsquare::base::memory;
 use nimsquare::base::provenance::load_average;
+use nimsquare::base::valgrind::{self, Stage};
 use nimsquare::cold::ColdFinder;
 use nimsquare::registry::Entry;
 use nimsquare::run::longrun::{self, LongRun, Start};
@@ -17,7 +18,6 @@ use nimsquare::run::report::{self, Report};
 use nimsquare::run::session::{self, Files, Unsaved};
 use nimsquare::table::Table;
 use std::io::{self, Write};
-use std::time::Instant;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -61,14 +61,15 @@ pub fn run(args: Args) -> CliResult {
     if !files.quiet && seeded == 0 {
         super::common::forecast(&plan);
     }
-    let started = Instant::now();
     // Files that could not be written: reported after the answer, which is never lost to them.
     let mut unsaved: Vec<Unsaved> = Vec::new();
-    let t = match build_table(&plan, start, &files, &args, &mut unsaved)? {
+    let (built, table_seconds) = valgrind::stage(Stage::Table, || {
+        build_table(&plan, start, &files, &args, &mut unsaved)
+    });
+    let t = match built? {
         Ok(t) => t,
         Err(exit_code) => return Ok(exit_code),
     };
-    let table_seconds = started.elapsed().as_secs_f64();
     session::save_table(
         &plan.moves,
         plan.limit,
@@ -77,9 +78,8 @@ pub fn run(args: Args) -> CliResult {
         &files,
         &mut unsaved,
     );
-    let started = Instant::now();
-    let answer = plan.count_exact(&t)?;
-    let count_seconds = started.elapsed().as_secs_f64();
+    let (answer, count_seconds) = valgrind::stage(Stage::Count, || plan.count_exact(&t));
+    let answer = answer?;
     let facts = if args.json.json {
         // S(N) < 2^53 for every accepted input (N < 2^32, at most 65 535 moves), so it is a
         // JSON number that every reader takes exactly.
@@ -132,9 +132,8 @@ fn solve_cold(
             "--heaps 1 goes through the win/lose sieve, which builds no table to checkpoint, save or load; add --table NAME (e.g. --table stamped-parallel) to build the full table".into(),
         ));
     }
-    let started = Instant::now();
-    let set = (cold.make)().cold(&plan.moves, plan.limit);
-    let seconds = started.elapsed().as_secs_f64();
+    let (set, seconds) =
+        valgrind::stage(Stage::Cold, || (cold.make)().cold(&plan.moves, plan.limit));
     // The sieve's marks are counted only for the JSON record, which reports them.
     let facts = if args.json.json {
         serde_json::json!({

@@ -4,11 +4,14 @@
 //!
 //! - [`check`]: every back-end against its control or reference (and [`check::control`],
 //!   the game-tree and brute-force controls written from the rules alone);
-//! - [`compare`]: two commands in alternating whole runs, the median ratio with its interval;
+//! - [`compare`]: two commands in alternating whole runs, the median ratio with its interval,
+//!   timed or counted under Valgrind;
 //! - [`matrix`]: the bench matrix's grid, ids and selection (`benches/matrix.rs`);
 //! - [`matrix_report`]: the matrix's medians and intervals read back from criterion, ratios
 //!   between back-ends, `matrix.csv` and `matrix.json`;
 //! - [`matrix_check`]: two sets of matrix results compared, the regression verdict;
+//! - [`counts`]: the counting bench and CI's count gate: the matrix's benchmarks counted
+//!   under Callgrind, against a saved baseline;
 //! - [`roofline`]: each back-end's time held against what the machine's primitives allow;
 //! - [`tune`]: times the back-ends `auto` can pick here and writes wisdom;
 //! - [`scaling`]: the scaling and growth studies, their CSV, fits and plots;
@@ -17,6 +20,7 @@
 
 pub mod check;
 pub mod compare;
+pub mod counts;
 pub mod matrix;
 pub mod matrix_check;
 pub mod matrix_report;

@@ -2,6 +2,7 @@
 //! below and the instruments above, which only measure. Each imports the stages and the
 //! ones listed before it:
 //!
+//! - [`counted`]: one command under Valgrind's Callgrind, its counts read back;
 //! - [`longrun`]: chunked table runs with progress, signals and checkpoints, and the
 //!   saved-table format with its spot check;
 //! - [`wisdom`]: the back-end choices `tune` measured on this machine, read and checked;
@@ -19,6 +20,7 @@
 //!   computed as the values stream past.
 
 pub mod census;
+pub mod counted;
 pub mod longrun;
 pub mod planner;
 pub mod profile;

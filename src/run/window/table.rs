@@ -15,10 +15,11 @@
 use super::plan::{self, Ask, Mode, WindowPlan};
 use super::{build_octal, WindowOutcome};
 use crate::base::error::{Error, Result};
+use crate::base::valgrind::{self, Stage};
 use crate::octal::{OctalPlan, Rules};
 use crate::run::longrun::signals::Signal;
 use crate::run::workload::{BuildPlan, Subject};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// A build decided: the whole table, or an octal code in window mode.
 pub enum TablePlan {
@@ -120,10 +121,10 @@ impl TablePlan {
 
     /// Builds the table as decided (`quiet`: no progress bar in window mode).
     pub fn build(&self, quiet: bool) -> Result<TableOutcome> {
-        let started = Instant::now();
         match self {
             TablePlan::Whole(p) => {
-                let table = p.build()?;
+                let (table, seconds) = valgrind::stage(Stage::Build, || p.build());
+                let table = table?;
                 Ok(TableOutcome::Done {
                     facts: TableFacts {
                         max_value: table.max_value(),
@@ -134,12 +135,15 @@ impl TablePlan {
                             crate::run::longrun::tablefile::values_fnv1a64(table.values())
                         ),
                     },
-                    seconds: started.elapsed().as_secs_f64(),
+                    seconds,
                 })
             }
             TablePlan::Window { plan, window } => {
                 let never = Duration::MAX;
-                let built = build_octal(plan, window, (quiet, None, never), &mut |_, _| Ok(()))?;
+                let (built, _) = valgrind::stage(Stage::Build, || {
+                    build_octal(plan, window, (quiet, None, never), &mut |_, _| Ok(()))
+                });
+                let built = built?;
                 match built.outcome {
                     WindowOutcome::Finished { streamed, .. } => Ok(TableOutcome::Done {
                         facts: TableFacts {

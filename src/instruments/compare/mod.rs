@@ -10,11 +10,21 @@
 //! probability `1 - 2·P(Bin(n, 1/2) <= k-1)` whatever the distribution of the noise, as long
 //! as the pairs are independent (the sign test's interval). Nine pairs give 96.1%.
 //!
-//! [`run_pairs`] spawns the processes and reads each one's JSON report; [`summarize`] and
+//! A counted comparison ([`How::counted`], `--metric instructions` and the cache metrics)
+//! runs each side under Valgrind's Callgrind instead ([`crate::run::counted`]) and takes the
+//! ratio of counts: the same build on the same input counts the same to a few parts in a
+//! million, so the pair ratios show a difference of a fraction of a percent that the clock
+//! on these machines cannot.
+//!
+//! [`plan`] resolves the command line into the two sides before any run; [`run_pairs`]
+//! spawns the processes and reads each one's JSON report; [`summarize`] and
 //! [`median_interval`] are pure, so the statistics are tested without timing anything.
 //! Cost: `2·(pairs + warm-up)` runs of the two commands.
 
+pub mod plan;
+
 use crate::base::error::{Error, Result};
+use crate::run::counted::{Counting, Counts, Metric, Valgrind};
 use crate::run::report::Record;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
@@ -68,11 +78,48 @@ impl Measure {
     }
 }
 
+/// How each run is measured: the seconds of a [`Measure`], or a count of the stage (or the
+/// whole process for [`Measure::Wall`]) under Valgrind.
+#[derive(Debug)]
+pub struct How {
+    pub measure: Measure,
+    /// Valgrind, how it counts, and the count the ratio is taken of.
+    pub counted: Option<(Valgrind, Counting, Metric)>,
+}
+
+impl How {
+    /// Seconds of `measure`, not counted.
+    pub fn timed(measure: Measure) -> How {
+        How {
+            measure,
+            counted: None,
+        }
+    }
+
+    /// The metric counted, or None when timed.
+    pub fn metric(&self) -> Option<Metric> {
+        self.counted.as_ref().map(|c| c.2)
+    }
+
+    /// What the ratio is of, for reports: `table_seconds`, `instructions`, ...
+    pub fn quantity(&self) -> &'static str {
+        match self.metric() {
+            Some(m) => m.name(),
+            None => self.measure.name(),
+        }
+    }
+}
+
 /// One finished run of one side.
 #[derive(Clone, Debug)]
 pub struct Run {
-    /// The time under the comparison's [`Measure`].
+    /// The time under the comparison's [`Measure`] (under Valgrind when counted: then not
+    /// the back-end's time).
     pub seconds: f64,
+    /// The counts of a counted run.
+    pub counts: Option<Counts>,
+    /// What the ratio is taken of: `seconds`, or the counted metric.
+    pub value: f64,
     /// The whole process's wall-clock seconds.
     pub wall_seconds: f64,
     /// The run's answer, as it printed it: both sides must agree on it.
@@ -81,20 +128,32 @@ pub struct Run {
     pub report: Record,
 }
 
-/// Runs `side` once and reads its report.
-pub fn run_once(side: &Side, measure: Measure) -> Result<Run> {
+/// Runs `side` once, natively or counted as `how` says, and reads its report.
+pub fn run_once(side: &Side, how: &How) -> Result<Run> {
+    let measure = how.measure;
     let started = Instant::now();
-    let output = Command::new(&side.program)
-        .args(&side.args)
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|e| {
-            Error::Invalid(format!(
-                "{}: cannot run {}: {e}",
-                side.label,
-                side.program.display()
-            ))
-        })?;
+    let (output, counts) = match &how.counted {
+        None => {
+            let output = Command::new(&side.program)
+                .args(&side.args)
+                .stdin(Stdio::null())
+                .output()
+                .map_err(|e| {
+                    Error::Invalid(format!(
+                        "{}: cannot run {}: {e}",
+                        side.label,
+                        side.program.display()
+                    ))
+                })?;
+            (output, None)
+        }
+        Some((valgrind, counting, _)) => {
+            let run = valgrind
+                .run(counting, &side.program, &side.args)
+                .map_err(|e| Error::Invalid(format!("{}: {e}", side.label)))?;
+            (run.output, Some(run.counts))
+        }
+    };
     let wall_seconds = started.elapsed().as_secs_f64();
     if !output.status.success() {
         let stderr = String::from_utf8_lossy(&output.stderr);
@@ -137,8 +196,20 @@ pub fn run_once(side: &Side, measure: Measure) -> Result<Run> {
             ))
         })?,
     };
+    let value = match (how.metric(), &counts) {
+        (Some(metric), Some(c)) => metric.of(c).ok_or_else(|| {
+            Error::Invalid(format!(
+                "{}: the run did not count {}",
+                side.label,
+                metric.name()
+            ))
+        })? as f64,
+        _ => seconds,
+    };
     Ok(Run {
         seconds,
+        counts,
+        value,
         wall_seconds,
         answer,
         report,
@@ -153,15 +224,18 @@ pub struct Pairs {
 }
 
 impl Pairs {
-    /// The summary of the pair ratios B/A ([`summarize`]); refused when a run reported no
-    /// time at all (a ratio of it means nothing).
+    /// The summary of the pair ratios B/A of the runs' values ([`summarize`]); refused when
+    /// a run reported no time (or counted nothing) at all: a ratio of it means nothing.
     pub fn summarize(&self, noise: f64, margin: f64) -> Result<Summary> {
-        let a: Vec<f64> = self.a.iter().map(|r| r.seconds).collect();
-        let b: Vec<f64> = self.b.iter().map(|r| r.seconds).collect();
+        let a: Vec<f64> = self.a.iter().map(|r| r.value).collect();
+        let b: Vec<f64> = self.b.iter().map(|r| r.value).collect();
         if let Some(zero) = a.iter().chain(&b).find(|&&t| t <= 0.0) {
-            return Err(Error::Invalid(format!(
-                "a run reported {zero} seconds, too short to compare; use a larger --limit or --measure wall"
-            )));
+            let counted = self.a.iter().chain(&self.b).any(|r| r.counts.is_some());
+            return Err(Error::Invalid(if counted {
+                format!("a run counted {zero}, nothing to compare; use a larger --limit or another --metric")
+            } else {
+                format!("a run reported {zero} seconds, too short to compare; use a larger --limit or --measure wall")
+            }));
         }
         Ok(summarize(&a, &b, noise, margin))
     }
@@ -184,7 +258,7 @@ pub fn run_pairs(
     b: &Side,
     pairs: usize,
     warmup: usize,
-    measure: Measure,
+    how: &How,
     mut on_event: impl FnMut(Event),
 ) -> Result<Pairs> {
     let mut expected: Option<(String, String)> = None;
@@ -202,9 +276,9 @@ pub fn run_pairs(
         Ok(())
     };
     for w in 0..warmup {
-        let ra = run_once(a, measure)?;
+        let ra = run_once(a, how)?;
         check(a, &ra)?;
-        let rb = run_once(b, measure)?;
+        let rb = run_once(b, how)?;
         check(b, &rb)?;
         if w + 1 == warmup {
             on_event(Event::WarmedUp { a: &ra, b: &rb });
@@ -213,9 +287,9 @@ pub fn run_pairs(
     let mut out = Pairs::default();
     for i in 0..pairs {
         let (first, second) = if i % 2 == 0 { (a, b) } else { (b, a) };
-        let r1 = run_once(first, measure)?;
+        let r1 = run_once(first, how)?;
         check(first, &r1)?;
-        let r2 = run_once(second, measure)?;
+        let r2 = run_once(second, how)?;
         check(second, &r2)?;
         let (ra, rb) = if i % 2 == 0 { (r1, r2) } else { (r2, r1) };
         on_event(Event::Pair { i, a: &ra, b: &rb });
@@ -302,6 +376,15 @@ pub fn verdict(lo: f64, hi: f64, noise: f64, margin: f64) -> Verdict {
         Verdict::Inconclusive
     }
 }
+
+/// The noise threshold and the equivalence margin of a timed comparison by default: 3% and
+/// 5%, a little under what two runs of one build differ by on a quiet machine here.
+pub const TIMED_NOISE_MARGIN: (f64, f64) = (0.03, 0.05);
+
+/// The same for a counted comparison: 0.01% and 0.1%. Two runs of one build on one input
+/// count the same to a few parts in a million (a hash seed, an allocator's addresses), so a
+/// difference past 0.01% is the code's, not the measurement's.
+pub const COUNTED_NOISE_MARGIN: (f64, f64) = (0.0001, 0.001);
 
 /// The confidence level [`summarize`] asks of its interval.
 pub const LEVEL: f64 = 0.95;
@@ -415,9 +498,62 @@ impl Summary {
     }
 }
 
+impl Summary {
+    /// One sentence for a counted comparison of `what` (`instructions`): counts are not
+    /// drawn from a noisy distribution, so the sentence states the ratio and the range of the
+    /// pair ratios, not a confidence.
+    pub fn counted_sentence(&self, a: &str, b: &str, what: &str) -> String {
+        let range = format!(
+            "pair ratios {:.5}-{:.5} over {}",
+            self.ratio_lo,
+            self.ratio_hi,
+            if self.pairs == 1 {
+                "1 pair".to_string()
+            } else {
+                format!("{} pairs", self.pairs)
+            }
+        );
+        let change = |r: f64| {
+            let pct = (r - 1.0) * 100.0;
+            if pct >= 0.0 {
+                format!("{pct:.2}% more")
+            } else {
+                format!("{:.2}% fewer", -pct)
+            }
+        };
+        match self.verdict {
+            Verdict::AFaster | Verdict::BFaster => format!(
+                "{b} counts {:.5}x the {what} of {a} ({} than A; {range}, beyond the {}% threshold)",
+                self.ratio_median,
+                change(self.ratio_median),
+                percent(self.noise)
+            ),
+            Verdict::Same => format!(
+                "no difference larger than {}% in {what} between {a} and {b} ({range})",
+                percent(self.noise)
+            ),
+            Verdict::WithinMargin => format!(
+                "no difference larger than {}% in {what} between {a} and {b} ({range}; past the {}% threshold)",
+                percent(self.margin),
+                percent(self.noise)
+            ),
+            Verdict::Inconclusive if self.pairs < MIN_PAIRS => format!(
+                "{b} counts {:.5}x the {what} of {a}; {} too few to show the counts repeat: run at least {MIN_PAIRS}",
+                self.ratio_median,
+                if self.pairs == 1 { "1 pair is".to_string() } else { format!("{} pairs are", self.pairs) },
+            ),
+            Verdict::Inconclusive => format!(
+                "inconclusive: the {range} reach across the {}% threshold and past the {}% margin: the counts of a side do not repeat",
+                percent(self.noise),
+                percent(self.margin)
+            ),
+        }
+    }
+}
+
 /// `x` (a fraction) in percent, without trailing zeros: 0.05 is `5`, 0.025 is `2.5`.
 fn percent(x: f64) -> String {
-    let text = format!("{:.2}", x * 100.0);
+    let text = format!("{:.4}", x * 100.0);
     text.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
@@ -429,6 +565,8 @@ mod tests {
     fn pairs_are_summarized_and_a_run_of_no_time_is_refused() {
         let run = |seconds: f64| Run {
             seconds,
+            counts: None,
+            value: seconds,
             wall_seconds: seconds,
             answer: "1".into(),
             report: Record::default(),
