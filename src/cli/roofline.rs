@@ -74,6 +74,9 @@ pub fn run(args: Args) -> CliResult {
             if let Some(note) = render::note(&plan, line) {
                 emit(&note);
             }
+            if let Some(finding) = render::not_a_bound(line) {
+                emit(&finding);
+            }
         }
         _ => {}
     })?;

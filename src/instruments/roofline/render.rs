@@ -52,6 +52,54 @@ pub fn note(plan: &Plan, l: &Line) -> Option<String> {
     })
 }
 
+/// Where the bound is not a bound (the median efficiency above 1): the primitives of the
+/// binding resource whose microbenchmark is slower than the back-end's own use of them. Per
+/// primitive p of that resource: its ops in the model (the resource's bound seconds over
+/// p's ns per op, when p is the resource's only primitive in use) and the back-end's own
+/// ns per op, its whole measured time over those ops. `None` at efficiency 1 or below.
+pub fn not_a_bound(l: &Line) -> Option<String> {
+    let sm = &l.summary;
+    // (1e-9: an efficiency of exactly 1 computed through two sums of products.)
+    if sm.efficiency.median.is_nan() || sm.efficiency.median <= 1.0 + 1e-9 {
+        return None;
+    }
+    let resource = sm.resource;
+    let index = roofline::Resource::ALL
+        .iter()
+        .position(|&r| r == resource)?;
+    let in_use: Vec<Primitive> = l
+        .used
+        .iter()
+        .copied()
+        .filter(|p| p.resource() == resource)
+        .collect();
+    let detail = match in_use.as_slice() {
+        [p] => {
+            let micro = primitive(l, *p).median;
+            let ops = sm.per_resource[index] * 1e9 / micro;
+            let own = sm.seconds.median * 1e9 / ops;
+            format!(
+                "the {} microbenchmark takes {micro:.4} ns an op, where the back-end's whole run takes {own:.4} ns for each of the model's {ops:.3e} ops: the microbenchmark is {:.2}x slower than the back-end's own use of it",
+                p.name(),
+                micro / own
+            )
+        }
+        several => format!(
+            "the microbenchmarks of {} together price the {} resource above the back-end's whole time",
+            several
+                .iter()
+                .map(|p| p.name())
+                .collect::<Vec<_>>()
+                .join(" and "),
+            resource.name()
+        ),
+    };
+    Some(format!(
+        "not-a-bound backend={} efficiency={:.3}: {detail}",
+        l.name, sm.efficiency.median
+    ))
+}
+
 impl Report for Roofline<'_> {
     fn text(&self, out: &mut dyn Write) -> io::Result<()> {
         for line in header(self.plan, self.load_start) {
@@ -60,6 +108,9 @@ impl Report for Roofline<'_> {
         for l in &self.lines {
             writeln!(out, "{}", row(l))?;
             if let Some(n) = note(self.plan, l) {
+                writeln!(out, "{n}")?;
+            }
+            if let Some(n) = not_a_bound(l) {
                 writeln!(out, "{n}")?;
             }
         }
@@ -198,5 +249,61 @@ fn line_json(l: &Line) -> serde_json::Value {
         "primitives_ns_per_op": prims,
         "load_average": l.load,
         "model": l.model.summary,
+        "not_a_bound": not_a_bound(l),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cost::{Demand, Model, Workload};
+    use crate::instruments::roofline::rounds::{Round, Summary};
+    use crate::instruments::roofline::{bound, Rates};
+
+    /// A table back-end whose model is 1000 scatter stores, timed in one round at `seconds`
+    /// against a scatter microbenchmark of 2 ns an op (a bound of 2 µs).
+    fn line(seconds: f64) -> Line {
+        let demand = Demand::default().with(Primitive::Scatter, 1000.0);
+        let rates = Rates::new(1, [2.0, f64::NAN, f64::NAN, f64::NAN, f64::NAN]);
+        let round = Round {
+            seconds,
+            bound: bound(&demand, &rates),
+        };
+        Line {
+            stage: "table",
+            name: "x",
+            model: Model {
+                summary: "1000 stores",
+                parallel: false,
+                demand: |_: &Workload| Demand::default().with(Primitive::Scatter, 1000.0),
+            },
+            threads: 1,
+            units: 1000.0,
+            used: vec![Primitive::Scatter],
+            rates: vec![rates],
+            summary: Summary::of(std::slice::from_ref(&round)),
+            rounds: vec![round],
+            load: None,
+        }
+    }
+
+    #[test]
+    fn a_bound_above_the_time_names_the_primitive_slower_than_the_back_ends_use_of_it() {
+        // 1.6 µs for 1000 stores: 1.6 ns an op against the microbenchmark's 2 ns, efficiency
+        // 2/1.6 = 1.25.
+        let text = not_a_bound(&line(1.6e-6)).unwrap();
+        assert!(text.contains("efficiency=1.250"), "{text}");
+        assert!(
+            text.contains("scatter_store microbenchmark takes 2.0000 ns"),
+            "{text}"
+        );
+        assert!(
+            text.contains("takes 1.6000 ns for each of the model's 1.000e3 ops"),
+            "{text}"
+        );
+        assert!(text.contains("1.25x slower"), "{text}");
+        // At or below efficiency 1 the bound is one: nothing to say.
+        assert_eq!(not_a_bound(&line(2.0e-6)), None);
+        assert_eq!(not_a_bound(&line(4.0e-6)), None);
+    }
 }
