@@ -10,15 +10,17 @@
 //! and lives in `nimsquare::base::valgrind` and `nimsquare::run::counted`.
 //!
 //! Run: `cargo bench --bench counts` (every benchmark, a few minutes), `-- FILTER` (a regular
-//! expression on the ids), `-- --list`, `-- --cache` (simulated caches too), `-- --panel`
-//! (CI's panel only). Each run is compared with `target/counts/latest.json` and then
+//! expression on the ids), `-- --list`, `-- --cache` (simulated caches too), `-- --model`
+//! (the caches, then each cost model's predicted stores and loads against the counted writes
+//! and reads), `-- --panel` (CI's panel only). Each run is compared with `target/counts/latest.json` and then
 //! replaces it; `--save-baseline NAME` also keeps it as `target/counts/NAME.json`, and
 //! `--baseline NAME` compares with that one instead.
 //!
 //! The gate: `-- --panel --gate FILE [--threshold 0.02]` exits 1 when an instruction count
 //! grew past the threshold against FILE (a baseline committed in the repository), and says
 //! "recounted" instead of failing when FILE was counted with another compiler, Valgrind or
-//! path; `--save-gate FILE` writes FILE from this run.
+//! path; `--save-gate FILE` writes FILE from this run. Relative paths are taken from the
+//! workspace root.
 
 use nimsquare::base::isa;
 use nimsquare::base::provenance;
@@ -32,6 +34,7 @@ struct Args {
     filter: Option<regex::Regex>,
     list: bool,
     cache: bool,
+    model: bool,
     panel: bool,
     baseline: Option<String>,
     save_baseline: Option<String>,
@@ -46,6 +49,7 @@ fn parse_args() -> Result<Args, String> {
         filter: None,
         list: false,
         cache: false,
+        model: false,
         panel: false,
         baseline: None,
         save_baseline: None,
@@ -62,11 +66,15 @@ fn parse_args() -> Result<Args, String> {
             "--bench" => {}
             "--list" => out.list = true,
             "--cache" => out.cache = true,
+            "--model" => {
+                out.model = true;
+                out.cache = true;
+            }
             "--panel" => out.panel = true,
             "--baseline" => out.baseline = Some(value("--baseline")?),
             "--save-baseline" => out.save_baseline = Some(value("--save-baseline")?),
-            "--gate" => out.gate = Some(value("--gate")?.into()),
-            "--save-gate" => out.save_gate = Some(value("--save-gate")?.into()),
+            "--gate" => out.gate = Some(from_root(value("--gate")?)),
+            "--save-gate" => out.save_gate = Some(from_root(value("--save-gate")?)),
             "--threshold" => {
                 let v = value("--threshold")?;
                 out.threshold = v
@@ -78,7 +86,7 @@ fn parse_args() -> Result<Args, String> {
             "--counted-child" => out.child = Some(value("--counted-child")?),
             flag if flag.starts_with('-') => {
                 return Err(format!(
-                    "unknown flag {flag}; the counting bench takes FILTER, --list, --cache, --panel, --baseline NAME, --save-baseline NAME, --gate FILE, --save-gate FILE, --threshold X"
+                    "unknown flag {flag}; the counting bench takes FILTER, --list, --cache, --model, --panel, --baseline NAME, --save-baseline NAME, --gate FILE, --save-gate FILE, --threshold X"
                 ))
             }
             filter => {
@@ -89,6 +97,17 @@ fn parse_args() -> Result<Args, String> {
         }
     }
     Ok(out)
+}
+
+/// `path` taken from the workspace root, where `cargo bench` is typed (cargo runs a bench in
+/// its own package's folder, `benches/`).
+fn from_root(path: String) -> PathBuf {
+    let path = PathBuf::from(path);
+    if path.is_absolute() {
+        path
+    } else {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(path)
+    }
 }
 
 fn main() -> ExitCode {
@@ -196,6 +215,9 @@ fn run(args: &Args) -> Result<ExitCode, String> {
         rows.push(row);
     }
     counts::check_agreement(&benches, &rows).map_err(|e| e.to_string())?;
+    if args.model {
+        print_model(&benches, &rows)?;
+    }
     let this = Baseline {
         rustc: provenance::RUSTC_VERSION.into(),
         valgrind: valgrind.version.clone(),
@@ -262,6 +284,41 @@ fn run(args: &Args) -> Result<ExitCode, String> {
             ExitCode::from(1)
         }
     })
+}
+
+/// Each benchmark's cost model against its counted data accesses: predicted stores against
+/// writes, predicted loads (values) against reads; a ratio beyond 10% is marked.
+fn print_model(benches: &[Bench], rows: &[Row]) -> Result<(), String> {
+    println!(
+        "\ncost models against the counts (a model's store is a byte store into stamps, a write one store instruction; ! marks a ratio off by more than {:.0}%)",
+        counts::MODEL_TOLERANCE * 100.0
+    );
+    println!(
+        "{:<48} {:>14} {:>12} {:>8} {:>14} {:>12} {:>8}",
+        "benchmark", "model stores", "writes", "ratio", "model loads", "reads", "ratio"
+    );
+    for (b, r) in benches.iter().zip(rows) {
+        let Some(cache) = r.counts.cache else {
+            continue;
+        };
+        let p = counts::predicted(b).map_err(|e| e.to_string())?;
+        let show = |ratio: Option<f64>| match ratio {
+            None => "-".to_string(),
+            Some(x) if (x - 1.0).abs() > counts::MODEL_TOLERANCE => format!("{x:.3}!"),
+            Some(x) => format!("{x:.3}"),
+        };
+        println!(
+            "{:<48} {:>14.0} {:>12} {:>8} {:>14.0} {:>12} {:>8}",
+            r.id,
+            p.stores,
+            cache.writes,
+            show(counts::model_ratio(cache.writes, p.stores)),
+            p.loads,
+            cache.reads,
+            show(counts::model_ratio(cache.reads, p.loads)),
+        );
+    }
+    Ok(())
 }
 
 /// One benchmark's line, and its change against `before` as criterion prints a change.

@@ -340,7 +340,13 @@ fn the_bench_matrix_is_a_package_of_its_own_so_cargo_bench_leaves_the_binary_alo
     );
     assert!(!root.iter().any(|(k, _)| k == "bench"), "{root:?}");
     let bench = kinds(package("nimsquare-bench"));
-    assert_eq!(bench, vec![("bench".to_string(), "matrix".to_string())]);
+    assert_eq!(
+        bench,
+        vec![
+            ("bench".to_string(), "matrix".to_string()),
+            ("bench".to_string(), "counts".to_string())
+        ]
+    );
     let defaults = meta["workspace_default_members"].as_array().unwrap();
     assert_eq!(defaults.len(), 2, "{defaults:?}");
 }

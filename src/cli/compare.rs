@@ -27,12 +27,6 @@ const FORECAST_NOTE_SECONDS: f64 = 10.0;
 /// The most pairs accepted: the interval is settled long before.
 const MAX_PAIRS: usize = 1000;
 
-/// Pairs by default when timed: nine give an interval of 96% confidence.
-const TIMED_PAIRS: usize = 9;
-
-/// Pairs by default when counted: three show that each side's count repeats.
-const COUNTED_PAIRS: usize = 3;
-
 pub const LONG_ABOUT: &str = "Compare two back-ends of one stage (or one back-end on two \
 vector paths, or two builds) on the same input: whole `solve --json` runs in alternating \
 pairs (A B, B A, A B, ...), the answers checked equal, and the verdict given as the median of \
@@ -181,19 +175,11 @@ pub fn run(args: Args, threads: Option<usize>, isa: Option<Isa>) -> CliResult {
         a_binary: args.a_binary.clone(),
         b_binary: args.b_binary.clone(),
     })?;
-    let (noise, margin) = if metric.is_some() {
-        compare::COUNTED_NOISE_MARGIN
-    } else {
-        compare::TIMED_NOISE_MARGIN
-    };
-    let noise = args.noise.unwrap_or(noise);
-    let margin = args.margin.unwrap_or(margin);
-    let pairs = args.pairs.unwrap_or(if metric.is_some() {
-        COUNTED_PAIRS
-    } else {
-        TIMED_PAIRS
-    });
-    let warmup = args.warmup.unwrap_or(if metric.is_some() { 0 } else { 1 });
+    let defaults = plan.how.defaults();
+    let noise = args.noise.unwrap_or(defaults.noise);
+    let margin = args.margin.unwrap_or(defaults.margin);
+    let pairs = args.pairs.unwrap_or(defaults.pairs);
+    let warmup = args.warmup.unwrap_or(defaults.warmup);
     let Plan {
         a: (a, side_a),
         b: (b, side_b),

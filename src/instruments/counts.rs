@@ -22,6 +22,7 @@
 use crate::base::error::{Error, Result};
 use crate::base::isa::{self, Isa};
 use crate::base::valgrind::{self, Stage};
+use crate::cost::Primitive;
 use crate::instruments::matrix::{self, Bench, Grid, Group};
 use crate::run::counted::{Counting, Counts, Valgrind};
 use std::path::Path;
@@ -125,6 +126,40 @@ pub fn run_marked(bench: &Bench) -> Result<String> {
     }
 }
 
+/// What a benchmark's cost model predicts of the data accesses Callgrind counts: its byte
+/// stores into stamp arrays ([`Primitive::Scatter`]) and the values its span loads read
+/// ([`Primitive::Span`], 32 values each, since the kernels load each value on its own).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Predicted {
+    pub stores: f64,
+    pub loads: f64,
+}
+
+/// The model's prediction for `bench` on one thread, from the judge's table of its game and
+/// N (the workload a model counts from).
+pub fn predicted(bench: &Bench) -> Result<Predicted> {
+    let table = bench.game.build(bench.game.reference(), bench.n)?;
+    let workload = bench.game.workload(&table, 1);
+    let model = match (bench.table, bench.count) {
+        (_, Some(c)) => c.model,
+        (Some(t), None) => t.model(),
+        (None, None) => return Err(Error::Invalid(format!("{}: no back-end", bench.id()))),
+    };
+    let demand = (model.demand)(&workload);
+    Ok(Predicted {
+        stores: demand.of(Primitive::Scatter),
+        loads: demand.of(Primitive::Span) * 32.0,
+    })
+}
+
+/// Counted over predicted, or None when the model predicts none of them.
+pub fn model_ratio(counted: u64, predicted: f64) -> Option<f64> {
+    (predicted > 0.0).then(|| counted as f64 / predicted)
+}
+
+/// How far a model may be from the counts before the bench flags it: 10%.
+pub const MODEL_TOLERANCE: f64 = 0.10;
+
 /// One benchmark's counts.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Row {
@@ -223,6 +258,10 @@ impl Baseline {
         let tmp = tempfile::NamedTempFile::new_in(dir)
             .map_err(|e| Error::Invalid(format!("{}: {e}", dir.display())))?;
         std::fs::write(tmp.path(), text)
+            .map_err(|e| Error::Invalid(format!("{}: {e}", path.display())))?;
+        // Readable by all, as a file written by hand would be (the temporary file is 0600).
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o644))
             .map_err(|e| Error::Invalid(format!("{}: {e}", path.display())))?;
         tmp.persist(path)
             .map_err(|e| Error::Invalid(format!("{}: {e}", path.display())))?;
@@ -394,6 +433,22 @@ mod tests {
             gate(&run, &base, 0.02),
             Gate::Missing(vec!["table/a/100000".into()])
         );
+    }
+
+    #[test]
+    fn the_stamped_model_predicts_one_store_per_option_step() {
+        // stamped's model: one stamp store per option step; S(10^4) = sum of floor(sqrt n)
+        // for n <= 10^4, computed here.
+        let steps: u64 = (1..=10_000u64).map(|n| (n as f64).sqrt() as u64).sum();
+        let mut bench = benches()
+            .into_iter()
+            .find(|b| b.name() == "stamped")
+            .unwrap();
+        bench.n = 10_000;
+        let p = predicted(&bench).unwrap();
+        assert_eq!(p.stores, steps as f64);
+        assert_eq!(model_ratio(steps * 11 / 10, p.stores), Some(1.1));
+        assert_eq!(model_ratio(5, 0.0), None);
     }
 
     #[test]

@@ -377,14 +377,46 @@ pub fn verdict(lo: f64, hi: f64, noise: f64, margin: f64) -> Verdict {
     }
 }
 
-/// The noise threshold and the equivalence margin of a timed comparison by default: 3% and
-/// 5%, a little under what two runs of one build differ by on a quiet machine here.
-pub const TIMED_NOISE_MARGIN: (f64, f64) = (0.03, 0.05);
+/// What a comparison does when the command line does not say.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Defaults {
+    pub pairs: usize,
+    pub warmup: usize,
+    pub noise: f64,
+    pub margin: f64,
+}
 
-/// The same for a counted comparison: 0.01% and 0.1%. Two runs of one build on one input
-/// count the same to a few parts in a million (a hash seed, an allocator's addresses), so a
-/// difference past 0.01% is the code's, not the measurement's.
-pub const COUNTED_NOISE_MARGIN: (f64, f64) = (0.0001, 0.001);
+/// A timed comparison: 9 pairs (a 96% interval) after one warm-up run of each side, noise
+/// 3% and margin 5% (a little under what two runs of one build differ by on a quiet machine
+/// here).
+pub const TIMED: Defaults = Defaults {
+    pairs: 9,
+    warmup: 1,
+    noise: 0.03,
+    margin: 0.05,
+};
+
+/// A counted comparison: 3 pairs (enough to show each side's count repeats), no warm-up
+/// (nothing to warm), noise 0.01% and margin 0.1%: two runs of one build on one input count
+/// the same to the instruction or within a few parts in a million, so a difference past
+/// 0.01% is the code's, not the measurement's.
+pub const COUNTED: Defaults = Defaults {
+    pairs: 3,
+    warmup: 0,
+    noise: 0.0001,
+    margin: 0.001,
+};
+
+impl How {
+    /// The defaults of this kind of comparison.
+    pub fn defaults(&self) -> Defaults {
+        if self.counted.is_some() {
+            COUNTED
+        } else {
+            TIMED
+        }
+    }
+}
 
 /// The confidence level [`summarize`] asks of its interval.
 pub const LEVEL: f64 = 0.95;
@@ -679,6 +711,37 @@ mod tests {
         let slow = [1.30, 1.25, 1.31, 1.40, 1.28, 1.33, 1.29, 1.35, 1.27];
         assert_eq!(summarize(&a, &slow, 0.03, 0.5).verdict, Verdict::AFaster);
         assert_eq!(summarize(&slow, &a, 0.03, 0.5).verdict, Verdict::BFaster);
+    }
+
+    #[test]
+    fn counted_sentences_state_the_ratio_and_the_range_not_a_confidence() {
+        let (noise, margin) = (COUNTED.noise, COUNTED.margin);
+        let a = [1_000_000.0; 3];
+        // One percent more, to the instruction in every pair.
+        let s = summarize(&a, &[1_010_000.0; 3], noise, margin);
+        assert_eq!(s.verdict, Verdict::AFaster);
+        let text = s.counted_sentence("A (x)", "B (y)", "instructions");
+        assert_eq!(
+            text,
+            "B (y) counts 1.01000x the instructions of A (x) (1.00% more than A; pair ratios 1.01000-1.01000 over 3 pairs, beyond the 0.01% threshold)"
+        );
+        let s = summarize(&a, &[990_000.0; 3], noise, margin);
+        assert!(s
+            .counted_sentence("A", "B", "writes")
+            .contains("0.99000x the writes of A (1.00% fewer than A"));
+        // Two parts in a million: no difference larger than the 0.01% threshold.
+        let s = summarize(&a, &[1_000_002.0, 1_000_000.0, 999_999.0], noise, margin);
+        assert_eq!(s.verdict, Verdict::Same);
+        assert!(s
+            .counted_sentence("A", "B", "instructions")
+            .starts_with("no difference larger than 0.01% in instructions between A and B"));
+        // 0.05% in every pair: a difference, beyond the 0.01% threshold.
+        let s = summarize(&a, &[1_000_500.0; 3], noise, margin);
+        assert_eq!(s.verdict, Verdict::AFaster);
+        // Pairs that reach past the threshold but not the 0.1% margin: no difference larger
+        // than the margin (counts that do not repeat, which a counted run should not give).
+        let s = summarize(&a, &[1_000_050.0, 1_000_300.0, 1_000_200.0], noise, margin);
+        assert_eq!(s.verdict, Verdict::WithinMargin);
     }
 
     #[test]
