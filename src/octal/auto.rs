@@ -23,6 +23,10 @@
 //! ([`Choice::of`]), so the report re-derives it from the finished table, a resumed or
 //! chunked run continues with the back-end it began with, and every table is the one the
 //! control builds (each candidate is exact for every code).
+//!
+//! Its cost model is a lower bound of what it may choose: counted (`cargo bench --bench
+//! counts -- --model`), it stores what the chosen back-end stores (`octal-block`'s two a
+//! rare step on Officers), and next to nothing where it copies a proved period.
 
 use super::method::period::Period;
 #[cfg(test)]

@@ -26,6 +26,12 @@
 //!
 //! Its scans are plain scalar loops and it declares no kernel family, so at sizes the
 //! control cannot afford it judges `octal-vector` without sharing an inner loop with it.
+//!
+//! Its cost model against counted writes (`cargo bench --bench counts -- --model`): the rare
+//! pair steps include the full searches of the first heaps, which compare and store nothing,
+//! so the model predicts more stores than the back-end makes; on a code without a sparse
+//! space it counts every split pair of the candidate search as a store, while that search
+//! compares and stops early.
 
 use super::method::rare_common::{rare_positions, Mask, RareCommon};
 pub use super::method::rare_common::{MASK_BITS, PREFIX, SPARSE_FRACTION};

@@ -23,6 +23,10 @@
 //! above, `scalar` its twin, `avx2` and `avx512` vector versions. The block loop is handed
 //! to [`masks::dispatch`] as a visitor (`Fill`), so it is monomorphised per path and
 //! compiled with the path's target features, and nothing in the inner loops dispatches.
+//!
+//! Its cost model has no store primitive: the OR into a mask word is priced as a word op
+//! (`or_scan_word`), so the writes Callgrind counts (the mask words and the table) stand
+//! beside a prediction of zero stores.
 
 use super::{fill_from_prefix_max, mask_mex_demand};
 use crate::base::error::Result;
