@@ -252,7 +252,16 @@ fn roofline_text_has_one_row_per_backend_asked_with_its_spread() {
         "--count",
         "sweep",
     ]);
-    let lines: Vec<&str> = out.lines().collect();
+    // A `not-a-bound` line follows a row whose bound is above its time (on a noisy machine
+    // any back-end's may be); it is checked apart.
+    let (findings, lines): (Vec<&str>, Vec<&str>) =
+        out.lines().partition(|l| l.starts_with("not-a-bound "));
+    for f in &findings {
+        assert!(
+            f.contains("microbenchmark") && f.contains("efficiency=1."),
+            "{out}"
+        );
+    }
     assert!(
         lines[0].starts_with("roofline N = 2000, moves squares,") && lines[0].contains("3 rounds"),
         "{out}"
@@ -323,7 +332,11 @@ fn roofline_prints_the_header_first_and_each_row_as_it_finishes() {
     assert!(header.starts_with("roofline N = 20000"), "{header}");
     let (_, columns) = lines.recv().unwrap();
     assert!(columns.starts_with("stage "), "{columns}");
-    let rows: Vec<(std::time::Instant, String)> = lines.iter().collect();
+    // Without the `not-a-bound` lines a row may bring (a bound above a noisy time).
+    let rows: Vec<(std::time::Instant, String)> = lines
+        .iter()
+        .filter(|(_, l)| !l.starts_with("not-a-bound "))
+        .collect();
     assert!(child.wait().unwrap().success());
     assert_eq!(rows.len(), 3, "{rows:?}");
     let gap = std::time::Duration::from_millis(150);
