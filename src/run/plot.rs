@@ -30,7 +30,10 @@
 //! hover and a test reads the picture back. Text is SVG `<text>`: no system font is needed.
 
 use crate::base::error::{Error, Result};
+use crate::base::paths::{write_output, Output};
+use crate::octal::method::period::Verdict;
 use crate::octal::method::rare_common::Mask;
+use crate::octal::summary::Summary;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::collections::HashMap;
@@ -45,7 +48,10 @@ pub const CLASS_VALUES: usize = 512;
 /// Positions kept exactly, over all classes.
 pub const POSITIONS_KEPT: usize = 1 << 16;
 /// Rare positions drawn one mark each; more are drawn as each column's rare range.
-pub const RARE_DRAWN: usize = 8192;
+pub const RARE_DRAWN: usize = 4096;
+/// Runs of values drawn in all (a few hundred kilobytes of SVG); past it each column is
+/// drawn from its least to its largest value.
+pub const RUNS_DRAWN: usize = 100_000;
 /// Logarithmic columns an octave past n = 64.
 const LOG_PER_OCTAVE: usize = 64;
 
@@ -71,10 +77,6 @@ impl Bucket {
         classes: [0; CLASS_WORDS],
     };
 
-    fn is_empty(&self) -> bool {
-        self.min > self.max
-    }
-
     #[inline]
     fn add(&mut self, n: usize, v: u16) {
         self.min = self.min.min(v);
@@ -96,32 +98,39 @@ impl Bucket {
         }
     }
 
-    /// The (least, largest) value of the column that is rare (`rare`) or common under
-    /// `mask`; values at or above [`CLASS_VALUES`] count as common (their parity is not
-    /// kept). None when the column has none.
-    fn range(&self, mask: Option<Mask>, rare: bool) -> Option<(u16, u16)> {
-        let Some(mask) = mask else {
-            return (!rare && !self.is_empty()).then_some((self.min, self.max));
-        };
-        let mut lo = u16::MAX;
-        let mut hi = 0u16;
+    /// The runs of consecutive values (least, largest) of the column that are rare (`rare`)
+    /// or common under `mask` (without a mask: every value is common), in increasing
+    /// order; values at or above [`CLASS_VALUES`] count as common (their parity is not
+    /// kept) and make one run from their least to their largest.
+    fn runs(&self, mask: Option<Mask>, rare: bool) -> Vec<(u16, u16)> {
+        let mut runs: Vec<(u16, u16)> = Vec::new();
         for (w, &word) in self.classes.iter().enumerate() {
             let mut bits = word;
             while bits != 0 {
                 let bit = w * 64 + bits.trailing_zeros() as usize;
                 bits &= bits - 1;
                 let (v, parity) = ((bit / 2) as u16, bit % 2);
-                if mask.rare(v as u32, parity) == rare {
-                    lo = lo.min(v);
-                    hi = hi.max(v);
+                let is_rare = mask.is_some_and(|m| m.rare(v as u32, parity));
+                // both parities of one value come one after the other: added once
+                match runs.last_mut() {
+                    _ if is_rare != rare => {}
+                    Some(last) if last.1 == v => {}
+                    Some(last) if last.1 + 1 == v => last.1 = v,
+                    _ => runs.push((v, v)),
                 }
             }
         }
         if !rare && self.high.0 <= self.high.1 {
-            lo = lo.min(self.high.0);
-            hi = hi.max(self.high.1);
+            runs.push(self.high);
         }
-        (lo <= hi).then_some((lo, hi))
+        runs
+    }
+
+    /// The (least, largest) value of [`Bucket::runs`], None when there is none.
+    #[cfg(test)]
+    fn range(&self, mask: Option<Mask>, rare: bool) -> Option<(u16, u16)> {
+        let runs = self.runs(mask, rare);
+        Some((runs.first()?.0, runs.last()?.1))
     }
 }
 
@@ -305,6 +314,48 @@ pub struct Drawing {
     pub log_x: bool,
 }
 
+impl Drawing {
+    /// The drawing of an octal game's table to N = `limit` whose summary is `summary`: its
+    /// rare/common split and, when one was proved, its period.
+    pub fn octal(label: &str, limit: usize, summary: &Summary, log_x: bool) -> Drawing {
+        let period = match &summary.verdict {
+            Some(Verdict::Periodic(p)) => Some((p.preperiod, p.period)),
+            _ => None,
+        };
+        Drawing {
+            title: format!("octal game {label}: g(n) for 0 <= n <= {limit}"),
+            mask: summary.split.mask,
+            period,
+            log_x,
+        }
+    }
+
+    /// The drawing of a game with no rare/common split (a subtraction game), titled with
+    /// what the game is.
+    pub fn plain(game: &str, limit: usize, log_x: bool) -> Drawing {
+        Drawing {
+            title: format!("{game}: g(n) for 0 <= n <= {limit}"),
+            log_x,
+            ..Drawing::default()
+        }
+    }
+}
+
+/// Where `--plot FILE` writes, decided before any work ([`crate::base::paths::decide_output`]
+/// without `--force`: an existing file is never replaced); `-` is refused, since standard
+/// output carries the report.
+pub fn decide_output(path: &std::path::Path) -> Result<Output> {
+    if path.as_os_str() == "-" {
+        return Err(Error::Invalid(
+            "--plot -: standard output carries the report; give the picture a file name, such as values.svg".into(),
+        ));
+    }
+    crate::base::paths::decide_output(path, "--plot", None)
+}
+
+/// A column's first and last position and its runs of values.
+type ColumnRuns = (usize, usize, Vec<(u16, u16)>);
+
 /// The picture's size in pixels.
 const SIZE: (u32, u32) = (1280, 640);
 const COMMON: RGBColor = RGBColor(40, 70, 130);
@@ -396,6 +447,13 @@ impl ValuePlot {
         Ok(svg)
     }
 
+    /// Writes the picture to `out` (decided before any work, [`crate::base::paths::decide_output`]),
+    /// whole or not at all; a failure names `flag`.
+    pub fn write(&self, how: &Drawing, out: &Output, flag: &str) -> Result<()> {
+        let svg = self.svg(how)?;
+        write_output(out, flag, |w| w.write_all(svg.as_bytes()))
+    }
+
     fn draw<'a>(
         &self,
         root: &DrawingArea<SVGBackend<'a>, Shift>,
@@ -417,8 +475,9 @@ impl ValuePlot {
         if how.log_x {
             let mut ctx = builder.build_cartesian_2d((1.0..last.max(2.0)).log_scale(), 0.0..top)?;
             ctx.configure_mesh()
-                .x_desc(format!("n (log scale; n = 0 not drawn)   {legend}"))
+                .x_desc(format!("n, log scale ({legend}; n = 0 not drawn)"))
                 .y_desc("g(n)")
+                .light_line_style(TRANSPARENT)
                 .axis_desc_style(FONT)
                 .x_label_formatter(&|x| format!("{x:.0}"))
                 .y_label_formatter(&|y| format!("{y:.0}"))
@@ -428,8 +487,9 @@ impl ValuePlot {
         } else {
             let mut ctx = builder.build_cartesian_2d(0.0..last.max(1.0), 0.0..top)?;
             ctx.configure_mesh()
-                .x_desc(format!("n   {legend}"))
+                .x_desc(format!("n ({legend})"))
                 .y_desc("g(n)")
+                .light_line_style(TRANSPARENT)
                 .axis_desc_style(FONT)
                 .x_label_formatter(&|x| format!("{x:.0}"))
                 .y_label_formatter(&|y| format!("{y:.0}"))
@@ -449,10 +509,10 @@ impl ValuePlot {
                 "blue: common values, red dots: the {} rare positions (mask {m})",
                 r.len()
             )),
-            (Some(m), None) => parts.push(format!(
-                "blue: common values, red: rare values (mask {m}), each column's range"
-            )),
-            (None, _) => parts.push("each column's least to largest value".into()),
+            (Some(m), None) => {
+                parts.push(format!("blue: common values, red: rare values (mask {m})"))
+            }
+            (None, _) => parts.push("the values of each column".into()),
         }
         if let Some((e, p)) = how.period {
             parts.push(format!("green: period {p} from n = {e}"));
@@ -460,8 +520,9 @@ impl ValuePlot {
         parts.join("; ")
     }
 
-    /// The data marks, in SVG: each column's common and rare range as a bar, each kept rare
-    /// position as a dot, and the period's start and first repeat as lines.
+    /// The data marks, in SVG: each column's common values (and its rare ones, when the rare
+    /// positions are too many for a dot each) as strokes over each run of values, each kept
+    /// rare position as a dot, and the period's start and first repeat as lines.
     fn marks(
         &self,
         columns: &Columns,
@@ -472,30 +533,58 @@ impl ValuePlot {
     ) {
         let last = self.len - 1;
         let rgb = |c: RGBColor| format!("rgb({},{},{})", c.0, c.1, c.2);
-        let bar = |out: &mut String, lo: usize, hi: usize, (a, b): (u16, u16), c: RGBColor| {
-            let (x0, y0) = at(lo as f64, a as f64);
-            let (x1, y1) = at(hi as f64, b as f64);
-            let width = (x1 - x0).max(1);
-            let height = (y0 - y1).max(1) + 1;
+        // one value's height in pixels, for the runs' ends
+        let unit = (at(0.0, 0.0).1 - at(0.0, 1.0).1).abs() as f64;
+        let half = (unit / 2.0).max(0.5);
+        let start = how.log_x as usize;
+        // The columns of one set as one path each: a vertical stroke a column wide for each
+        // run of values, or for each column's least to largest value when the runs are too
+        // many for a file of a few megabytes.
+        let column_runs = |rare: bool| -> Vec<ColumnRuns> {
+            let mut all: Vec<ColumnRuns> = columns
+                .buckets
+                .iter()
+                .enumerate()
+                .map(|(i, b)| (columns.span(i), b))
+                .filter(|&((lo, hi), _)| hi >= start && lo <= last)
+                .map(|((lo, hi), b)| (lo.max(start), hi.min(last), b.runs(how.mask, rare)))
+                .filter(|(_, _, runs)| !runs.is_empty())
+                .collect();
+            if all.iter().map(|c| c.2.len()).sum::<usize>() > RUNS_DRAWN {
+                for (_, _, runs) in &mut all {
+                    *runs = vec![(runs[0].0, runs[runs.len() - 1].1)];
+                }
+            }
+            all
+        };
+        let strokes = |out: &mut String, class: &str, c: RGBColor, rare: bool| {
             let _ = write!(
                 out,
-                r#"<rect x="{x0}" y="{}" width="{width}" height="{height}" fill="{}"/>"#,
-                y1.min(y0) - 1,
+                r#"<g class="{class}" stroke="{}" fill="none">"#,
                 rgb(c)
             );
+            for (lo, hi, runs) in column_runs(rare) {
+                let x0 = at(lo as f64, 0.0).0 as f64;
+                let x1 = at(hi as f64, 0.0).0 as f64;
+                let width = (x1 - x0).max(1.0);
+                let _ = write!(out, r#"<path stroke-width="{width}" d=""#);
+                // the first run absolute, the others relative to the end of the one before
+                let mut y = None;
+                for (a, b) in runs {
+                    let ya = (at(lo as f64, a as f64).1 as f64 + half).round();
+                    let yb = (at(lo as f64, b as f64).1 as f64 - half).round();
+                    let _ = match y {
+                        None => write!(out, "M{:.1} {ya}v{}", (x0 + x1) / 2.0, yb - ya),
+                        Some(y) => write!(out, "m0 {}v{}", ya - y, yb - ya),
+                    };
+                    y = Some(yb);
+                }
+                out.push_str("\"/>");
+            }
+            out.push_str("</g>\n");
         };
-        out.push_str(r#"<g class="common">"#);
-        for (i, b) in columns.buckets.iter().enumerate() {
-            let (lo, hi) = columns.span(i);
-            if how.log_x && hi == 0 {
-                continue;
-            }
-            if let Some(range) = b.range(how.mask, false) {
-                bar(out, lo.max(how.log_x as usize), hi.min(last), range, COMMON);
-            }
-        }
-        out.push_str("</g>\n");
-        if let Some(mask) = how.mask {
+        strokes(out, "common", COMMON, false);
+        if how.mask.is_some() {
             match rare_marks {
                 Some(rare) => {
                     out.push_str(r#"<g class="rare">"#);
@@ -506,25 +595,14 @@ impl ValuePlot {
                         let (x, y) = at(n as f64, v as f64);
                         let _ = write!(
                             out,
-                            r#"<circle cx="{x}" cy="{y}" r="3" fill="{}" data-n="{n}" data-g="{v}"><title>n = {n}, g(n) = {v} (rare)</title></circle>"#,
+                            r#"<circle cx="{x}" cy="{y}" r="3" fill="{}" data-n="{n}" data-g="{v}"><title>g({n}) = {v}</title></circle>"#,
                             rgb(RARE)
                         );
                     }
+                    out.push_str("</g>\n");
                 }
-                None => {
-                    out.push_str(r#"<g class="rare-ranges">"#);
-                    for (i, b) in columns.buckets.iter().enumerate() {
-                        let (lo, hi) = columns.span(i);
-                        if how.log_x && hi == 0 {
-                            continue;
-                        }
-                        if let Some(range) = b.range(Some(mask), true) {
-                            bar(out, lo.max(how.log_x as usize), hi.min(last), range, RARE);
-                        }
-                    }
-                }
+                None => strokes(out, "rare-ranges", RARE, true),
             }
-            out.push_str("</g>\n");
         }
         if let Some((e, p)) = how.period {
             let _ = write!(
@@ -570,7 +648,7 @@ mod tests {
                 x ^= x << 17;
                 // mostly values with an odd number of bits in 0b11, a few with an even one
                 let v = (x % 300) as u16;
-                if x % 97 == 0 || n % 1000 == 3 {
+                if x.is_multiple_of(97) || n % 1000 == 3 {
                     v & !3
                 } else {
                     (v & !3) | 1
@@ -648,22 +726,32 @@ mod tests {
     }
 
     #[test]
-    fn rare_and_common_ranges_split_each_column_by_the_mask() {
+    fn each_columns_runs_are_its_rare_or_common_values_by_the_mask() {
         let g = values(50_000, 5);
         let plot = ValuePlot::of(&g);
-        let mask = Mask::value(3);
         let cols = &plot.linear;
-        for (i, b) in cols.buckets.iter().enumerate() {
-            let (lo, hi) = cols.span(i);
-            let part: Vec<(usize, u16)> = (lo..=hi.min(g.len() - 1)).map(|n| (n, g[n])).collect();
-            for rare in [true, false] {
-                let vs: Vec<u16> = part
-                    .iter()
-                    .filter(|&&(n, v)| mask.rare(v as u32, n) == rare)
-                    .map(|&(_, v)| v)
-                    .collect();
-                let want = vs.iter().min().map(|&a| (a, *vs.iter().max().unwrap()));
-                assert_eq!(b.range(Some(mask), rare), want, "column {i}, rare {rare}");
+        for mask in [Mask::value(3), Mask::position(2, 1)] {
+            for (i, b) in cols.buckets.iter().enumerate() {
+                let (lo, hi) = cols.span(i);
+                for rare in [true, false] {
+                    // the distinct values of the column in this set, recounted, as runs
+                    let mut vs: Vec<u16> = (lo..=hi.min(g.len() - 1))
+                        .filter(|&n| mask.rare(g[n] as u32, n) == rare)
+                        .map(|n| g[n])
+                        .collect();
+                    vs.sort_unstable();
+                    vs.dedup();
+                    let mut want: Vec<(u16, u16)> = Vec::new();
+                    for v in vs {
+                        match want.last_mut() {
+                            Some(r) if r.1 + 1 == v => r.1 = v,
+                            _ => want.push((v, v)),
+                        }
+                    }
+                    assert_eq!(b.runs(Some(mask), rare), want, "column {i}, rare {rare}");
+                    let range = want.first().map(|f| (f.0, want.last().unwrap().1));
+                    assert_eq!(b.range(Some(mask), rare), range);
+                }
             }
         }
     }
