@@ -62,6 +62,11 @@ pub const LONG_ABOUT: &str = "Builds the Grundy values g(0..=N) of one heap of a
     on another machine too, and a larger --limit goes on past the N it reached. A run \
     resumed without its values file (--window-file) stops with an error, never a wrong \
     value, if the build reads a value older than the window.\n\n\
+    --plot FILE.svg draws g(n) against n (--plot-log: a logarithmic n axis): the rare \
+    positions as red dots (hover one for n and g(n)), the proved period's start and first \
+    repeat as green lines; in window mode from the values as they stream past, in a fixed \
+    few hundred kilobytes, and a resumed run reads what came before back from its \
+    --window-file.\n\n\
     Long runs: a progress bar with values a second and an ETA on a terminal (a plain line \
     every minute when stderr is not one; --quiet hides both); --checkpoint FILE keeps the \
     table's progress (every --checkpoint-every seconds and on Ctrl-C/SIGTERM) and running \
