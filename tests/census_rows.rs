@@ -469,3 +469,154 @@ fn merge_refuses_gaps_overlaps_and_mismatched_parameters() {
         .assert()
         .success();
 }
+
+/// The line of `code`'s row in the rows file text `t` (1-based) and the row.
+fn row_of<'a>(t: &'a str, code: &str) -> (usize, &'a str) {
+    t.lines()
+        .enumerate()
+        .find(|(_, l)| l.starts_with(&format!("{code},")))
+        .map(|(i, l)| (i + 1, l))
+        .unwrap()
+}
+
+#[test]
+fn an_edited_row_or_a_row_of_another_shard_is_refused_before_any_work() {
+    // Issue 58: 0.4's period (34, Dawson's Kayles' period) edited to 35 on disk.
+    let dir = scratch("edited");
+    let base = ["--digits", "2", "--limit", "2000"];
+    let whole = dir.join("whole.csv");
+    census_to(&whole, &base);
+    let t = text(&whole);
+    let (number, row) = row_of(&t, "0.4");
+    let f: Vec<&str> = row.split(',').collect();
+    assert_eq!((f[2], f[4]), ("periodic", "34"), "{row}");
+    let edited_row = [&f[..4], &["35"], &f[5..]].concat().join(",");
+    let edited = t.replace(row, &edited_row);
+    // A file stopped half way, holding the edited row: not resumed, and left as it was.
+    let half = dir.join("half.csv");
+    let kept: Vec<&str> = edited.lines().take(number + 10).collect();
+    let before = kept.join("\n") + "\n";
+    std::fs::write(&half, &before).unwrap();
+    let out = nimsquare()
+        .args(["census", "--quiet", "--resume", "--out"])
+        .arg(&half)
+        .args(base)
+        .output()
+        .unwrap();
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{e}");
+    assert_eq!(e.trim_end().lines().count(), 1, "{e}");
+    assert!(
+        e.contains("--resume")
+            && e.contains(half.to_str().unwrap())
+            && e.contains(&format!("line {number} (code 0.4) fails its check")),
+        "{e}"
+    );
+    assert_eq!(text(&half), before);
+    // Nor merged: the whole file with the edit.
+    let whole_edited = dir.join("whole-edited.csv");
+    std::fs::write(&whole_edited, &edited).unwrap();
+    let e = assert_refused(&["census", "merge", whole_edited.to_str().unwrap()]);
+    assert!(
+        e.contains("census merge")
+            && e.contains(whole_edited.to_str().unwrap())
+            && e.contains(&format!("line {number} (code 0.4)")),
+        "{e}"
+    );
+    // The largest value edited instead (9 to 10): refused the same way.
+    let largest = [
+        &f[..5],
+        &[&(f[5].parse::<u32>().unwrap() + 1).to_string()[..]],
+        &f[6..],
+    ]
+    .concat()
+    .join(",");
+    std::fs::write(&half, t.replace(row, &largest)).unwrap();
+    let e = assert_refused(
+        &[
+            &[
+                "census",
+                "--quiet",
+                "--resume",
+                "--out",
+                half.to_str().unwrap(),
+            ][..],
+            &base,
+        ]
+        .concat(),
+    );
+    assert!(e.contains("(code 0.4) fails its check"), "{e}");
+    // The unedited file merges to itself, byte for byte.
+    assert_eq!(
+        common::stdout_of(["census", "merge", whole.to_str().unwrap()]),
+        t
+    );
+
+    // A row of shard 1/2, sealed as the census wrote it, in the file of shard 0/2.
+    let parts: Vec<PathBuf> = (0..2).map(|i| dir.join(format!("s{i}.csv"))).collect();
+    for (i, p) in parts.iter().enumerate() {
+        census_to(p, &[&base[..], &["--shard", &format!("{i}/2")]].concat());
+    }
+    let (s0, s1) = (text(&parts[0]), text(&parts[1]));
+    let foreign = s1.lines().nth(2).unwrap();
+    let code = foreign.split(',').next().unwrap();
+    let mixed: Vec<&str> = s0.lines().take(5).chain([foreign]).collect();
+    std::fs::write(&half, mixed.join("\n") + "\n").unwrap();
+    let e = assert_refused(
+        &[
+            &[
+                "census",
+                "--quiet",
+                "--resume",
+                "--out",
+                half.to_str().unwrap(),
+            ][..],
+            &base,
+            &["--shard", "0/2"],
+        ]
+        .concat(),
+    );
+    assert!(
+        e.contains(&format!(
+            "line 6 (code {code}) is not a code of this census"
+        )),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_census_file_of_version_2_is_still_merged_but_not_resumed() {
+    // The four-digit census of results/census/, written by version 2 (no check column).
+    let published =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("results/census/census-d4-n20000.csv");
+    let t = text(&published);
+    assert!(t.starts_with("# census {\"version\":2,"));
+    assert_eq!(t.lines().count(), 2 + 8190);
+    // Merged alone (a whole census of one shard): the same file, byte for byte.
+    assert_eq!(
+        common::stdout_of(["census", "merge", published.to_str().unwrap()]),
+        t
+    );
+    // A copy of it is not resumed: its rows cannot be verified.
+    let dir = scratch("v2");
+    let copy = dir.join("v2.csv");
+    std::fs::write(&copy, &t).unwrap();
+    let e = assert_refused(&[
+        "census",
+        "--digits",
+        "4",
+        "--limit",
+        "2e4",
+        "--backend",
+        "octal-block",
+        "--quiet",
+        "--resume",
+        "--out",
+        copy.to_str().unwrap(),
+    ]);
+    assert!(
+        e.contains("--resume") && e.contains("format version 2") && e.contains("--force"),
+        "{e}"
+    );
+    assert_eq!(text(&copy), t);
+}

@@ -490,11 +490,12 @@ fn mark_tables(folder: &Path, rows: &Path) -> Vec<String> {
     codes
 }
 
-/// The seconds column of `code`'s row in the CSV rows file text `rows`.
+/// The seconds column of `code`'s row in the CSV rows file text `rows` (the third from the
+/// end: seconds, positions a second, check).
 fn seconds_of(rows: &str, code: &str) -> f64 {
     let line = rows
         .lines()
         .find(|l| l.starts_with(&format!("{code},")))
         .unwrap();
-    line.rsplit(',').nth(1).unwrap().parse().unwrap()
+    line.rsplit(',').nth(2).unwrap().parse().unwrap()
 }

@@ -45,10 +45,13 @@ pub const LONG_ABOUT: &str = "Builds every octal game 0.d1..dk and 4.d1..dk for 
     --out FILE (a regular file) keeps the rows durably: each row is appended to FILE and synced \
     the moment its code finishes (CSV, or JSON Lines with --json), so a kill loses only the \
     codes in flight; until proved, each code in flight also keeps its table in FILE.tables/ \
-    every 10 seconds and when a signal stops it. The first line names the census. An existing \
+    every 10 seconds and when a signal stops it. The first line names the census; each row \
+    ends in its check column (FNV-1a of the row before it). An existing \
     FILE is refused unless --force (start again) or --resume (skip the codes FILE holds, go on \
     with the tables kept, finish the rest; refused if FILE is of another census: limit, \
-    max limit, budget, digits, codes, back-end, shard or format). When the census is complete \
+    max limit, budget, digits, codes, back-end, shard or format, or of format version 2, \
+    whose rows carry no check, or holds a row whose check fails or of a code outside the \
+    census, named by its line and code). When the census is complete \
     FILE is rewritten with its rows in code order: the file one uninterrupted run writes. \
     Ctrl-C or SIGTERM stops it after the codes in flight (until proved, at once, their tables \
     kept). --out - (stdout), a FIFO or a device gets the text, CSV or JSON at the end instead.\n\n\

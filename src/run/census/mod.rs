@@ -133,7 +133,12 @@ pub fn run(
         shard: plan.shard.to_string(),
         share: plan.share.len(),
     };
-    let (sink, done) = decide_sink(keep, format, &header)?;
+    let share: std::collections::BTreeSet<&str> = plan
+        .share
+        .iter()
+        .map(|&i| selection.codes[i].label())
+        .collect();
+    let (sink, done) = decide_sink(keep, format, &header, &|code| share.contains(code))?;
     let (list, todo_costs) = plan.todo(done.values().map(|(code, _)| code.as_str()))?;
     let total = plan.share.len();
     if let Sink::File { rows, .. } = &sink {
@@ -230,8 +235,13 @@ pub fn run(
 }
 
 /// Decides where the rows go, before any work, and returns the rows already done (those of
-/// the file `--resume` names).
-fn decide_sink(keep: Keep, format: Format, header: &Header) -> Result<(Sink, Rows)> {
+/// the file `--resume` names, each a code `in_share`).
+fn decide_sink(
+    keep: Keep,
+    format: Format,
+    header: &Header,
+    in_share: &dyn Fn(&str) -> bool,
+) -> Result<(Sink, Rows)> {
     let memory = |out| (Sink::Memory(out, Mutex::new(Vec::new())), Rows::new());
     let Some(path) = keep.out else {
         return Ok(memory(Output::Stdout));
@@ -254,7 +264,7 @@ fn decide_sink(keep: Keep, format: Format, header: &Header) -> Result<(Sink, Row
         }
         let target = decide_replaced_file(path, "--out", "census rows")?;
         if target.exists() {
-            let (rows_file, done) = censusfile::resume(&target, format, header)?;
+            let (rows_file, done) = censusfile::resume(&target, format, header, in_share)?;
             return Ok(file(target, rows_file, done));
         }
         // Nothing to resume yet (the first run of a job that always passes --resume).
@@ -325,7 +335,10 @@ impl Watcher for Watch<'_> {
             // An error row is no row of the file: a resume builds the code again.
             Sink::File { .. } if row.error.is_some() => {}
             Sink::File { file, rows, .. } => {
-                let line = censusfile::encode(self.format, &row, self.made, self.until);
+                let line = censusfile::seal(
+                    self.format,
+                    &censusfile::encode(self.format, &row, self.made, self.until),
+                );
                 file.append(&line)?;
                 let key = order_key(&row.code).expect("a census code");
                 rows.lock()

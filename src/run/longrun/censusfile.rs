@@ -3,14 +3,19 @@
 //! and `census merge`, which joins the files of the shards of a job array.
 //!
 //! Format, CSV: a first line `# census {...}` holding the [`Header`] as JSON, the column
-//! names ([`CSV_COLUMNS`]), then one row a line. JSON Lines: a first line `{"census": {...}}`,
-//! then one object a row. While a census runs the rows come in the order codes finish; a
+//! names ([`CSV_COLUMNS`] and [`CHECK`]), then one row a line. JSON Lines: a first line
+//! `{"census": {...}}`, then one object a row. Every row ends in its check, the FNV-1a hash
+//! of the row before it ([`seal`]), so a row edited on disk is refused by `--resume` and
+//! `census merge`, naming its line and code; a file of version 2 (no check) is still read by
+//! `census merge`, but not resumed. Rows made by another build are kept: each names its build,
+//! and the facts of a code do not depend on it. While a census runs the rows come in the order codes finish; a
 //! census that completes rewrites its file (a new file renamed over the old) with the rows
 //! in code order, so a file completed in several runs, or merged from shards, is the file one
 //! uninterrupted run writes.
 //!
 //! Invariant: every complete line after the header is one row of a code of the header's
-//! census, each code at most once, with the header's limit and back-end; a kill can leave at
+//! census, each code at most once, with the header's limit and back-end, as the census wrote
+//! it (its check holds); a kill can leave at
 //! most a last line without its newline, which [`resume`] drops and [`read`] reports.
 
 use crate::base::error::{Error, Result};
@@ -42,8 +47,59 @@ pub fn csv_columns(until: bool) -> &'static str {
     }
 }
 
-/// The version of the format, in every header (2: the rare count and the cost columns).
-pub const VERSION: u32 = 2;
+/// The version of the format, in every header (2: the rare count and the cost columns; 3:
+/// each row sealed by its [`CHECK`] column).
+pub const VERSION: u32 = 3;
+
+/// The last column of a version-3 row: the FNV-1a 64-bit hash of the row's text before it
+/// (in CSV the fields and commas before `,CHECK`; in JSON Lines the object's text before
+/// `,"check":`, with its closing brace), 16 hex digits. It lets a reader tell a row the census
+/// wrote from one edited since (a period changed by one digit), so `--resume` and `census
+/// merge` never keep an edited row; it is no defence against someone who recomputes it.
+pub const CHECK: &str = "check";
+
+/// The FNV-1a 64-bit hash of `bytes`: a row's [`CHECK`].
+fn fnv1a64(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &b| {
+        (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// `line` (a row as [`encode`] writes it) with its [`CHECK`] column appended: the row of a
+/// rows file.
+pub fn seal(format: Format, line: &str) -> String {
+    let check = fnv1a64(line.as_bytes());
+    match format {
+        Format::Csv => format!("{line},{check:016x}"),
+        Format::JsonLines => {
+            let open = line.strip_suffix('}').expect("a row is a JSON object");
+            format!("{open},\"{CHECK}\":\"{check:016x}\"}}")
+        }
+    }
+}
+
+/// True when the row `sealed` ends in its [`CHECK`] column and that is the hash of the rest
+/// of the row: false for a row without it, or edited since it was sealed.
+fn seal_holds(format: Format, sealed: &str) -> bool {
+    let (hashed, check) = match format {
+        Format::Csv => match sealed.rsplit_once(',') {
+            Some((line, check)) => (line.to_string(), check),
+            None => return false,
+        },
+        Format::JsonLines => {
+            let Some((open, rest)) = sealed.rsplit_once(&format!(",\"{CHECK}\":\"")) else {
+                return false;
+            };
+            match rest.strip_suffix("\"}") {
+                // The object's text as it was sealed: the part before the check, and its brace.
+                Some(check) => (format!("{open}}}"), check),
+                None => return false,
+            }
+        }
+    };
+    check.len() == 16
+        && u64::from_str_radix(check, 16).is_ok_and(|want| want == fnv1a64(hashed.as_bytes()))
+}
 
 /// How the rows are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -212,14 +268,28 @@ pub fn encode(format: Format, row: &Row, made: &Made, until: bool) -> String {
     }
 }
 
+/// True when the rows of a file of `header` are sealed by their [`CHECK`] column (version 3
+/// on); a file of version 2 is read without it, and never resumed.
+fn sealed(header: &Header) -> bool {
+    header.version >= 3
+}
+
+/// The column names of a CSV rows file of `header`: [`csv_columns`], and [`CHECK`] when its
+/// rows are sealed.
+fn file_columns(header: &Header) -> String {
+    let columns = csv_columns(header.max_limit.is_some());
+    if sealed(header) {
+        format!("{columns},{CHECK}")
+    } else {
+        columns.to_string()
+    }
+}
+
 /// The first line(s) of a file of `format` holding `header`, each with its newline.
 fn header_text(format: Format, header: &Header) -> String {
     let json = serde_json::to_string(header).expect("a header serializes");
     match format {
-        Format::Csv => format!(
-            "# census {json}\n{}\n",
-            csv_columns(header.max_limit.is_some())
-        ),
+        Format::Csv => format!("# census {json}\n{}\n", file_columns(header)),
         Format::JsonLines => format!("{{\"census\":{json}}}\n"),
     }
 }
@@ -244,10 +314,21 @@ pub struct Contents {
 }
 
 /// Reads the rows file `path` (named by `flag` in errors): its header, and every complete row,
-/// each checked to be a census code of the header's limit and back-end, each once. Refused in
-/// one line: a file that is not a census rows file, a damaged line (with its number), a
-/// duplicate code.
+/// each checked to be a census code of the header's digits, limit and back-end, each once, and
+/// sealed by its [`CHECK`] in a file of version 3 on. Refused in one line naming the line and, where it can be read, the code: a file that is
+/// not a census rows file, a damaged line, an edited row, a code twice.
 pub fn read(path: &Path, flag: &str) -> Result<Contents> {
+    read_with(path, flag, &|_, _| Ok(()), &|_| true)
+}
+
+/// [`read`], with the file's format and header first checked by `expect`, and every row's code
+/// by `wanted` (the share a resume finishes): a row of a code not wanted is refused, naming it.
+fn read_with(
+    path: &Path,
+    flag: &str,
+    expect: &dyn Fn(Format, &Header) -> Result<()>,
+    wanted: &dyn Fn(&str) -> bool,
+) -> Result<Contents> {
     let refuse = |why: String| Error::Invalid(format!("{flag} {}: {why}", path.display()));
     let mut text = String::new();
     File::open(path)
@@ -270,6 +351,7 @@ pub fn read(path: &Path, flag: &str) -> Result<Contents> {
         let w: Wrapped = serde_json::from_str(first).map_err(|_| not_ours())?;
         (Format::JsonLines, w.census)
     };
+    expect(format, &header)?;
     let cut = !text.is_empty() && !text.ends_with('\n');
     // The complete lines only: a cut last line is no row.
     let complete = match text.rfind('\n') {
@@ -279,7 +361,8 @@ pub fn read(path: &Path, flag: &str) -> Result<Contents> {
     };
     let mut rows = Rows::new();
     let until = header.max_limit.is_some();
-    let columns = csv_columns(until);
+    let columns = file_columns(&header);
+    let sealed = sealed(&header);
     // A row's N: the header's, or in an until-proved census any up to the most it may reach.
     let reach = header.max_limit.unwrap_or(header.limit);
     let skip = match format {
@@ -298,7 +381,8 @@ pub fn read(path: &Path, flag: &str) -> Result<Contents> {
         if i < skip {
             continue;
         }
-        let damaged = |why: &str| refuse(format!("line {} is damaged ({why})", i + 1));
+        let number = i + 1;
+        let damaged = |why: &str| refuse(format!("line {number} is damaged ({why})"));
         let (code, limit, backend) = match format {
             Format::Csv => {
                 // The fields before the quoted CPU name hold no comma.
@@ -324,16 +408,29 @@ pub fn read(path: &Path, flag: &str) -> Result<Contents> {
             }
         };
         let key = order_key(&code).ok_or_else(|| damaged("no census code"))?;
+        let of_code = |why: &str| refuse(format!("line {number} (code {code}) {why}"));
+        if sealed && !seal_holds(format, line) {
+            return Err(of_code(
+                "fails its check: the row was changed after the census wrote it; \
+                 restore the file, or start again with --force",
+            ));
+        }
+        if key.0 > header.digits || !wanted(&code) {
+            return Err(of_code(
+                "is not a code of this census (of its digits, --codes or --shard)",
+            ));
+        }
         // (A budget may stop a code before it reaches the first N.)
         if !limit.is_some_and(|n| n == header.limit || (until && n <= reach))
             || backend != header.backend
         {
-            return Err(damaged("its limit or back-end is not the header's"));
+            return Err(of_code(
+                "is damaged (its limit or back-end is not the header's)",
+            ));
         }
         if rows.insert(key, (code.clone(), line.to_string())).is_some() {
             return Err(refuse(format!(
-                "holds the code {code} twice (line {})",
-                i + 1
+                "holds the code {code} twice (line {number})"
             )));
         }
     }
@@ -425,32 +522,51 @@ pub fn create(path: &Path, format: Format, header: &Header) -> Result<RowsFile> 
 
 /// Opens the rows file `path` to finish the census `header` in `format`: refused, in one line
 /// naming `--resume` and each parameter that differs, when the file holds another census (or
-/// another shard of it, or is in the other format). A last line cut by a kill is dropped (cut
-/// off the file). Returns the file, open for appending, and its rows.
-pub fn resume(path: &Path, format: Format, header: &Header) -> Result<(RowsFile, Rows)> {
+/// another shard of it, or is in the other format), or a file whose rows carry no check (a
+/// version before 3: its rows cannot be told from edited ones, so none is kept); and, naming
+/// the line and the code, a row edited since it was written or of a code outside the share
+/// (`in_share`). A last line cut by a kill is dropped (cut off the file). Returns the file,
+/// open for appending, and its rows.
+pub fn resume(
+    path: &Path,
+    format: Format,
+    header: &Header,
+    in_share: &dyn Fn(&str) -> bool,
+) -> Result<(RowsFile, Rows)> {
     // Locked first, so no other census appends between the reading and the appending.
     let file = open_append(path)?;
-    let contents = read(path, "--resume")?;
     let refuse = |why: String| {
         Error::Invalid(format!(
             "--resume {}: {why}; rerun with the file's parameters, or name another --out",
             path.display()
         ))
     };
-    if contents.format != format {
-        return Err(refuse(format!(
-            "the file is {}, this run writes {} (--csv/--json)",
-            contents.format.name(),
-            format.name()
-        )));
-    }
-    let differences = contents.header.differences(header, true);
-    if !differences.is_empty() {
-        return Err(refuse(format!(
-            "the file holds another census: {}",
-            differences.join(", ")
-        )));
-    }
+    // The census first, then its rows.
+    let expect = |there: Format, theirs: &Header| -> Result<()> {
+        if !sealed(theirs) && sealed(header) {
+            return Err(Error::Invalid(format!(
+                "--resume {}: the file is of format version {}, whose rows carry no check, so an edited row cannot be told from a written one and none is kept; finish it with the build that wrote it, or start again with --force",
+                path.display(),
+                theirs.version
+            )));
+        }
+        if there != format {
+            return Err(refuse(format!(
+                "the file is {}, this run writes {} (--csv/--json)",
+                there.name(),
+                format.name()
+            )));
+        }
+        let differences = theirs.differences(header, true);
+        if !differences.is_empty() {
+            return Err(refuse(format!(
+                "the file holds another census: {}",
+                differences.join(", ")
+            )));
+        }
+        Ok(())
+    };
+    let contents = read_with(path, "--resume", &expect, in_share)?;
     if contents.cut {
         let f = file.file.lock().unwrap_or_else(|e| e.into_inner());
         f.set_len(contents.complete_len)
@@ -663,36 +779,186 @@ mod tests {
         );
         let rate = v["positions_per_second"].as_f64().unwrap();
         assert!((rate - 1e6).abs() < 1e-3, "{rate}");
-        // A file of the first version (no rare count, no cost) is another format.
+        // A file of the first version (no rare count, no cost) is another format, whose rows
+        // carry no check.
         let old = Header {
             version: 1,
             ..header()
         };
         let f = temp("v1", &header_text(Format::Csv, &old));
-        let e = resume(&f.0, Format::Csv, &header())
+        let e = resume(&f.0, Format::Csv, &header(), &|_| true)
             .err()
             .unwrap()
             .to_string();
-        assert!(e.contains("format version (1 there, 2 here)"), "{e}");
+        assert!(
+            e.contains("format version 1") && e.contains("no check"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn the_check_is_fnv1a_64_of_the_row_before_it() {
+        // The published FNV-1a 64 test vectors (Fowler, Noll, Vo).
+        assert_eq!(fnv1a64(b""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(fnv1a64(b"a"), 0xaf63_dc4c_8601_ec8c);
+        assert_eq!(fnv1a64(b"foobar"), 0x8594_4171_f739_67e8);
+        assert_eq!(
+            seal(Format::Csv, "a"),
+            "a,af63dc4c8601ec8c",
+            "the hash of the fields before the check, 16 hex digits"
+        );
+        assert_eq!(
+            seal(Format::JsonLines, "{}").len(),
+            "{,\"check\":\"\"}".len() + 16
+        );
+        assert!(seal_holds(Format::Csv, "a,af63dc4c8601ec8c"));
+        assert!(!seal_holds(Format::Csv, "b,af63dc4c8601ec8c"));
+        assert!(!seal_holds(Format::Csv, "a,af63dc4c8601ec8"));
+        assert!(!seal_holds(Format::Csv, "a"));
+    }
+
+    #[test]
+    fn an_edited_fact_is_refused_naming_the_line_and_the_code() {
+        let head = header_text(Format::Csv, &header());
+        assert!(head.ends_with(",positions_per_second,check\n"), "{head}");
+        let sealed = seal(Format::Csv, ROW);
+        let other = seal(Format::Csv, &ROW.replace("0.7,", "0.6,"));
+        let good = temp("sealed", &format!("{head}{other}\n{sealed}\n"));
+        assert_eq!(read(&good.0, "--resume").unwrap().rows.len(), 2);
+        // ROW is 0.7: preperiod 0, period 2, largest value 1, no rare count.
+        for (name, from, to) in [
+            ("period", ",0,2,1,,", ",0,3,1,,"),
+            ("preperiod", ",0,2,1,,", ",1,2,1,,"),
+            ("largest", ",0,2,1,,", ",0,2,2,,"),
+            ("rare", ",0,2,1,,", ",0,2,1,5,"),
+            ("status", "periodic", "open"),
+        ] {
+            let edited = sealed.replacen(from, to, 1);
+            assert_ne!(edited, sealed, "{name}");
+            let f = temp(name, &format!("{head}{other}\n{edited}\n"));
+            for e in [
+                read(&f.0, "census merge").unwrap_err().to_string(),
+                resume(&f.0, Format::Csv, &header(), &|_| true)
+                    .err()
+                    .unwrap()
+                    .to_string(),
+            ] {
+                assert!(
+                    e.contains(&f.0.display().to_string())
+                        && e.contains("line 4 (code 0.7) fails its check"),
+                    "{name}: {e}"
+                );
+            }
+            // Refused before anything was changed.
+            assert_eq!(
+                std::fs::read_to_string(&f.0).unwrap(),
+                format!("{head}{other}\n{edited}\n")
+            );
+        }
+        // A row without its check in a file of version 3.
+        let f = temp("unsealed", &format!("{head}{ROW}\n"));
+        let e = read(&f.0, "--resume").unwrap_err().to_string();
+        assert!(e.contains("line 3 (code 0.7) fails its check"), "{e}");
+        // The same in JSON Lines.
+        let made = Made {
+            backend: "octal-block".into(),
+            build: "b".into(),
+            cpu: "c".into(),
+            date: "d".into(),
+        };
+        let row = Row {
+            code: "0.7".into(),
+            limit: 100,
+            verdict: Verdict::Periodic(crate::octal::method::period::Period {
+                preperiod: 0,
+                period: 2,
+                proof: (0, 4),
+            }),
+            max_value: 1,
+            rare: None,
+            seconds: 0.5,
+            stop: None,
+            error: None,
+        };
+        let line = seal(
+            Format::JsonLines,
+            &encode(Format::JsonLines, &row, &made, false),
+        );
+        let head = header_text(Format::JsonLines, &header());
+        let f = temp("json", &format!("{head}{line}\n"));
+        assert_eq!(read(&f.0, "--resume").unwrap().rows.len(), 1);
+        let edited = line.replace("\"period\":2", "\"period\":3");
+        assert_ne!(edited, line);
+        let f = temp("json-edited", &format!("{head}{edited}\n"));
+        let e = read(&f.0, "--resume").unwrap_err().to_string();
+        assert!(e.contains("line 2 (code 0.7) fails its check"), "{e}");
+    }
+
+    #[test]
+    fn a_code_outside_the_share_is_refused_by_resume() {
+        let head = header_text(Format::Csv, &header());
+        let f = temp("share", &format!("{head}{}\n", seal(Format::Csv, ROW)));
+        let e = resume(&f.0, Format::Csv, &header(), &|code| code != "0.7")
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            e.contains("--resume") && e.contains("line 3 (code 0.7) is not a code of this census"),
+            "{e}"
+        );
+        // Nor a code of more digits than the header's, in any reader.
+        let two = seal(Format::Csv, &ROW.replace("0.7,", "0.77,"));
+        let f = temp("digits", &format!("{head}{two}\n"));
+        let e = read(&f.0, "census merge").unwrap_err().to_string();
+        assert!(e.contains("line 3 (code 0.77) is not a code"), "{e}");
+    }
+
+    #[test]
+    fn a_version_2_file_is_read_but_not_resumed() {
+        // As the census wrote it before rows were sealed: no check column.
+        let v2 = Header {
+            version: 2,
+            ..header()
+        };
+        let text = format!(
+            "# census {}\n{CSV_COLUMNS}\n{ROW}\n",
+            serde_json::to_string(&v2).unwrap()
+        );
+        let f = temp("v2", &text);
+        let c = read(&f.0, "census merge").unwrap();
+        assert_eq!((c.header.version, c.rows.len()), (2, 1));
+        // Written back as it was (what `census merge` of one whole file prints).
+        assert_eq!(sorted_text(c.format, &c.header, &c.rows), text);
+        let e = resume(&f.0, Format::Csv, &header(), &|_| true)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            e.contains("--resume") && e.contains("format version 2") && e.contains("--force"),
+            "{e}"
+        );
+        assert_eq!(std::fs::read_to_string(&f.0).unwrap(), text);
     }
 
     #[test]
     fn damaged_duplicate_and_foreign_rows_are_refused() {
         let head = header_text(Format::Csv, &header());
-        let good = temp("good", &format!("{head}{ROW}\n"));
+        let row = seal(Format::Csv, ROW);
+        let good = temp("good", &format!("{head}{row}\n"));
         let c = read(&good.0, "--resume").unwrap();
         assert_eq!((c.rows.len(), c.cut), (1, false));
+        let sealed = |line: String| seal(Format::Csv, &line) + "\n";
         for (name, body, says) in [
-            ("twice", format!("{ROW}\n{ROW}\n"), "twice"),
+            ("twice", format!("{row}\n{row}\n"), "twice"),
             ("short", "0.7,100\n".to_string(), "line 3 is damaged"),
             (
                 "limit",
-                ROW.replace(",100,", ",200,") + "\n",
+                sealed(ROW.replace(",100,", ",200,")),
                 "limit or back-end",
             ),
             (
                 "code",
-                ROW.replace("0.7,", "0.70,") + "\n",
+                sealed(ROW.replace("0.7,", "0.70,")),
                 "no census code",
             ),
         ] {
@@ -705,20 +971,24 @@ mod tests {
     #[test]
     fn resume_drops_a_cut_last_line_and_keeps_the_rest() {
         let head = header_text(Format::Csv, &header());
-        let f = temp("cut", &format!("{head}{ROW}\n0.1,100,peri"));
-        let (file, rows) = resume(&f.0, Format::Csv, &header()).unwrap();
+        let row = seal(Format::Csv, ROW);
+        let f = temp("cut", &format!("{head}{row}\n0.1,100,peri"));
+        let (file, rows) = resume(&f.0, Format::Csv, &header(), &|_| true).unwrap();
         assert_eq!(rows.len(), 1);
         drop(file);
         assert_eq!(
             std::fs::read_to_string(&f.0).unwrap(),
-            format!("{head}{ROW}\n")
+            format!("{head}{row}\n")
         );
         // The same census with another limit is refused, naming the limit.
         let other = Header {
             limit: 200,
             ..header()
         };
-        let e = resume(&f.0, Format::Csv, &other).err().unwrap().to_string();
+        let e = resume(&f.0, Format::Csv, &other, &|_| true)
+            .err()
+            .unwrap()
+            .to_string();
         assert!(e.contains("limit (100 there, 200 here)"), "{e}");
     }
 }
