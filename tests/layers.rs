@@ -29,6 +29,7 @@ const LAYERS: &[(&str, usize)] = &[
     ("run::counted", 8),
     ("run::workload", 8),
     ("run::report", 8),
+    ("run::plot", 8),
     ("run::census", 9),
     ("run::session", 9),
     ("run::wisdom", 9),

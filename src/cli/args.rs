@@ -598,3 +598,36 @@ mod tests {
         );
     }
 }
+
+/// `--plot FILE` and `--plot-log`: the picture of the values ([`nimsquare::run::plot`]).
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct PlotArgs {
+    /// Also draw g(n) against n as an SVG picture in FILE (a new file: an existing one is
+    /// never replaced): each column of pixels from its least to its largest value; for an
+    /// octal game with a rare/common split the rare positions in red (one dot each, hover
+    /// for n and g(n)), and a proved period's start and first repeat as green lines. In window
+    /// mode the picture is drawn as the values stream past, in a fixed few hundred kilobytes.
+    #[arg(long, value_name = "FILE")]
+    pub plot: Option<std::path::PathBuf>,
+    /// The picture's n axis logarithmic (n = 0 is then left out).
+    #[arg(long, requires = "plot")]
+    pub plot_log: bool,
+}
+
+impl PlotArgs {
+    /// Where the picture goes and whether its axis is logarithmic, decided before any work
+    /// (None without `--plot`).
+    pub fn decide(
+        &self,
+    ) -> nimsquare::base::error::Result<Option<(nimsquare::base::paths::Output, bool)>> {
+        self.plot
+            .as_deref()
+            .map(|p| Ok((nimsquare::run::plot::decide_output(p)?, self.plot_log)))
+            .transpose()
+    }
+
+    /// The file as given, for the report.
+    pub fn shown(&self) -> Option<String> {
+        self.plot.as_ref().map(|p| p.display().to_string())
+    }
+}

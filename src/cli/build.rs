@@ -6,10 +6,11 @@
 //! affords, the memory, whole table or window mode), so a refusal is one line naming N
 //! and nothing is built.
 
-use super::args::{window_limit_parser, JsonArg, QuietArg};
+use super::args::{window_limit_parser, JsonArg, PlotArgs, QuietArg};
 use super::common::CliResult;
 use nimsquare::base::error::Error;
 use nimsquare::run::report::{self, Built};
+use nimsquare::run::session::{self, Unsaved};
 use nimsquare::run::window::plan::Ask;
 use nimsquare::run::window::table::{TableOutcome, TablePlan};
 use nimsquare::run::workload;
@@ -49,6 +50,8 @@ pub struct Args {
     #[command(flatten)]
     json: JsonArg,
     #[command(flatten)]
+    plot: PlotArgs,
+    #[command(flatten)]
     quiet: QuietArg,
 }
 
@@ -61,9 +64,15 @@ pub fn run(args: Args) -> CliResult {
         ..Ask::default()
     };
     let plan = TablePlan::decide(subject.clone(), args.backend.as_deref(), args.limit, &ask)?;
+    let plot = args.plot.decide()?;
     args.quiet.apply();
-    let (facts, seconds) = match plan.build(args.quiet.quiet)? {
-        TableOutcome::Done { facts, seconds } => (facts, seconds),
+    let log_x = plot.as_ref().map(|(_, log_x)| *log_x);
+    let (facts, seconds, picture) = match plan.build(args.quiet.quiet, log_x)? {
+        TableOutcome::Done {
+            facts,
+            seconds,
+            plot,
+        } => (facts, seconds, plot),
         TableOutcome::Stopped { signal, done } => {
             eprintln!(
                 "build: stopped by {} after g(0..{done}); nothing is kept",
@@ -72,6 +81,17 @@ pub fn run(args: Args) -> CliResult {
             return Ok(signal.exit_status());
         }
     };
+    let mut unsaved = Vec::new();
+    if let (Some((out, _)), Some(drawn)) = (&plot, &picture) {
+        let (picture, drawing) = &**drawn;
+        if let Err(error) = picture.write(drawing, out, "--plot") {
+            unsaved.push(Unsaved {
+                flag: "--plot",
+                file: args.plot.plot.clone().unwrap_or_default(),
+                error,
+            });
+        }
+    }
     let report = Built {
         workload: subject.stage().into(),
         rules: subject.label(),
@@ -93,7 +113,8 @@ pub fn run(args: Args) -> CliResult {
         memory_needed: plan.memory_needed(),
         threads: rayon::current_num_threads(),
         isa: nimsquare::base::isa::active().name().into(),
+        plot: args.plot.shown().filter(|_| unsaved.is_empty()),
     };
     report::print(&report, args.json.json);
-    Ok(0)
+    Ok(session::report_unsaved(&unsaved))
 }

@@ -16,7 +16,6 @@ mod roofline;
 mod scale;
 mod sequence;
 mod solve;
-mod tables;
 mod tune;
 mod verify;
 

@@ -7,21 +7,22 @@
 //! format is the Nim Square tables', labelled `octal CODE`). The file checks and the endings
 //! are `solve`'s ([`super::tables`]).
 
-use super::args::{limit_parser, window_limit_parser, JsonArg, LongRunArgs};
+use super::args::{limit_parser, window_limit_parser, JsonArg, LongRunArgs, PlotArgs};
 use super::common::{fmt_seconds, CliResult};
-use super::tables;
-use nimsquare::base::error::{Error, Result};
+use nimsquare::base::error::Error;
 use nimsquare::base::limit::Limit;
+use nimsquare::base::paths::Output;
 use nimsquare::octal::auto::Choice;
 use nimsquare::octal::block::stores::{self, Stores};
 use nimsquare::octal::method::period::Verdict;
 use nimsquare::octal::summary::Summary;
 use nimsquare::octal::{OctalPlan, Rules};
-use nimsquare::run::longrun::{self, LongRun, Start};
+use nimsquare::run::longrun::LongRun;
+use nimsquare::run::plot::{Drawing, ValuePlot};
 use nimsquare::run::report::{self, Report};
+use nimsquare::run::session::{self, Ended, Unsaved};
 use nimsquare::run::window::plan::{Ask, Mode, WindowPlan};
 use nimsquare::run::window::{self, WindowOutcome};
-use nimsquare::table::Table;
 use serde_json::json;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -31,7 +32,7 @@ use std::path::{Path, PathBuf};
 /// list and histogram), a pass that stays a few per cent of 4 s of work up to N = 10^8; it
 /// is also the longest wait between Ctrl-C and the stop.
 const OCTAL_CHUNK_TARGET: std::time::Duration = std::time::Duration::from_secs(4);
-use nimsquare::base::valgrind::{self, Stage};
+use nimsquare::base::valgrind::Stage;
 
 /// N when --limit is not given: seconds with the quadratic control.
 pub const DEFAULT_OCTAL_LIMIT: &str = "10000";
@@ -110,6 +111,8 @@ pub struct Args {
     #[arg(long, value_name = "N", value_parser = limit_parser(), allow_hyphen_values = true)]
     window_tail: Option<Limit>,
     #[command(flatten)]
+    plot: PlotArgs,
+    #[command(flatten)]
     longrun: LongRunArgs,
 }
 
@@ -168,7 +171,7 @@ pub fn verdict_json(verdict: &Verdict) -> serde_json::Value {
     }
 }
 
-pub fn run(mut args: Args) -> CliResult {
+pub fn run(args: Args) -> CliResult {
     // Every refusal before any work: the plan (back-end, N, the memory of the table and the
     // back-end's scratch, full table or window mode), then the files (room on their disks,
     // a foreign, damaged or wrong table refused).
@@ -185,6 +188,7 @@ pub fn run(mut args: Args) -> CliResult {
         .into_iter()
         .filter_map(|(set, flag)| set.then_some(flag))
         .collect(),
+        plot: args.plot.plot.is_some(),
     };
     let (plan, mode) = window::plan::decide(
         Rules::parse(&args.code)?,
@@ -192,74 +196,88 @@ pub fn run(mut args: Args) -> CliResult {
         args.limit,
         &ask,
     )?;
+    let plot = args.plot.decide()?;
     if let Mode::Window(w) = &mode {
-        return run_window(&args, &plan, w);
+        return run_window(&args, &plan, w, plot);
     }
     let (rules, entry, limit) = (&plan.subject, plan.backend, plan.limit);
-    let start = tables::check_files(rules, limit, &mut args.longrun)?;
     let lr = &args.longrun;
-    let seeded = tables::seeded(&start, limit);
-    tables::announce_seed(&start, limit, lr);
-    let from_file = match &start {
-        Start::Seed(file) => Some(file.path.clone()),
-        Start::Fresh => None,
-    };
     let opts = LongRun {
-        checkpoint: lr.checkpoint.clone(),
         every: lr.checkpoint_every,
-        quiet: lr.quiet,
         chunk_target: OCTAL_CHUNK_TARGET,
         label: entry.name.to_string(),
         per_position: plan.per_position(),
         ..LongRun::default()
     };
     let fill = plan.chunk_fill();
-    let mut unsaved = Vec::new();
-    let (values, seconds) = valgrind::stage(Stage::Build, || -> Result<_> {
-        let outcome = longrun::try_run_fill(rules, limit, start, &fill, &opts)?;
-        Ok(tables::finish(outcome, limit, lr, &mut unsaved))
-    });
-    let values = match values? {
-        Ok(values) => values,
-        Err(exit_code) => return Ok(exit_code),
-    };
-    let table = Table::from_values(values);
-    tables::save_table(
+    let mut files = lr.files();
+    let ended = session::run_table(
         rules,
         limit,
-        table.values(),
-        table.max_value(),
-        lr,
-        &mut unsaved,
-    );
+        &mut files,
+        entry.name,
+        &fill,
+        opts,
+        Stage::Build,
+        &mut |_| {},
+    )?;
+    let mut done = match ended {
+        Ended::Finished(done) => done,
+        Ended::Interrupted(signal) => return Ok(signal.map_or(1, super::common::exit_status_for)),
+    };
+    let table = &done.table;
+    let summary = Summary::of(rules, table, args.histogram);
+    if let Some((out, log_x)) = &plot {
+        let drawing = Drawing::octal(rules.label(), limit, &summary, *log_x);
+        if let Err(error) = ValuePlot::of(table.values()).write(&drawing, out, "--plot") {
+            done.unsaved.push(Unsaved {
+                flag: "--plot",
+                file: args.plot.plot.clone().unwrap_or_default(),
+                error,
+            });
+        }
+    }
     let report = Answer {
         rules,
         limit,
         backend: entry.name,
-        seconds,
-        seeded,
-        from_file,
+        seconds: done.seconds,
+        seeded: done.seeded,
+        from_file: done.from_file.clone(),
         threads: rayon::current_num_threads(),
-        summary: Summary::of(rules, &table, args.histogram),
+        summary,
         choice: plan.auto_choice(table.values()),
         digest: table_digest(table.values()),
         values: args.values.then_some(table.values()),
-        unsaved: &unsaved,
+        unsaved: &done.unsaved,
         window: None,
+        plot: written_plot(&args.plot, &done.unsaved),
         stores: stores::counted(),
     };
     report::print(&report, args.json.json);
-    Ok(tables::report_unsaved(&unsaved))
+    Ok(session::report_unsaved(&done.unsaved))
+}
+
+/// The picture's file for the report, when it was asked for and written.
+fn written_plot(plot: &PlotArgs, unsaved: &[Unsaved]) -> Option<String> {
+    plot.shown()
+        .filter(|_| !unsaved.iter().any(|u| u.flag == "--plot"))
 }
 
 /// `octal` in window mode: the build, `--values` printed as they are made, then the report.
-fn run_window(args: &Args, plan: &OctalPlan, w: &WindowPlan) -> CliResult {
+fn run_window(
+    args: &Args,
+    plan: &OctalPlan,
+    w: &WindowPlan,
+    plot: Option<(Output, bool)>,
+) -> CliResult {
     let lr = &args.longrun;
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
     let checkpoint = lr.checkpoint.as_deref();
     let opts = (lr.quiet, checkpoint, lr.checkpoint_every);
-    let built = window::build_octal(plan, w, opts, &mut |from, values| {
+    let mut picture = plot.as_ref().map(|_| ValuePlot::new());
+    let built = window::build_octal(plan, w, opts, picture.as_mut(), &mut |from, values| {
         if args.values {
             for (i, v) in values.iter().enumerate() {
                 writeln!(out, "{} {v}", from + i).map_err(values_unwritten)?;
@@ -294,6 +312,17 @@ fn run_window(args: &Args, plan: &OctalPlan, w: &WindowPlan) -> CliResult {
     if !args.histogram {
         summary.histogram = None;
     }
+    let mut unsaved = Vec::new();
+    if let (Some((out, log_x)), Some(picture)) = (&plot, &picture) {
+        let drawing = Drawing::octal(plan.subject.label(), plan.limit, &summary, *log_x);
+        if let Err(error) = picture.write(&drawing, out, "--plot") {
+            unsaved.push(Unsaved {
+                flag: "--plot",
+                file: args.plot.plot.clone().unwrap_or_default(),
+                error,
+            });
+        }
+    }
     let report = Answer {
         rules: &plan.subject,
         limit: plan.limit,
@@ -306,7 +335,8 @@ fn run_window(args: &Args, plan: &OctalPlan, w: &WindowPlan) -> CliResult {
         choice: built.choice,
         digest: format!("{:016x}", streamed.digest),
         values: None,
-        unsaved: &[],
+        unsaved: &unsaved,
+        plot: written_plot(&args.plot, &unsaved),
         window: Some(WindowReport {
             plan: w.clone(),
             kept: file,
@@ -315,7 +345,7 @@ fn run_window(args: &Args, plan: &OctalPlan, w: &WindowPlan) -> CliResult {
         stores: stores::counted(),
     };
     report::print(&report, args.json.json);
-    Ok(0)
+    Ok(session::report_unsaved(&unsaved))
 }
 
 /// A failed write of `--values` in window mode: a closed pipe ends the process quietly (as
@@ -386,7 +416,9 @@ struct Answer<'a> {
     choice: Option<Choice>,
     digest: String,
     values: Option<&'a [u16]>,
-    unsaved: &'a [tables::Unsaved],
+    unsaved: &'a [Unsaved],
+    /// The picture's file, when `--plot` wrote one.
+    plot: Option<String>,
     /// Window mode's window and values file; None for a whole table.
     window: Option<WindowReport>,
     /// `octal-block`'s stores, in a build with the `count-stores` feature.
@@ -473,6 +505,9 @@ impl Report for Answer<'_> {
                 "period: not searched (window mode keeps no whole table to search it in)"
             )?,
         }
+        if let Some(plot) = &self.plot {
+            writeln!(out, "plot: {plot}")?;
+        }
         for h in s.histogram.iter().flatten() {
             let counts: Vec<String> = h.counts.iter().map(u64::to_string).collect();
             writeln!(out, "histogram {}: {}", h.below, counts.join(" "))?;
@@ -523,7 +558,8 @@ impl Report for Answer<'_> {
             "stores": self.stores,
             "isa": nimsquare::base::isa::active().name(),
             "t": self.rules.largest_removal(),
-            "unsaved": self.unsaved.iter().map(tables::Unsaved::to_json).collect::<Vec<_>>(),
+            "plot": self.plot,
+            "unsaved": self.unsaved.iter().map(Unsaved::to_json).collect::<Vec<_>>(),
         });
         let fields = match &s.verdict {
             Some(v) => verdict_json(v),

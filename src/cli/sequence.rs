@@ -117,6 +117,7 @@ pub fn run(args: Args) -> CliResult {
             file: args.window_file.clone(),
             tail: None,
             resuming: false,
+            plot: false,
             full_only: if args.json.json {
                 vec!["--json"]
             } else {

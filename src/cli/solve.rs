@@ -4,19 +4,20 @@
 //! can keep a checkpoint, stops cleanly on Ctrl-C/SIGTERM (exit 130/143 with a line saying how
 //! to resume) and can save its table or start from a saved one.
 
-use super::args::{HeapsArg, JsonArg, LimitArg, LongRunArgs, MovesArg};
+use super::args::{HeapsArg, JsonArg, LimitArg, LongRunArgs, MovesArg, PlotArgs};
 use super::common::CliResult;
-use nimsquare::base::error::{Error, Result};
+use nimsquare::base::error::Error;
 use nimsquare::base::memory;
 use nimsquare::base::provenance::load_average;
 use nimsquare::base::valgrind::{self, Stage};
 use nimsquare::cold::ColdFinder;
 use nimsquare::registry::Entry;
-use nimsquare::run::longrun::{self, LongRun, Start};
+use nimsquare::run::longrun::ruleset::describe;
+use nimsquare::run::longrun::{self, LongRun};
 use nimsquare::run::planner::{self, Plan, Request};
+use nimsquare::run::plot::{Drawing, ValuePlot};
 use nimsquare::run::report::{self, Report};
-use nimsquare::run::session::{self, Files, Unsaved};
-use nimsquare::table::Table;
+use nimsquare::run::session::{self, Ended, Finished, Unsaved};
 use std::io::{self, Write};
 
 #[derive(clap::Args)]
@@ -37,6 +38,8 @@ pub struct Args {
     #[command(flatten)]
     json: JsonArg,
     #[command(flatten)]
+    plot: PlotArgs,
+    #[command(flatten)]
     longrun: LongRunArgs,
 }
 
@@ -53,31 +56,52 @@ pub fn run(args: Args) -> CliResult {
     if let Some(cold) = plan.cold {
         return solve_cold(&plan, cold, &args, load_start);
     }
+    let plot = args.plot.decide()?;
     let mut files = args.longrun.files();
-    let start = check_files(&plan, &mut files)?;
-    let seeded = session::seeded(&start, plan.limit);
-    session::announce_seed(&start, plan.limit, &files);
-    // A run seeded from a file forecasts nothing: its progress bar has the ETA of what is left.
-    if !files.quiet && seeded == 0 {
-        super::common::forecast(&plan);
-    }
-    // Files that could not be written: reported after the answer, which is never lost to them.
-    let mut unsaved: Vec<Unsaved> = Vec::new();
-    let (built, table_seconds) = valgrind::stage(Stage::Table, || {
-        build_table(&plan, start, &files, &args, &mut unsaved)
-    });
-    let t = match built? {
-        Ok(t) => t,
-        Err(exit_code) => return Ok(exit_code),
+    let builder = (plan.table.make)();
+    let opts = LongRun {
+        every: args.longrun.checkpoint_every,
+        resumable: builder.resumable(),
+        ..LongRun::default()
     };
-    session::save_table(
+    let fill = longrun::kept_fill(&*builder, &plan.moves);
+    // A run seeded from a file forecasts nothing: its progress bar has the ETA of what is left.
+    let quiet = files.quiet;
+    let ended = session::run_table(
         &plan.moves,
         plan.limit,
-        t.values(),
-        t.max_value(),
-        &files,
-        &mut unsaved,
-    );
+        &mut files,
+        plan.table.name,
+        &fill,
+        opts,
+        Stage::Table,
+        &mut |seeded| {
+            if !quiet && seeded == 0 {
+                super::common::forecast(&plan);
+            }
+        },
+    )?;
+    let Finished {
+        table: t,
+        seconds: table_seconds,
+        seeded,
+        mut unsaved,
+        ..
+    } = match ended {
+        Ended::Finished(done) => done,
+        Ended::Interrupted(signal) => return Ok(signal.map_or(1, super::common::exit_status_for)),
+    };
+    if let Some((out, log_x)) = &plot {
+        let game = describe(&plan.moves.label());
+        let drawing = Drawing::plain(&game, plan.limit, *log_x);
+        if let Err(error) = ValuePlot::of(t.values()).write(&drawing, out, "--plot") {
+            unsaved.push(Unsaved {
+                flag: "--plot",
+                file: args.plot.plot.clone().unwrap_or_default(),
+                error,
+            });
+        }
+    }
     let (answer, count_seconds) = valgrind::stage(Stage::Count, || plan.count_exact(&t));
     let answer = answer?;
     let facts = if args.json.json {
@@ -102,6 +126,7 @@ pub fn run(args: Args) -> CliResult {
                 serde_json::Value::Null
             },
             "count_seconds": count_seconds,
+            "plot": args.plot.shown().filter(|_| !unsaved.iter().any(|u| u.flag == "--plot")),
             "unsaved": unsaved.iter().map(Unsaved::to_json).collect::<Vec<_>>(),
         })
     } else {
@@ -127,9 +152,13 @@ fn solve_cold(
     load_start: Option<f64>,
 ) -> CliResult {
     let lr = &args.longrun;
-    if lr.checkpoint.is_some() || lr.save_table.is_some() || lr.load_table.is_some() {
+    if lr.checkpoint.is_some()
+        || lr.save_table.is_some()
+        || lr.load_table.is_some()
+        || args.plot.plot.is_some()
+    {
         return Err(Error::Invalid(
-            "--heaps 1 goes through the win/lose sieve, which builds no table to checkpoint, save or load; add --table NAME (e.g. --table stamped-parallel) to build the full table".into(),
+            "--heaps 1 goes through the win/lose sieve, which builds no table to checkpoint, save, load or plot; add --table NAME (e.g. --table stamped-parallel) to build the full table".into(),
         ));
     }
     let (set, seconds) =
@@ -192,42 +221,4 @@ impl Report for Solved<'_> {
         }
         out
     }
-}
-
-/// Checks every file before any work ([`session::check_files`]) and that the back-end can
-/// resume when it must, and returns where the table starts.
-fn check_files(plan: &Plan, files: &mut Files) -> Result<Start> {
-    let start = session::check_files(&plan.moves, plan.limit, files)?;
-    let partial = matches!(&start, Start::Seed(f) if f.provides(plan.limit) <= plan.limit);
-    if (files.checkpoint.is_some() || partial) && !(plan.table.make)().resumable() {
-        return Err(Error::Invalid(format!(
-            "--table {} decides values class by class, so it cannot keep or resume a checkpoint or start from a partial table; choose a back-end that builds in position order (auto, stamped, stamped-lanes, ...) or drop --checkpoint/--load-table",
-            plan.table.name
-        )));
-    }
-    Ok(start)
-}
-
-/// The table stage through the long-run driver: `Ok(table)`, or `Err(exit code)` after an
-/// interruption (the line saying how to resume is printed here).
-fn build_table(
-    plan: &Plan,
-    start: Start,
-    files: &Files,
-    args: &Args,
-    unsaved: &mut Vec<Unsaved>,
-) -> Result<std::result::Result<Table, i32>> {
-    let builder = (plan.table.make)();
-    let opts = LongRun {
-        checkpoint: files.checkpoint.clone(),
-        every: args.longrun.checkpoint_every,
-        quiet: files.quiet,
-        resumable: builder.resumable(),
-        ..LongRun::default()
-    };
-    let fill = longrun::kept_fill(&*builder, &plan.moves);
-    let outcome = longrun::try_run_fill(&plan.moves, plan.limit, start, &fill, &opts)?;
-    Ok(session::finish(outcome, plan.limit, files, unsaved)
-        .map(Table::from_values)
-        .map_err(|signal| signal.map_or(1, super::common::exit_status_for)))
 }

@@ -10,6 +10,8 @@
 //! - [`workload`]: the game an instrument times (a subtraction game or an octal game) and
 //!   the stage whose back-ends build it, what the instruments iterate instead of a stage;
 //! - [`report`]: what a command answers, rendered as text or `--json` in one place;
+//! - [`plot`]: the picture of a table, g(n) against n as an SVG, drawn from the stream of
+//!   values with its rare positions and period marked;
 //! - [`profile`]: the profiler session, repeated solves or builds sampled by pprof into a
 //!   flamegraph;
 //! - [`census`]: one census run from its plan: the rows file, the codes left after a resume,
@@ -25,6 +27,7 @@ pub mod census;
 pub mod counted;
 pub mod longrun;
 pub mod planner;
+pub mod plot;
 pub mod profile;
 pub mod report;
 pub mod session;

@@ -101,6 +101,8 @@ pub struct Built {
     pub memory_needed: u64,
     pub threads: usize,
     pub isa: String,
+    /// The picture `--plot` wrote, if any.
+    pub plot: Option<String>,
 }
 
 impl Report for Built {
@@ -123,7 +125,11 @@ impl Report for Built {
             out,
             "largest value: {}, first at n = {}; cold positions: {}; digest {}",
             self.max_value, self.max_value_first_at, self.cold_count, self.table_digest
-        )
+        )?;
+        if let Some(plot) = &self.plot {
+            writeln!(out, "plot: {plot}")?;
+        }
+        Ok(())
     }
 
     fn json(&self) -> serde_json::Value {

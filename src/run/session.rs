@@ -5,7 +5,9 @@
 
 use crate::base::error::{Error, Result};
 use crate::base::paths::decide_replaced_file;
-use crate::run::longrun::{self, tablefile, Outcome, Ruleset, Signal, Start};
+use crate::base::valgrind::{self, Stage};
+use crate::run::longrun::{self, tablefile, LongRun, Outcome, Ruleset, Signal, Start, TryFill};
+use crate::table::Table;
 use std::path::PathBuf;
 
 /// Exit status of a run that printed its answer but could not write a file it was asked to
@@ -201,4 +203,85 @@ pub fn save_table(
             });
         }
     }
+}
+
+/// A session that ended with its table (see [`run_table`]).
+pub struct Finished {
+    /// The table g(0..=N).
+    pub table: Table,
+    /// Seconds of the build (and the final checkpoint), the stage `run_table` was given.
+    pub seconds: f64,
+    /// Positions read from a file rather than built.
+    pub seeded: usize,
+    /// The file they were read from (`--checkpoint` or `--load-table`).
+    pub from_file: Option<PathBuf>,
+    /// Files asked for and not written: the answer stands, the exit status is
+    /// [`EXIT_UNSAVED`] ([`report_unsaved`]).
+    pub unsaved: Vec<Unsaved>,
+}
+
+/// How a session ended.
+pub enum Ended {
+    Finished(Finished),
+    /// Stopped by a signal (None: a stop request) after the line saying how to resume.
+    Interrupted(Option<Signal>),
+}
+
+/// One long table run in one call: the files checked before any work ([`check_files`],
+/// and, for a back-end that cannot resume (`opts.resumable` false), a checkpoint or a
+/// partial table refused naming `backend`), the seeded start announced, `before_work`
+/// called with the positions seeded (a command's own line, such as a forecast), the table
+/// built by `fill` through the long-run driver in the Callgrind stage `stage`, an
+/// interruption ended with how to resume ([`finish`]), and `--save-table` written
+/// ([`save_table`]). `opts`' checkpoint and quiet are taken from `files`.
+#[allow(clippy::too_many_arguments)]
+pub fn run_table(
+    rules: &dyn Ruleset,
+    limit: usize,
+    files: &mut Files,
+    backend: &str,
+    fill: TryFill<'_>,
+    mut opts: LongRun,
+    stage: Stage,
+    before_work: &mut dyn FnMut(usize),
+) -> Result<Ended> {
+    let start = check_files(rules, limit, files)?;
+    let partial = matches!(&start, Start::Seed(f) if f.provides(limit) <= limit);
+    if (files.checkpoint.is_some() || partial) && !opts.resumable {
+        return Err(Error::Invalid(format!(
+            "--table {backend} decides values class by class, so it cannot keep or resume a checkpoint or start from a partial table; choose a back-end that builds in position order (auto, stamped, stamped-lanes, ...) or drop --checkpoint/--load-table"
+        )));
+    }
+    let seeded = seeded(&start, limit);
+    announce_seed(&start, limit, files);
+    let from_file = match &start {
+        Start::Seed(file) => Some(file.path.clone()),
+        Start::Fresh => None,
+    };
+    before_work(seeded);
+    (opts.checkpoint, opts.quiet) = (files.checkpoint.clone(), files.quiet);
+    let mut unsaved = Vec::new();
+    let (values, seconds) = valgrind::stage(stage, || -> Result<_> {
+        let outcome = longrun::try_run_fill(rules, limit, start, fill, &opts)?;
+        Ok(finish(outcome, limit, files, &mut unsaved).map(Table::from_values))
+    });
+    let table = match values? {
+        Ok(table) => table,
+        Err(signal) => return Ok(Ended::Interrupted(signal)),
+    };
+    save_table(
+        rules,
+        limit,
+        table.values(),
+        table.max_value(),
+        files,
+        &mut unsaved,
+    );
+    Ok(Ended::Finished(Finished {
+        table,
+        seconds,
+        seeded,
+        from_file,
+        unsaved,
+    }))
 }

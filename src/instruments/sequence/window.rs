@@ -142,6 +142,7 @@ pub fn write_sequence(
         plan,
         window,
         (quiet, None, Duration::MAX),
+        None,
         &mut |from, values| writer.push(from, values, out).map_err(unwritten),
     )?;
     let mut written = writer.finish(out).map_err(unwritten)?;

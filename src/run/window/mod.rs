@@ -41,6 +41,7 @@ use crate::octal::{OctalPlan, Rules};
 use crate::run::longrun::driver::{chunk_budget, next_chunk_end, rate_of};
 use crate::run::longrun::progress::Progress;
 use crate::run::longrun::signals::{self, Signal, SignalGuard};
+use crate::run::plot::ValuePlot;
 use checkpoint::Checkpoint;
 use plan::WindowPlan;
 use spill::Spill;
@@ -289,10 +290,16 @@ pub struct Built {
 /// Builds the table `plan` decides in window mode as `window` decides it, with the
 /// checkpoint `checkpoint` (resumed when it exists, written every `every`), handing each
 /// chunk's values to `each(from, values)` (see [`run`]).
+///
+/// With `plot`, every value goes to it too, in order: a resumed run first reads g(0..k)
+/// back from its values file, the one its checkpoint was written beside (the plan refuses
+/// `--plot` on a resume without it, [`plan::Ask::plot`]), in pieces, so that the picture
+/// costs no memory beyond its own.
 pub fn build_octal(
     plan: &OctalPlan,
     window: &WindowPlan,
     (quiet, checkpoint, every): (bool, Option<&Path>, Duration),
+    mut plot: Option<&mut ValuePlot>,
     each: &mut dyn FnMut(usize, &[u16]) -> Result<()>,
 ) -> Result<Built> {
     let opts = WindowRun {
@@ -307,10 +314,18 @@ pub fn build_octal(
         stop_after_positions: None,
     };
     // the first PREFIX + 1 values, what auto chose from: a resumed run's from its checkpoint
-    let mut prefix: Vec<u16> = match checkpoint.filter(|p| p.exists()) {
-        Some(path) => checkpoint::read(path)?.prefix,
-        None => Vec::new(),
+    let (mut prefix, done): (Vec<u16>, usize) = match checkpoint.filter(|p| p.exists()) {
+        Some(path) => {
+            let ck = checkpoint::read(path)?;
+            (ck.prefix, ck.done)
+        }
+        None => (Vec::new(), 0),
     };
+    if let Some(plot) = plot.as_deref_mut() {
+        if done > 0 {
+            replay_values(&window.file, done, plot)?;
+        }
+    }
     prefix.truncate(PREFIX + 1);
     // `auto` in window mode builds with `octal-block` (what it chooses for a code with a sparse
     // space, which window mode requires) but without its checks for a proved period: each
@@ -333,6 +348,9 @@ pub fn build_octal(
                 let take = (PREFIX + 1 - from).min(values.len());
                 prefix.extend_from_slice(&values[..take]);
             }
+            if let Some(plot) = plot.as_deref_mut() {
+                plot.push(values);
+            }
             each(from, values)
         },
     )?;
@@ -343,6 +361,35 @@ pub fn build_octal(
         choice,
         seconds: started.elapsed().as_secs_f64(),
     })
+}
+
+/// Pushes g(0..done) from the values file `file` (little-endian u16) to `plot`, read in
+/// pieces of 2^16 values with plain reads (no mapping, so none of it stays resident).
+fn replay_values(file: &Path, done: usize, plot: &mut ValuePlot) -> Result<()> {
+    use std::io::Read;
+    let failed = |e: std::io::Error| {
+        Error::Invalid(format!(
+            "--plot: cannot read g(0..{done}) back from the values file {}: {e}; resume with the --window-file the earlier sittings wrote, or drop --plot",
+            file.display()
+        ))
+    };
+    let mut reader = std::fs::File::open(file).map_err(failed)?;
+    let mut bytes = vec![0u8; 2 << 16];
+    let mut values = Vec::with_capacity(1 << 16);
+    let mut at = 0;
+    while at < done {
+        let take = (done - at).min(1 << 16);
+        reader.read_exact(&mut bytes[..2 * take]).map_err(failed)?;
+        values.clear();
+        values.extend(
+            bytes[..2 * take]
+                .chunks_exact(2)
+                .map(|b| u16::from_le_bytes([b[0], b[1]])),
+        );
+        plot.push(&values);
+        at += take;
+    }
+    Ok(())
 }
 
 /// Removes the values file of a run that does not keep it (a failure leaves only disk used).

@@ -47,6 +47,9 @@ pub struct Ask {
     /// The flags of a full-table run that window mode does not have, set: refused when the
     /// build runs in window mode (`--save-table`, `--load-table`, `--values` with `--json`).
     pub full_only: Vec<&'static str>,
+    /// `--plot`: a resumed run draws g(0..k) from the values file it was written beside,
+    /// so resuming without that file is refused.
+    pub plot: bool,
 }
 
 /// How the build keeps its table.
@@ -174,7 +177,13 @@ fn window_plan(plan: &OctalPlan, ask: &Ask, asked: bool) -> Result<WindowPlan> {
         Some(f) => (f.clone(), true),
         None => (default_file(rules), false),
     };
-    if !(ask.resuming && keep_file && file.exists()) {
+    let reopened = ask.resuming && keep_file && file.exists();
+    if ask.plot && ask.resuming && !reopened {
+        return Err(Error::Invalid(
+            "--plot: the checkpoint is resumed without the values file it was written beside, so the picture would leave out what the earlier sittings made; resume with their --window-file, or drop --plot".into(),
+        ));
+    }
+    if !reopened {
         check_file(&file, plan.limit)?;
     }
     Ok(WindowPlan {

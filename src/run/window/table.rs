@@ -16,8 +16,10 @@ use super::plan::{self, Ask, Mode, WindowPlan};
 use super::{build_octal, WindowOutcome};
 use crate::base::error::{Error, Result};
 use crate::base::valgrind::{self, Stage};
+use crate::octal::summary::Summary;
 use crate::octal::{OctalPlan, Rules};
 use crate::run::longrun::signals::Signal;
+use crate::run::plot::{Drawing, ValuePlot};
 use crate::run::workload::{BuildPlan, Subject};
 use std::time::Duration;
 
@@ -42,10 +44,14 @@ pub struct TableFacts {
 }
 
 /// How a build ended.
-#[derive(Debug)]
 pub enum TableOutcome {
-    /// The table's facts and the build's seconds.
-    Done { facts: TableFacts, seconds: f64 },
+    /// The table's facts, the build's seconds and, when asked, its picture and how to draw
+    /// it.
+    Done {
+        facts: TableFacts,
+        seconds: f64,
+        plot: Option<Box<(ValuePlot, Drawing)>>,
+    },
     /// A window-mode build stopped by a signal after g(0..done) (it keeps no checkpoint).
     Stopped { signal: Signal, done: usize },
 }
@@ -119,13 +125,30 @@ impl TablePlan {
         }
     }
 
-    /// Builds the table as decided (`quiet`: no progress bar in window mode).
-    pub fn build(&self, quiet: bool) -> Result<TableOutcome> {
+    /// Builds the table as decided (`quiet`: no progress bar in window mode), and its
+    /// picture when `plot` asks (`Some(log_x)`): an octal game's with its rare/common split
+    /// and, for a whole table, its proved period ([`Drawing::octal`]); another game's plain.
+    /// In window mode the picture is drawn from the stream ([`build_octal`]).
+    pub fn build(&self, quiet: bool, plot: Option<bool>) -> Result<TableOutcome> {
         match self {
             TablePlan::Whole(p) => {
                 let (table, seconds) = valgrind::stage(Stage::Build, || p.build());
                 let table = table?;
+                let limit = self.limit();
+                let plot = plot.map(|log_x| {
+                    let drawing = match p.subject.rules_as::<Rules>() {
+                        Some(rules) => Drawing::octal(
+                            rules.label(),
+                            limit,
+                            &Summary::of(rules, &table, false),
+                            log_x,
+                        ),
+                        None => Drawing::plain(&p.subject.describe(), limit, log_x),
+                    };
+                    Box::new((ValuePlot::of(table.values()), drawing))
+                });
                 Ok(TableOutcome::Done {
+                    plot,
                     facts: TableFacts {
                         max_value: table.max_value(),
                         max_value_first_at: table.max_value_first_at(),
@@ -140,12 +163,28 @@ impl TablePlan {
             }
             TablePlan::Window { plan, window } => {
                 let never = Duration::MAX;
+                let mut picture = plot.map(|_| ValuePlot::new());
                 let (built, _) = valgrind::stage(Stage::Build, || {
-                    build_octal(plan, window, (quiet, None, never), &mut |_, _| Ok(()))
+                    build_octal(
+                        plan,
+                        window,
+                        (quiet, None, never),
+                        picture.as_mut(),
+                        &mut |_, _| Ok(()),
+                    )
                 });
                 let built = built?;
                 match built.outcome {
                     WindowOutcome::Finished { streamed, .. } => Ok(TableOutcome::Done {
+                        plot: picture.zip(plot).map(|(picture, log_x)| {
+                            let drawing = Drawing::octal(
+                                plan.subject.label(),
+                                plan.limit,
+                                &streamed.summary(),
+                                log_x,
+                            );
+                            Box::new((picture, drawing))
+                        }),
                         facts: TableFacts {
                             max_value: streamed.max_value,
                             max_value_first_at: streamed.max_value_first_at,
@@ -192,7 +231,7 @@ mod tests {
     use crate::run::workload;
 
     fn facts(plan: &TablePlan) -> TableFacts {
-        match plan.build(true).unwrap() {
+        match plan.build(true, None).unwrap() {
             TableOutcome::Done { facts, .. } => facts,
             TableOutcome::Stopped { .. } => panic!("no signal was sent"),
         }
