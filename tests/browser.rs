@@ -239,17 +239,25 @@ fn a_proved_codes_page_marks_its_period() {
         .join(format!("{}.html", row.code.replace('.', "-")));
     let dom = dump(browser, &page, "");
     assert!(dom.contains("<svg"), "{}: no plot", row.code);
-    assert!(
-        dom.contains(&format!("class=\"period-start\" data-n=\"{e}\"")),
-        "{}: no mark at the preperiod {e}",
-        row.code
+    // The period's group (run::plot) carries e and p, and its two lines sit at n = e and
+    // n = e + p.
+    let group = regex::Regex::new(
+        r#"(?s)<g class="period" data-preperiod="(\d+)" data-period="(\d+)"[^>]*>(.*?)</g>"#,
+    )
+    .unwrap();
+    let g = group
+        .captures(&dom)
+        .unwrap_or_else(|| panic!("{}: no period drawn", row.code));
+    assert_eq!(
+        (&g[1], &g[2]),
+        (e.to_string().as_str(), p.to_string().as_str())
     );
-    assert!(
-        dom.contains(&format!("class=\"period-end\" data-n=\"{}\"", e + p)),
-        "{}: no mark at e + p = {}",
-        row.code,
-        e + p
-    );
+    let line = regex::Regex::new(r#"<line [^>]*data-n="(\d+)""#).unwrap();
+    let at: Vec<usize> = line
+        .captures_iter(&g[3])
+        .map(|c| c[1].parse().unwrap())
+        .collect();
+    assert_eq!(at, [e, e + p], "{}: the period's lines", row.code);
     assert!(dom.contains(&format!("nimsquare octal {} --limit 2000", row.code)));
 }
 

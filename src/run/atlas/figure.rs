@@ -1,84 +1,33 @@
-//! The plot on a code's page: g(n) against n as inline SVG, the preperiod and one period
-//! marked when the code is proved periodic.
+//! The plot on a code's page: g(n) against n as inline SVG, drawn by [`crate::run::plot`]
+//! (the picture `octal --plot` writes): the values, the rare positions of the code's
+//! rare/common split marked one by one (`<circle data-n data-g>`), and a proved period as
+//! `<g class="period" data-preperiod="e" data-period="p">` with a line at n = e and one at
+//! n = e + p (`data-n`), which is what the browser test reads back.
 //!
-//! PLACEHOLDER: this is a stand-in drawing until `nimsquare::run::plot` (the streaming plot
-//! with the rare positions marked) lands on main; then [`svg`] calls it and this drawing
-//! goes. It draws one dot per column of the values' maximum in that column (so any N costs
-//! O(N) and the SVG O(width)), and two vertical lines: `class="period-start"` at n = e and
-//! `class="period-end"` at n = e + p, each carrying its n in `data-n`, which is what the
-//! browser test reads back.
+//! Cost: O(values) to stream them into the plot and to find the split, then a drawing of
+//! fixed size (about a thousand columns) whatever N is.
 //!
-//! Invariant: the SVG is self-contained (no external font, image or script).
+//! Invariant: the SVG is self-contained (text as SVG `<text>`, no font, image or script).
 
-/// What the figure marks besides the values.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Marks {
-    /// (preperiod e, period p) when proved.
-    pub period: Option<(usize, usize)>,
-}
+use crate::base::error::Result;
+use crate::octal::method::rare_common::SplitSummary;
+use crate::octal::Rules;
+use crate::run::plot::{Drawing, ValuePlot};
 
-use std::fmt::Write;
-
-const WIDTH: usize = 720;
-const HEIGHT: usize = 240;
-const PAD: usize = 30;
-
-/// The SVG text of g(0..values.len()) with `marks`, titled `title`.
-pub fn svg(values: &[u16], title: &str, marks: Marks) -> String {
-    let n = values.len().max(1);
-    let top = values.iter().copied().max().unwrap_or(0).max(1) as f64;
-    let plot_w = (WIDTH - 2 * PAD) as f64;
-    let plot_h = (HEIGHT - 2 * PAD) as f64;
-    let x_of = |i: usize| PAD as f64 + plot_w * i as f64 / n as f64;
-    let y_of = |v: f64| (HEIGHT - PAD) as f64 - plot_h * v / top;
-    let mut out = format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"plot placeholder\" width=\"{WIDTH}\" height=\"{HEIGHT}\" viewBox=\"0 0 {WIDTH} {HEIGHT}\" data-n=\"{}\">\n<title>{}</title>\n",
-        values.len(),
-        super::escape(title)
-    );
-    out.push_str(&format!(
-        "<rect x=\"{PAD}\" y=\"{PAD}\" width=\"{}\" height=\"{}\" fill=\"#fafafa\" stroke=\"#999\"/>\n",
-        WIDTH - 2 * PAD,
-        HEIGHT - 2 * PAD
-    ));
-    // One column per pixel: the largest value met in it.
-    let columns = WIDTH - 2 * PAD;
-    let mut path = String::new();
-    for c in 0..columns {
-        let lo = c * values.len() / columns;
-        let hi = ((c + 1) * values.len() / columns)
-            .max(lo + 1)
-            .min(values.len());
-        if let Some(&m) = values.get(lo..hi).and_then(|s| s.iter().max()) {
-            // Whole pixels: integers format fast, and a page has one dot per column.
-            let _ = write!(path, "M{} {}h1 ", PAD + c, y_of(m as f64).round() as i64);
-        }
-    }
-    out.push_str(&format!(
-        "<path d=\"{path}\" stroke=\"#1f5fa8\" stroke-width=\"2\"/>\n"
-    ));
-    if let Some((e, p)) = marks.period {
-        for (class, at, colour) in [("period-start", e, "#c33"), ("period-end", e + p, "#393")] {
-            if at <= values.len() {
-                let x = x_of(at);
-                out.push_str(&format!(
-                    "<line class=\"{class}\" data-n=\"{at}\" x1=\"{x:.1}\" x2=\"{x:.1}\" y1=\"{PAD}\" y2=\"{}\" stroke=\"{colour}\" stroke-dasharray=\"4 3\"/>\n",
-                    HEIGHT - PAD
-                ));
-            }
-        }
-    }
-    out.push_str(&format!(
-        "<text x=\"{PAD}\" y=\"{}\" font-size=\"12\">0</text><text x=\"{}\" y=\"{}\" font-size=\"12\" text-anchor=\"end\">n = {}</text><text x=\"4\" y=\"{}\" font-size=\"12\">{}</text>\n",
-        HEIGHT - 10,
-        WIDTH - PAD,
-        HEIGHT - 10,
-        values.len().saturating_sub(1),
-        PAD - 8,
-        top as u64
-    ));
-    out.push_str("</svg>");
-    out
+/// The SVG of g(0..values.len()) of `rules`, with the proved `period` (e, p) when there is one.
+pub fn svg(rules: &Rules, values: &[u16], period: Option<(usize, usize)>) -> Result<String> {
+    let split = SplitSummary::of(rules, values);
+    let drawing = Drawing {
+        title: format!(
+            "octal game {}: g(n) for 0 <= n <= {}",
+            rules.label(),
+            values.len().saturating_sub(1)
+        ),
+        mask: split.mask,
+        period,
+        log_x: false,
+    };
+    ValuePlot::of(values).svg(&drawing)
 }
 
 #[cfg(test)]
@@ -87,17 +36,19 @@ mod tests {
 
     #[test]
     fn the_period_is_marked_at_its_positions() {
-        let values: Vec<u16> = (0..100).map(|n| (n % 7) as u16).collect();
-        let s = svg(
-            &values,
-            "t",
-            Marks {
-                period: Some((3, 7)),
-            },
+        // 0.07 (Dawson's Kayles): period 34 from 53.
+        let rules = Rules::parse("0.07").unwrap();
+        let values = crate::octal::build("octal-sparse", &rules, 400)
+            .unwrap()
+            .values()
+            .to_vec();
+        let s = svg(&rules, &values, Some((53, 34))).unwrap();
+        assert!(
+            s.contains(r#"class="period" data-preperiod="53" data-period="34""#),
+            "{s}"
         );
-        assert!(s.contains("class=\"period-start\" data-n=\"3\""), "{s}");
-        assert!(s.contains("class=\"period-end\" data-n=\"10\""), "{s}");
-        let open = svg(&values, "t", Marks::default());
-        assert!(!open.contains("period-start"));
+        assert!(s.contains(r#"data-n="53""#) && s.contains(r#"data-n="87""#));
+        let open = svg(&rules, &values, None).unwrap();
+        assert!(!open.contains(r#"class="period""#));
     }
 }

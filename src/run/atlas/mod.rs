@@ -38,17 +38,18 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
-/// The fewest values a page plots (when the row's N allows): enough to see a code's shape
-/// (a proved code's page shows at least its preperiod and two periods).
+/// The fewest values a page plots (when the row's N allows): enough to see a code's shape.
 pub const MIN_VALUES: usize = 1024;
 
 /// The most values an open code's page builds: open codes are the costly ones (their rare
-/// sets grow), and 8 192 keeps the whole atlas within seconds.
-pub const OPEN_VALUES: usize = 4096;
+/// sets grow, and `octal-pairs` is quadratic), and 2 048 keeps the whole atlas within
+/// seconds.
+pub const OPEN_VALUES: usize = 2048;
 
 /// The back-end of an open code's page: at a page's few thousand values `octal-pairs`
 /// (every option marked in a byte row) beats `auto`, whose choice alone reads g(0..4096)
-/// (4.4367 at N = 4096 on this machine: 0.01 s against 0.13 s).
+/// (measured over the 253 open pages of the four-digit atlas: 7.5 s of CPU at N = 4 096,
+/// against 26 s for `auto` and 20 s for `octal-block`).
 pub const OPEN_BACKEND: &str = "octal-pairs";
 
 /// How many open codes with the largest values get a page besides the published ones.
@@ -113,12 +114,14 @@ pub fn escape(text: &str) -> String {
     out
 }
 
-/// The N of a page's values: for a proved row max(2(e' + p) + t, [`MIN_VALUES`]) (the
-/// preperiod and two periods, and the theorem's checked range within it), for an open one
-/// [`OPEN_VALUES`]; never past the row's own N, so the page's values are the row's.
+/// The N of a page's values: for a proved row max(e + 2p + t, [`MIN_VALUES`]) (the
+/// preperiod, two periods and the longest move, so both marks of the period are drawn;
+/// the theorem's whole proof range, 2e' + 2p + t - 1, would double the cost of the long
+/// preperiods, 9 081 for the 0.56xx family), for an open one [`OPEN_VALUES`]; never past the
+/// row's own N, so the page's values are the row's.
 pub fn page_limit(entry: &Entry) -> usize {
     let want = match entry.proved() {
-        Some((e, p)) => (2 * (e.max(1) + p) + entry.digits()).max(MIN_VALUES),
+        Some((e, p)) => (e + 2 * p + entry.digits()).max(MIN_VALUES),
         None => OPEN_VALUES,
     };
     want.min(entry.fields.limit)
@@ -235,7 +238,9 @@ pub fn report(rows: &Path, dir: &Path, force: bool) -> Result<Made> {
         while let Some(&i) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
             let entry = pages[i];
             let values = values_of(entry)?;
-            let html = page::html(entry, &values, &with_pages, &published, &source);
+            let rules = Rules::parse(&entry.fields.code)?;
+            let plot = figure::svg(&rules, &values, entry.proved())?;
+            let html = page::html(entry, &plot, values.len(), &with_pages, &published, &source);
             let path = code_dir.join(entry.page.as_deref().expect("a page"));
             std::fs::write(&path, html).map_err(|e| failed(&path, e))?;
         }

@@ -1,24 +1,26 @@
 //! A code's page of the atlas (`code/0-354.html`): every column of its row, whether it agrees
 //! with the published periods and which, its equivalent games (linked where they have a page),
-//! the command that reproduces the row, and the plot of its values ([`super::figure`]).
+//! the command that reproduces the row, and the plot of its values ([`super::figure`], made by the caller).
 //!
 //! Cost: O(values) for the plot's columns plus the text; no state.
 //!
 //! Invariant: the page names the row's own facts (never recomputed ones); the plot shows the
 //! values the page's caption says, g(0..=N') with N' <= the row's N.
 
-use super::figure::{self, Marks};
 use super::index::STYLE;
 use super::published::{Agreement, Published};
-use super::{escape, page_limit, Entry};
+use super::{escape, Entry};
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
-/// The whole page of `entry`, with its values g(0..=N'), for the census read from `source`;
-/// `with_pages` holds the codes that have pages (for the equivalents' links).
+/// The whole page of `entry`, with `plot` the SVG of its first `values` values
+/// ([`super::figure`]),
+/// for the census read from `source`; `with_pages` holds the codes that have pages (for the
+/// equivalents' links).
 pub fn html(
     entry: &Entry,
-    values: &[u16],
+    plot: &str,
+    values: usize,
     with_pages: &BTreeSet<&str>,
     published: &Published,
     source: &str,
@@ -123,22 +125,17 @@ pub fn html(
         f.limit
     );
     // The plot.
-    let shown = values.len().saturating_sub(1);
-    let marks = Marks {
-        period: entry.proved(),
-    };
-    let title = format!("g(n) of {}, 0 <= n <= {shown}", f.code);
+    let shown = values.saturating_sub(1);
     let _ = writeln!(
         out,
-        "<h2>Values</h2>\n<figure id=\"plot\">{}<figcaption>g(n) for 0 &lt;= n &lt;= {shown}{}{}</figcaption></figure>",
-        figure::svg(values, &title, marks),
+        "<h2>Values</h2>\n<figure id=\"plot\">{plot}<figcaption>g(n) for 0 &lt;= n &lt;= {shown}{}{}</figcaption></figure>",
         if shown < f.limit {
-            format!(" (the row reached {}; the atlas builds {} values at most a page)", f.limit, page_limit(entry) + 1)
+            format!(" (the row reached N = {}; a page builds its first values only)", f.limit)
         } else {
             String::new()
         },
-        match marks.period {
-            Some((e, p)) => format!("; the dashed lines mark the preperiod n = {e} and one period later, n = {}", e + p),
+        match entry.proved() {
+            Some((e, p)) => format!("; the green lines mark the preperiod, n = {e}, and one period later, n = {}", e + p),
             None => String::new(),
         }
     );
