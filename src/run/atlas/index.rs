@@ -43,7 +43,7 @@ td:first-child,th:first-child,td.t{text-align:left}th{background:#eee;position:s
 th[data-sort]{cursor:pointer}th[aria-sort=ascending]::after{content:' \\25B2'}\
 th[aria-sort=descending]::after{content:' \\25BC'}tr[hidden]{display:none}\
 .agrees{color:#175f17}.disagrees{color:#b00;font-weight:bold}.new{color:#6a3d9a;font-weight:bold}\
-code,pre{background:#f4f4f4;padding:1px 4px}#controls label{margin-right:1em}";
+code,pre{background:#f4f4f4;padding:1px 4px}figure svg{max-width:100%;height:auto}#controls label{margin-right:1em}";
 
 /// The script: the fragment's state applied to the rows (see the module doc).
 const SCRIPT: &str = r#"(function () {
