@@ -35,6 +35,7 @@ const LAYERS: &[(&str, usize)] = &[
     ("run::wisdom", 9),
     ("run::window", 9),
     ("run::planner", 10),
+    ("run::atlas", 10),
     ("run::profile", 11),
     ("instruments::check", 11),
     ("instruments::sequence", 11),

@@ -1,6 +1,7 @@
 //! `nimsquare census`: every octal code of up to D digits (or those `--codes` names, or one
 //! `--shard` of them), its period or "open", with the provenance of the run; and `census
-//! merge`, which joins the rows files of a job array's shards.
+//! merge`, which joins the rows files of a job array's shards; and `census report`, which
+//! writes the atlas of a rows file ([`nimsquare::run::atlas`]).
 //!
 //! [`nimsquare::census::plan::CensusPlan`] decides the census from the flags before any
 //! work, [`nimsquare::run::census::run`] runs it (the rows file, the progress, the signals,
@@ -143,6 +144,46 @@ enum Sub {
     /// Join the --out files of the shards of one census (`--shard I/K`) into the whole
     /// census, in code order; refuses files of different censuses, overlaps and gaps.
     Merge(MergeArgs),
+    /// Write the census atlas: a static web site of a rows file that opens from the file
+    /// system (no network).
+    #[command(long_about = REPORT_ABOUT)]
+    Report(ReportArgs),
+}
+
+/// The long help of `census report`.
+const REPORT_ABOUT: &str = "Writes the census atlas of ROWS (a rows file `census --out` \
+    wrote, until-proved or not) to the folder DIR: a static web site that opens from the file \
+    system, with no network (no CDN, no fonts; its CSS and script are inside the pages).\n\n\
+    DIR/index.html: every row in one table. Click a column header to sort by it (again for \
+    the other order); choose a status (proved = periodic, open), a stop (until proved: \
+    proved, limit, budget) or an agreement with the published periods (agrees, disagrees, \
+    new = proved with no published period, published but open here, not published and \
+    open). The published periods are the OEIS's and tczajka/octal-games' tables the \
+    repository keeps in tests/data, reached directly, through the reduction of a dead heap \
+    of 1 and through tczajka's classes of equivalent games. The choice is kept in the \
+    address after #, so a link opens the same view: \
+    index.html#status=periodic&published=agrees&sort=period&order=desc.\n\n\
+    DIR/code/CODE.html (0.354 as 0-354.html): a page for every proved code, every code a \
+    table publishes a period for, and the open codes with the largest values: the row's \
+    columns, the published readings and whether each agrees, the equivalent games, the \
+    command that reproduces the row, and a plot of g(n) with the period marked. Each page \
+    builds its code's values again (at most the row's N, 8192 for an open code).\n\n\
+    Refused before any work, in one line: ROWS missing or damaged; DIR existing and not \
+    empty (unless --force, which replaces index.html and code/ and leaves the rest).\n\n\
+    Example: nimsquare census report results/census/census-d4-n20000.csv --html atlas";
+
+#[derive(clap::Args)]
+struct ReportArgs {
+    /// The census rows file (what `census --out` wrote).
+    #[arg(value_name = "ROWS")]
+    rows: PathBuf,
+    /// The folder to write the site to (created; refused if it exists and is not empty,
+    /// unless --force).
+    #[arg(long, value_name = "DIR", required = true)]
+    html: PathBuf,
+    /// Write over a folder that is not empty (its index.html and code/ are replaced).
+    #[arg(long)]
+    force: bool,
 }
 
 #[derive(clap::Args)]
@@ -160,8 +201,10 @@ struct MergeArgs {
 }
 
 pub fn run(args: Args) -> CliResult {
-    if let Some(Sub::Merge(m)) = args.command {
-        return merge(m);
+    match args.command {
+        Some(Sub::Merge(m)) => return merge(m),
+        Some(Sub::Report(r)) => return report_atlas(r),
+        None => {}
     }
     // Started by an MPI launcher (the `mpi` feature): the other ranks only build rows for
     // rank 0, which goes on below as the census and hands the codes out
@@ -277,6 +320,19 @@ fn merge(args: MergeArgs) -> CliResult {
     let (format, header, rows) = censusfile::merge(&args.files, &all)?;
     let text = censusfile::sorted_text(format, &header, &rows);
     write_output(&out, "--out", |w| w.write_all(text.as_bytes()))?;
+    Ok(0)
+}
+
+/// `census report`: the atlas written, one line saying where.
+fn report_atlas(args: ReportArgs) -> CliResult {
+    let made = nimsquare::run::atlas::report(&args.rows, &args.html, args.force)?;
+    println!(
+        "census report: {} rows, {} code pages, {} ({:.2} s)",
+        made.rows,
+        made.pages,
+        made.index.display(),
+        made.seconds
+    );
     Ok(0)
 }
 

@@ -19,8 +19,10 @@
 //! - [`session`]: the session around one long table run (its files checked before any
 //!   work, a seeded start announced, an interruption ended with how to resume);
 //! - [`window`]: window mode, an octal run that keeps a window of its table, its report
-//!   computed as the values stream past.
+//!   computed as the values stream past;
+//! - [`atlas`]: the census atlas (`census report`), a static site made from a rows file.
 
+pub mod atlas;
 pub mod census;
 pub mod counted;
 pub mod longrun;

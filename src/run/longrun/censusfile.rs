@@ -443,6 +443,106 @@ fn read_with(
     })
 }
 
+/// The fields of one row of a rows file, read back: what [`encode`] wrote (an empty CSV
+/// field is `None`). The atlas (`census report`) reads census files through this, so a rows
+/// file has one reader.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fields {
+    pub code: String,
+    /// The N the code's table reached.
+    pub limit: usize,
+    /// `periodic`, `open` or `not applicable`.
+    pub status: String,
+    /// Why an until-proved code stopped (`proved`, `limit`, `budget`); None in a census at one
+    /// N.
+    pub stop: Option<String>,
+    pub preperiod: Option<usize>,
+    pub period: Option<usize>,
+    pub max_value: Option<usize>,
+    pub rare: Option<usize>,
+    pub backend: String,
+    pub build: String,
+    pub cpu: String,
+    pub date: String,
+    pub seconds: f64,
+    pub positions_per_second: f64,
+}
+
+/// The fields of `line`, a row of a rows file in `format` (with the `stop` column when
+/// `until`), or why it is damaged. The CSV quoting of the CPU name is the csv crate's.
+pub fn fields(format: Format, line: &str, until: bool) -> std::result::Result<Fields, String> {
+    let number = |what: &str, text: &str| -> std::result::Result<Option<usize>, String> {
+        match text {
+            "" => Ok(None),
+            t => t
+                .parse()
+                .map(Some)
+                .map_err(|_| format!("its {what} '{t}' is no number")),
+        }
+    };
+    let real = |what: &str, text: &str| -> std::result::Result<f64, String> {
+        text.parse()
+            .map_err(|_| format!("its {what} '{text}' is no number"))
+    };
+    match format {
+        Format::Csv => {
+            let record = csv::ReaderBuilder::new()
+                .has_headers(false)
+                .from_reader(line.as_bytes())
+                .records()
+                .next()
+                .ok_or("an empty line")?
+                .map_err(|e| format!("not CSV: {e}"))?;
+            let f: Vec<&str> = record.iter().collect();
+            let names: Vec<&str> = csv_columns(until).split(',').collect();
+            if f.len() != names.len() {
+                return Err(format!("{} fields, not {}", f.len(), names.len()));
+            }
+            let at = |name: &str| f[names.iter().position(|n| *n == name).expect("a column")];
+            Ok(Fields {
+                code: at("code").to_string(),
+                limit: number("limit", at("limit"))?.ok_or("no limit")?,
+                status: at("status").to_string(),
+                stop: until
+                    .then(|| at("stop").to_string())
+                    .filter(|s| !s.is_empty()),
+                preperiod: number("preperiod", at("preperiod"))?,
+                period: number("period", at("period"))?,
+                max_value: number("max_value", at("max_value"))?,
+                rare: number("rare", at("rare"))?,
+                backend: at("backend").to_string(),
+                build: at("build").to_string(),
+                cpu: at("cpu").to_string(),
+                date: at("date").to_string(),
+                seconds: real("seconds", at("seconds"))?,
+                positions_per_second: real("positions_per_second", at("positions_per_second"))?,
+            })
+        }
+        Format::JsonLines => {
+            let v: serde_json::Value =
+                serde_json::from_str(line).map_err(|e| format!("not JSON: {e}"))?;
+            let text = |k: &str| v[k].as_str().unwrap_or("").to_string();
+            let count = |k: &str| v[k].as_u64().map(|x| x as usize);
+            Ok(Fields {
+                code: text("code"),
+                limit: count("limit").ok_or("no limit")?,
+                status: text("status"),
+                stop: v["stop"].as_str().map(str::to_string),
+                preperiod: count("preperiod"),
+                period: count("period"),
+                max_value: count("max_value"),
+                rare: count("rare"),
+                backend: text("backend"),
+                build: text("build"),
+                cpu: text("cpu"),
+                date: text("date"),
+                seconds: v["seconds"].as_f64().unwrap_or(0.0),
+                positions_per_second: v["positions_per_second"].as_f64().unwrap_or(0.0),
+            })
+        }
+    }
+}
+
 /// A rows file open for appending.
 pub struct RowsFile {
     path: PathBuf,
@@ -938,6 +1038,38 @@ mod tests {
             "{e}"
         );
         assert_eq!(std::fs::read_to_string(&f.0).unwrap(), text);
+    }
+
+    #[test]
+    fn the_fields_of_a_row_are_read_back_as_encode_wrote_them() {
+        let f = fields(Format::Csv, ROW, false).unwrap();
+        assert_eq!(
+            (
+                f.code.as_str(),
+                f.limit,
+                f.status.as_str(),
+                f.stop.as_deref()
+            ),
+            ("0.7", 100, "periodic", None)
+        );
+        assert_eq!(
+            (f.preperiod, f.period, f.max_value, f.rare),
+            (Some(0), Some(2), Some(1), None)
+        );
+        assert_eq!((f.cpu.as_str(), f.seconds), ("cpu, with comma", 0.000101));
+        let until = "0.6,400,open,budget,,,12,7,auto,b,\"c\",d,5.5,72";
+        let f = fields(Format::Csv, until, true).unwrap();
+        assert_eq!(
+            (f.stop.as_deref(), f.period, f.rare),
+            (Some("budget"), None, Some(7))
+        );
+        assert!(fields(Format::Csv, ROW, true)
+            .unwrap_err()
+            .contains("fields"));
+        let bad = ROW.replace(",0,2,", ",x,2,");
+        assert!(fields(Format::Csv, &bad, false)
+            .unwrap_err()
+            .contains("preperiod"));
     }
 
     #[test]
