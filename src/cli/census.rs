@@ -167,7 +167,7 @@ const REPORT_ABOUT: &str = "Writes the census atlas of ROWS (a rows file `census
     table publishes a period for, and the open codes with the largest values: the row's \
     columns, the published readings and whether each agrees, the equivalent games, the \
     command that reproduces the row, and a plot of g(n) with the period marked. Each page \
-    builds its code's values again (at most the row's N, 8192 for an open code).\n\n\
+    builds its code's values again (at most the row's N, 2048 for an open code).\n\n\
     Refused before any work, in one line: ROWS missing or damaged; DIR existing and not \
     empty (unless --force, which replaces index.html and code/ and leaves the rest).\n\n\
     Example: nimsquare census report results/census/census-d4-n20000.csv --html atlas";

@@ -41,6 +41,11 @@ use std::time::Instant;
 /// The fewest values a page plots (when the row's N allows): enough to see a code's shape.
 pub const MIN_VALUES: usize = 1024;
 
+/// The most values a proved code's page builds: an until-proved census proves periods and
+/// preperiods in the hundreds of thousands, whose pages would cost seconds each; past this
+/// the page shows the first values and says so (a mark past them is not drawn).
+pub const MAX_VALUES: usize = 1 << 15;
+
 /// The most values an open code's page builds: open codes are the costly ones (their rare
 /// sets grow, and `octal-pairs` is quadratic), and 2 048 keeps the whole atlas within
 /// seconds.
@@ -117,11 +122,11 @@ pub fn escape(text: &str) -> String {
 /// The N of a page's values: for a proved row max(e + 2p + t, [`MIN_VALUES`]) (the
 /// preperiod, two periods and the longest move, so both marks of the period are drawn;
 /// the theorem's whole proof range, 2e' + 2p + t - 1, would double the cost of the long
-/// preperiods, 9 081 for the 0.56xx family), for an open one [`OPEN_VALUES`]; never past the
-/// row's own N, so the page's values are the row's.
+/// preperiods, 9 081 for the 0.56xx family), at most [`MAX_VALUES`]; for an open one
+/// [`OPEN_VALUES`]; never past the row's own N, so the page's values are the row's.
 pub fn page_limit(entry: &Entry) -> usize {
     let want = match entry.proved() {
-        Some((e, p)) => (e + 2 * p + entry.digits()).max(MIN_VALUES),
+        Some((e, p)) => (e + 2 * p + entry.digits()).clamp(MIN_VALUES, MAX_VALUES),
         None => OPEN_VALUES,
     };
     want.min(entry.fields.limit)
