@@ -321,7 +321,8 @@ mod tests {
         let path = dir.join("rows.csv");
         let file = censusfile::create(&path, Format::Csv, &header).unwrap();
         for r in &rows {
-            file.append(&encode(Format::Csv, r, &made, false)).unwrap();
+            let line = encode(Format::Csv, r, &made, false);
+            file.append(&censusfile::seal(Format::Csv, &line)).unwrap();
         }
         path
     }
