@@ -2,7 +2,7 @@
 //! past, so a plot of 2^33 values costs no more memory than a plot of 2^10.
 //!
 //! [`ValuePlot`] takes the values in order ([`ValuePlot::push`]) and keeps, for two sets of
-//! columns, what each column saw: the linear columns ([`Columns`] of 2^s positions each,
+//! columns, what each column saw: the linear columns (`Columns` of 2^s positions each,
 //! merged in pairs whenever there are [`MAX_BUCKETS`] of them, so that they always number
 //! between [`COLUMNS`] and twice that) and the logarithmic ones (one for each n below 64,
 //! then 64 an octave, whatever N is, for `log_x`). A column keeps the least and the largest

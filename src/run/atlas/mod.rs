@@ -7,7 +7,7 @@
 //!   the URL fragment (`#status=periodic&sort=period&order=desc`), applied on load and
 //!   written on every click;
 //! - `DIR/code/<code>.html` ([`page`], `0.354` as `0-354.html`): one page per code that has
-//!   one ([`has_page`]): every proved (periodic) code, and of the others those a table
+//!   one (`has_page`): every proved (periodic) code, and of the others those a table
 //!   publishes a period for, those disagreeing with one (a proved row only, by definition),
 //!   and the [`OPEN_LARGEST`] open codes with the largest values. A page shows every column,
 //!   the published readings ([`published`]) and the agreement, the equivalent games, the
