@@ -53,8 +53,8 @@ pub const OPEN_VALUES: usize = 2048;
 
 /// The back-end of an open code's page: at a page's few thousand values `octal-pairs`
 /// (every option marked in a byte row) beats `auto`, whose choice alone reads g(0..4096)
-/// (measured over the 253 open pages of the four-digit atlas: 7.5 s of CPU at N = 4 096,
-/// against 26 s for `auto` and 20 s for `octal-block`).
+/// (the measurement over the open pages of the four-digit atlas is in
+/// results/census/atlas/README.md).
 pub const OPEN_BACKEND: &str = "octal-pairs";
 
 /// How many open codes with the largest values get a page besides the published ones.
