@@ -53,12 +53,13 @@ fn atlas() -> &'static (Vec<Row>, PathBuf) {
                 "census", "--digits", "2", "--limit", "2000", "--quiet", "--out",
             ])
             .arg(&rows)
-            .env("NIMSQUARE_NO_WISDOM", "1")
+            .env(nimsquare::run::wisdom::OFF_VARIABLE, "1")
             .output()
             .unwrap();
         assert!(census.status.success(), "{census:?}");
         let site = dir.join("atlas");
         let report = Command::new(bin)
+            .env(nimsquare::run::wisdom::OFF_VARIABLE, "1")
             .args(["census", "report"])
             .arg(&rows)
             .arg("--html")
