@@ -19,6 +19,7 @@
 //! | 4 | [`games`], [`census`] | exhaustive checkers for the other games of the source documents; the census of the octal codes |
 //! | 5 | [`run`] | what every computing command goes through: long runs and table files, wisdom, the planner |
 //! | 6 | [`instruments`] | what measures: checker, sequences, comparisons, the bench grid and its reports, roofline, tune, scaling studies |
+//! | 7 | `fuzzing` (feature `testing`) | one fuzz target per reader and parser, for `fuzz/` and tests/fuzz_corpora.rs |
 //!
 //! The command line sits on top, in the binary (`src/cli/`), outside the library.
 //!
@@ -35,6 +36,8 @@ pub mod cold;
 pub mod cost;
 pub mod count;
 pub mod finite;
+#[cfg(feature = "testing")]
+pub mod fuzzing;
 pub mod games;
 pub mod grundy;
 pub mod instruments;

@@ -47,6 +47,8 @@ const LAYERS: &[(&str, usize)] = &[
     ("instruments::counts", 13),
     ("instruments::scaling", 14),
     ("instruments::tune", 15),
+    // The fuzz targets call every reader (feature `testing`).
+    ("fuzzing", 16),
 ];
 
 /// Inside the base layer: `error` at the bottom, the other files above it and beside one

@@ -6,7 +6,8 @@
 //! - [`isa`]: the instruction-set paths and which one this run's kernels take.
 //! - [`memory`], [`paths`]: what a run may allocate and write, checked before any work.
 //! - [`rng`]: a small seeded generator for repeatable random cases.
-//! - [`stats`]: the median of repeats; [`units`]: seconds as a person reads them.
+//! - [`stats`]: the median of repeats; [`units`]: seconds as a person reads them;
+//!   [`numbers`]: counts (`1e6`) and seconds as a person types them.
 //! - [`provenance`]: where a measurement was made (build revision, CPU).
 //! - [`wire`]: a back-end's state as bytes, for a checkpoint, read back checked.
 //! - [`valgrind`]: the stage a run under Callgrind counts, marked by client requests.
@@ -16,6 +17,7 @@ pub mod isa;
 pub mod limit;
 pub mod memory;
 pub mod moves;
+pub mod numbers;
 pub mod paths;
 pub mod provenance;
 pub mod rng;

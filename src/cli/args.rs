@@ -173,16 +173,9 @@ impl LongRunArgs {
     }
 }
 
-/// Parses `--checkpoint-every`: non-negative seconds, fractions allowed.
+/// Parses `--checkpoint-every` ([`nimsquare::base::numbers::parse_seconds`]).
 fn parse_seconds(text: &str) -> std::result::Result<std::time::Duration, String> {
-    match text.trim().parse::<f64>() {
-        Ok(s) if s.is_finite() && (0.0..=1e9).contains(&s) => {
-            Ok(std::time::Duration::from_secs_f64(s))
-        }
-        _ => Err(format!(
-            "--checkpoint-every takes a number of seconds like 60 or 0.5, got '{text}'"
-        )),
-    }
+    nimsquare::base::numbers::parse_seconds("--checkpoint-every", text)
 }
 
 /// `--from A --to B --points K`: a geometric grid of N for a study (`scale`, `growth`).
@@ -412,26 +405,10 @@ impl Count {
         self.map(|v| v as u32)
     }
 
-    /// `text` as the value of `flag`, or the one-line refusal naming the flag.
+    /// `text` as the value of `flag`, or the one-line refusal naming the flag
+    /// ([`nimsquare::base::numbers::check_count`]).
     pub fn check(&self, flag: &str, text: &str) -> std::result::Result<u64, String> {
-        let out_of_range = |above: bool| {
-            let mut msg = format!(
-                "{flag} must be between {} and {}, got '{text}'",
-                self.min, self.max
-            );
-            if let (true, Some(why)) = (above, self.why_max) {
-                msg.push_str(&format!(" (the supported maximum {}: {why})", self.max));
-            }
-            msg
-        };
-        match read_count(text) {
-            Ok(v) if (self.min..=self.max).contains(&v) => Ok(v),
-            Ok(v) => Err(out_of_range(v > self.max)),
-            Err(Unreadable::TooLarge) => Err(out_of_range(true)),
-            Err(Unreadable::NotWhole) => Err(format!(
-                "{flag} takes a non-negative integer (a whole number like 20, 1_000 or 1e6), got '{text}'"
-            )),
-        }
+        nimsquare::base::numbers::check_count(self.min, self.max, self.why_max, flag, text)
     }
 }
 
@@ -451,61 +428,6 @@ impl TypedValueParser for Count {
             clap::Error::raw(clap::error::ErrorKind::ValueValidation, msg).with_cmd(cmd)
         })
     }
-}
-
-/// Why a text is not a count.
-#[derive(Debug, PartialEq)]
-enum Unreadable {
-    /// Not a non-negative whole number in any accepted form.
-    NotWhole,
-    /// A whole number past `u64`.
-    TooLarge,
-}
-
-/// Reads a count in the forms [`Count`] accepts, without its range.
-fn read_count(text: &str) -> std::result::Result<u64, Unreadable> {
-    let clean: String = text.trim().chars().filter(|&c| c != '_').collect();
-    if let Some((mantissa, exponent)) = clean.split_once(['e', 'E']) {
-        return scientific(mantissa, exponent);
-    }
-    if clean.is_empty() || !clean.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(Unreadable::NotWhole);
-    }
-    clean.parse::<u64>().map_err(|_| Unreadable::TooLarge)
-}
-
-/// `M` times 10^`E` for `MeE` with a decimal mantissa (`1.5e3` is 1500), refused unless the
-/// product is a whole number.
-fn scientific(mantissa: &str, exponent: &str) -> std::result::Result<u64, Unreadable> {
-    if exponent.is_empty() || !exponent.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(Unreadable::NotWhole);
-    }
-    // An exponent past u32 is 10^(huge): too large unless the mantissa is zero.
-    let e: u32 = exponent.parse().unwrap_or(u32::MAX);
-    let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
-    let digits = format!("{whole}{fraction}");
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(Unreadable::NotWhole);
-    }
-    // mantissa = digits / 10^places; the value is digits * 10^(e - places).
-    let places = fraction.len() as u32;
-    let digits = digits.trim_start_matches('0');
-    if digits.is_empty() {
-        return Ok(0);
-    }
-    let digits: u128 = digits.parse().map_err(|_| Unreadable::TooLarge)?;
-    let value = if e >= places {
-        10u128
-            .checked_pow(e - places)
-            .and_then(|p| p.checked_mul(digits))
-            .ok_or(Unreadable::TooLarge)?
-    } else {
-        match 10u128.checked_pow(places - e) {
-            Some(divisor) if digits.is_multiple_of(divisor) => digits / divisor,
-            _ => return Err(Unreadable::NotWhole),
-        }
-    };
-    u64::try_from(value).map_err(|_| Unreadable::TooLarge)
 }
 
 /// How many threads per reported core `--threads` accepts: some oversubscription is a
@@ -540,32 +462,6 @@ pub fn parse_moves(text: &str) -> std::result::Result<nimsquare::base::moves::Mo
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn every_accepted_form_reads_as_its_value() {
-        for (text, value) in [
-            ("0", 0),
-            ("20", 20),
-            (" 1000000 ", 1_000_000),
-            ("1_000_000", 1_000_000),
-            ("1e6", 1_000_000),
-            ("1E6", 1_000_000),
-            ("1.5e3", 1500),
-            ("0.25e2", 25),
-            ("0e99999999999", 0),
-            ("18446744073709551615", u64::MAX),
-        ] {
-            assert_eq!(read_count(text), Ok(value), "{text}");
-        }
-        for text in [
-            "", "ten", "-1", "+1", "1.5", "1.25e1", "1e-3", "e6", "1e", "0x10",
-        ] {
-            assert_eq!(read_count(text), Err(Unreadable::NotWhole), "{text}");
-        }
-        for text in ["18446744073709551616", "1e20", "1e99999999999"] {
-            assert_eq!(read_count(text), Err(Unreadable::TooLarge), "{text}");
-        }
-    }
 
     #[test]
     fn a_refusal_names_the_flag_and_the_range_and_why_only_above_it() {

@@ -238,6 +238,11 @@ impl Baseline {
         let text = std::fs::read_to_string(path).map_err(|e| {
             Error::Invalid(format!("{}: cannot read the baseline: {e}", path.display()))
         })?;
+        Baseline::parse(&text, path)
+    }
+
+    /// [`Baseline::read`] of a file's text `text` (`path` only names it in messages).
+    pub fn parse(text: &str, path: &Path) -> Result<Baseline> {
         serde_json::from_str(&text).map_err(|e| {
             Error::Invalid(format!(
                 "{}: not a counts baseline ({e}); write one with --save-gate",

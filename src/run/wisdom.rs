@@ -297,6 +297,11 @@ pub fn load(path: &Path) -> Source {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Source::default(),
         Err(e) => return ignored(path, &format!("cannot be read ({e})")),
     };
+    parse(&text, path)
+}
+
+/// [`load`] of a file's text `text` (`path` only names it in the note).
+pub fn parse(text: &str, path: &Path) -> Source {
     let wisdom: Wisdom = match serde_json::from_str(&text) {
         Ok(w) => w,
         Err(e) => return ignored(path, &format!("is damaged ({e})")),

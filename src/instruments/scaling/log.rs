@@ -211,7 +211,7 @@ pub fn read_study_rows<R: StudyRow>(path: &Path) -> Result<Vec<R>> {
 /// header is checked, rows are read by position, not by column name: a row's nested structs
 /// (its [`crate::base::provenance::Provenance`]) take their columns in place, which reading
 /// by name cannot do.
-fn parse_study_rows<R: StudyRow>(text: &str, path: &Path) -> Result<Vec<R>> {
+pub fn parse_study_rows<R: StudyRow>(text: &str, path: &Path) -> Result<Vec<R>> {
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(false)
         .from_reader(text.as_bytes());

@@ -334,6 +334,26 @@ fn read_with(
     File::open(path)
         .and_then(|mut f| f.read_to_string(&mut text))
         .map_err(|e| refuse(format!("cannot be read ({e})")))?;
+    parse_with(&text, path, flag, expect, wanted)
+}
+
+/// [`read`] of a file's whole contents `bytes` (`path` only names it in messages; bytes that
+/// are not UTF-8 are refused as [`read`] refuses such a file).
+pub fn parse(bytes: &[u8], path: &Path, flag: &str) -> Result<Contents> {
+    let text = std::str::from_utf8(bytes)
+        .map_err(|e| Error::Invalid(format!("{flag} {}: cannot be read ({e})", path.display())))?;
+    parse_with(text, path, flag, &|_, _| Ok(()), &|_| true)
+}
+
+/// [`read_with`] of the file's text `text`.
+fn parse_with(
+    text: &str,
+    path: &Path,
+    flag: &str,
+    expect: &dyn Fn(Format, &Header) -> Result<()>,
+    wanted: &dyn Fn(&str) -> bool,
+) -> Result<Contents> {
+    let refuse = |why: String| Error::Invalid(format!("{flag} {}: {why}", path.display()));
     let not_ours = || {
         refuse("is not a census rows file (its first line is no census header); name the file a `census --out` wrote".into())
     };
@@ -636,6 +656,37 @@ pub fn resume(
 ) -> Result<(RowsFile, Rows)> {
     // Locked first, so no other census appends between the reading and the appending.
     let file = open_append(path)?;
+    let mut text = String::new();
+    File::open(path)
+        .and_then(|mut f| f.read_to_string(&mut text))
+        .map_err(|e| {
+            Error::Invalid(format!("--resume {}: cannot be read ({e})", path.display()))
+        })?;
+    let contents = parse_resume(&text, path, format, header, in_share)?;
+    if contents.cut {
+        let f = file.file.lock().unwrap_or_else(|e| e.into_inner());
+        f.set_len(contents.complete_len)
+            .and_then(|()| f.sync_all())
+            .map_err(|e| {
+                Error::Invalid(format!(
+                    "--resume {}: cannot drop its cut last line ({e}); rerun with the file's parameters, or name another --out",
+                    path.display()
+                ))
+            })?;
+    }
+    Ok((file, contents.rows))
+}
+
+/// What [`resume`] reads of the rows file text `text` (at `path`) before it touches the file:
+/// its rows, every check of a resume passed (the census `header` and `format` of this run,
+/// every row's code in the share `in_share`).
+pub fn parse_resume(
+    text: &str,
+    path: &Path,
+    format: Format,
+    header: &Header,
+    in_share: &dyn Fn(&str) -> bool,
+) -> Result<Contents> {
     let refuse = |why: String| {
         Error::Invalid(format!(
             "--resume {}: {why}; rerun with the file's parameters, or name another --out",
@@ -667,14 +718,7 @@ pub fn resume(
         }
         Ok(())
     };
-    let contents = read_with(path, "--resume", &expect, in_share)?;
-    if contents.cut {
-        let f = file.file.lock().unwrap_or_else(|e| e.into_inner());
-        f.set_len(contents.complete_len)
-            .and_then(|()| f.sync_all())
-            .map_err(|e| refuse(format!("cannot drop its cut last line ({e})")))?;
-    }
-    Ok((file, contents.rows))
+    parse_with(text, path, "--resume", &expect, in_share)
 }
 
 /// The text of a whole rows file: `header` and `rows` in code order.
@@ -702,17 +746,26 @@ pub fn merge(
     paths: &[PathBuf],
     all_codes: &dyn Fn(usize) -> Result<Vec<String>>,
 ) -> Result<(Format, Header, Rows)> {
-    let refuse = |why: String| Error::Invalid(format!("census merge: {why}"));
     let mut files = Vec::new();
     for path in paths {
-        let c = read(path, "census merge")?;
+        files.push((path.clone(), read(path, "census merge")?));
+    }
+    merge_contents(&files, all_codes)
+}
+
+/// [`merge`] of the files `files` already read (each path and what [`read`] found in it).
+pub fn merge_contents(
+    files: &[(PathBuf, Contents)],
+    all_codes: &dyn Fn(usize) -> Result<Vec<String>>,
+) -> Result<(Format, Header, Rows)> {
+    let refuse = |why: String| Error::Invalid(format!("census merge: {why}"));
+    for (path, c) in files {
         if c.cut {
             return Err(refuse(format!(
                 "{} ends in a cut line (its census was stopped); finish it with --resume first",
                 path.display()
             )));
         }
-        files.push((path, c));
     }
     let Some((first_path, first)) = files.first() else {
         return Err(refuse("name the shard files to join".into()));
@@ -722,12 +775,18 @@ pub fn merge(
             .split_once('/')
             .and_then(|(i, k)| Some((i.parse().ok()?, k.parse().ok()?)))
             .filter(|&(i, k)| i < k)
-            .ok_or_else(|| refuse(format!("a header names the shard '{}'", h.shard)))
+            .ok_or_else(|| {
+                refuse(format!(
+                    "a header names the shard '{}'",
+                    h.shard.escape_debug()
+                ))
+            })
     };
     let (_, k) = shard_of(&first.header)?;
-    let mut by_shard: Vec<Option<&PathBuf>> = vec![None; k];
+    // The shards found, by index: a map, not a vector of k, since k is a number in the file.
+    let mut by_shard: BTreeMap<usize, &PathBuf> = BTreeMap::new();
     let mut rows = Rows::new();
-    for (path, c) in &files {
+    for (path, c) in files {
         if c.format != first.format {
             return Err(refuse(format!(
                 "mismatched parameters: {} is {}, {} is {}",
@@ -754,14 +813,14 @@ pub fn merge(
                 first_path.display()
             )));
         }
-        if let Some(other) = by_shard[i] {
+        if let Some(other) = by_shard.get(&i) {
             return Err(refuse(format!(
                 "overlap: shard {i}/{k} is both {} and {}",
                 other.display(),
                 path.display()
             )));
         }
-        by_shard[i] = Some(path);
+        by_shard.insert(i, path);
         if c.rows.len() != c.header.share {
             return Err(refuse(format!(
                 "gap: {} (shard {i}/{k}) holds {} of its {} codes; finish it with `census --resume`",
@@ -780,7 +839,9 @@ pub fn merge(
             }
         }
     }
-    if let Some(missing) = by_shard.iter().position(Option::is_none) {
+    // The first index not found, in as many steps as there are files.
+    let missing = (0..k).find(|i| !by_shard.contains_key(i));
+    if let Some(missing) = missing {
         return Err(refuse(format!(
             "gap: no file for shard {missing}/{k}; run it with `census --shard {missing}/{k}`"
         )));

@@ -69,7 +69,10 @@ mod reader;
 mod writer;
 
 pub use checks::{check_absent, check_overwritable, check_room, folder_of, free_bytes};
-pub use reader::{read, read_checkpoint, read_complete, read_header, Damage, TableFile};
+pub use reader::{
+    parse, parse_checkpoint, parse_complete, read, read_checkpoint, read_complete, read_header,
+    Damage, TableFile,
+};
 pub use writer::write_atomic;
 
 use super::ruleset::{self, Ruleset};
@@ -191,6 +194,8 @@ impl Header {
 fn check_label(label: &str, rules: &dyn Ruleset, path: &Path) -> Result<()> {
     let want = rules.label();
     if label != want {
+        // A label is any UTF-8 the header holds: shown escaped, so the refusal stays one line.
+        let label = &label.escape_debug().to_string();
         let found = ruleset::describe(label);
         let same_family = ruleset::is_bare(label) == ruleset::is_bare(&want);
         let wanted = if same_family && ruleset::is_bare(&want) {

@@ -173,6 +173,11 @@ pub fn read(path: &Path) -> Result<Checkpoint> {
     let bytes = std::fs::read(path).map_err(|e| {
         Error::Invalid(format!("--checkpoint: cannot read {}: {e}", path.display()))
     })?;
+    parse(&bytes, path)
+}
+
+/// [`read`] of a file's whole contents `bytes` (`path` only names it in messages).
+pub fn parse(bytes: &[u8], path: &Path) -> Result<Checkpoint> {
     let not = || {
         Error::Invalid(format!(
             "--checkpoint: {} is not a window-mode checkpoint (or it is damaged); name another file",
@@ -211,7 +216,7 @@ pub fn read(path: &Path) -> Result<Checkpoint> {
     r.end()?;
     let consistent = ck.prefix.len() == ck.done.min(ck.window.prefix)
         && ck.tail_from >= ck.prefix.len()
-        && ck.tail_from + ck.tail.len() == ck.done;
+        && ck.tail_from.checked_add(ck.tail.len()) == Some(ck.done);
     if !consistent {
         return Err(not());
     }

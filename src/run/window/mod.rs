@@ -366,7 +366,6 @@ pub fn build_octal(
 /// Pushes g(0..done) from the values file `file` (little-endian u16) to `plot`, read in
 /// pieces of 2^16 values with plain reads (no mapping, so none of it stays resident).
 fn replay_values(file: &Path, done: usize, plot: &mut ValuePlot) -> Result<()> {
-    use std::io::Read;
     let failed = |e: std::io::Error| {
         Error::Invalid(format!(
             "--plot: cannot read g(0..{done}) back from the values file {}: {e}; resume with the --window-file the earlier sittings wrote, or drop --plot",
@@ -374,19 +373,29 @@ fn replay_values(file: &Path, done: usize, plot: &mut ValuePlot) -> Result<()> {
         ))
     };
     let mut reader = std::fs::File::open(file).map_err(failed)?;
+    replay(&mut reader, done, &mut |values| plot.push(values)).map_err(failed)
+}
+
+/// Reads g(0..done) from `reader` (little-endian u16, the values file's layout) in pieces of
+/// 2^16 values, handing each to `each`; an error if it ends before `done` values.
+pub fn replay(
+    reader: &mut impl std::io::Read,
+    done: usize,
+    each: &mut dyn FnMut(&[u16]),
+) -> std::io::Result<()> {
     let mut bytes = vec![0u8; 2 << 16];
     let mut values = Vec::with_capacity(1 << 16);
     let mut at = 0;
     while at < done {
         let take = (done - at).min(1 << 16);
-        reader.read_exact(&mut bytes[..2 * take]).map_err(failed)?;
+        reader.read_exact(&mut bytes[..2 * take])?;
         values.clear();
         values.extend(
             bytes[..2 * take]
                 .chunks_exact(2)
                 .map(|b| u16::from_le_bytes([b[0], b[1]])),
         );
-        plot.push(&values);
+        each(&values);
         at += take;
     }
     Ok(())

@@ -113,7 +113,7 @@ pub(super) fn open_with_len(path: &Path) -> Result<(File, u64)> {
 /// Reads the header at the start of `file` (`file_len` bytes long) and checks it, in the
 /// order a damaged file is most usefully described: what the file is, whether the header is
 /// whole and intact, what it claims. The file length is left to the caller.
-pub(super) fn read_header_from(file: &mut File, file_len: u64, path: &Path) -> Result<Header> {
+pub(super) fn read_header_from(file: &mut impl Read, file_len: u64, path: &Path) -> Result<Header> {
     let mut first = [0u8; 16];
     let header_len = read_prefix(file, &mut first, path)?;
     if file_len < header_len as u64 {
@@ -125,7 +125,7 @@ pub(super) fn read_header_from(file: &mut File, file_len: u64, path: &Path) -> R
 
 /// Reads the first 16 bytes into `first` and checks the magic, the version and the header
 /// length, which it returns.
-fn read_prefix(file: &mut File, first: &mut [u8; 16], path: &Path) -> Result<usize> {
+fn read_prefix(file: &mut impl Read, first: &mut [u8; 16], path: &Path) -> Result<usize> {
     let got = read_up_to(file, first).map_err(|e| io_error(path, "read", e))?;
     if got < 8 || &first[0..8] != MAGIC {
         return Err(invalid(
@@ -168,7 +168,7 @@ fn read_prefix(file: &mut File, first: &mut [u8; 16], path: &Path) -> Result<usi
 /// The whole `header_len`-byte header (`first` and the rest read from `file`), its label
 /// length within it and its checksum verified; the checksum field is left zeroed.
 fn read_whole_header(
-    file: &mut File,
+    file: &mut impl Read,
     first: &[u8; 16],
     header_len: usize,
     path: &Path,
@@ -219,7 +219,7 @@ fn check_not_longer(header: &Header, file_len: u64, path: &Path) -> Result<()> {
 }
 
 /// Reads as many bytes as the file has, up to `buf.len()`.
-fn read_up_to(file: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {
+fn read_up_to(file: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
     let mut got = 0;
     while got < buf.len() {
         match file.read(&mut buf[got..])? {
@@ -235,9 +235,20 @@ fn read_up_to(file: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {
 /// Every refusal is one line naming the file and the reason.
 pub fn read(path: &Path) -> Result<TableFile> {
     let (mut file, file_len) = open_with_len(path)?;
-    let header = read_header_from(&mut file, file_len, path)?;
+    read_from(&mut file, file_len, path)
+}
+
+/// [`read`] of a file's whole contents `bytes` (`path` only names it in messages): the same
+/// checks, for a caller that holds the bytes (the fuzz targets, [`crate::fuzzing`]).
+pub fn parse(bytes: &[u8], path: &Path) -> Result<TableFile> {
+    read_from(&mut &bytes[..], bytes.len() as u64, path)
+}
+
+/// [`read`] from `file`, `file_len` bytes long.
+fn read_from(file: &mut impl Read, file_len: u64, path: &Path) -> Result<TableFile> {
+    let header = read_header_from(file, file_len, path)?;
     check_file_len(&header, file_len, path)?;
-    let (values, max, damage) = read_blocks(&mut file, &header, file_len, path)?;
+    let (values, max, damage) = read_blocks(file, &header, file_len, path)?;
     if let Some(d) = damage {
         return Err(invalid(
             path,
@@ -268,9 +279,19 @@ pub fn read(path: &Path) -> Result<TableFile> {
 /// says are still refused: nothing in them can be trusted.
 pub fn read_checkpoint(path: &Path) -> Result<TableFile> {
     let (mut file, file_len) = open_with_len(path)?;
-    let mut header = read_header_from(&mut file, file_len, path)?;
+    read_checkpoint_from(&mut file, file_len, path)
+}
+
+/// [`read_checkpoint`] of a file's whole contents `bytes` (`path` only names it in messages).
+pub fn parse_checkpoint(bytes: &[u8], path: &Path) -> Result<TableFile> {
+    read_checkpoint_from(&mut &bytes[..], bytes.len() as u64, path)
+}
+
+/// [`read_checkpoint`] from `file`, `file_len` bytes long.
+fn read_checkpoint_from(file: &mut impl Read, file_len: u64, path: &Path) -> Result<TableFile> {
+    let mut header = read_header_from(file, file_len, path)?;
     check_not_longer(&header, file_len, path)?;
-    let (values, max, damage) = read_blocks(&mut file, &header, file_len, path)?;
+    let (values, max, damage) = read_blocks(file, &header, file_len, path)?;
     if damage.is_none() && max != header.max {
         return Err(invalid(
             path,
@@ -297,16 +318,18 @@ pub fn read_checkpoint(path: &Path) -> Result<TableFile> {
 /// the first block that is damaged or not wholly in the file (`file_len` bytes). Returns the
 /// values of the good blocks before it, their max, and the bad block if there is one.
 fn read_blocks(
-    file: &mut File,
+    file: &mut impl Read,
     header: &Header,
     file_len: u64,
     path: &Path,
 ) -> Result<(Vec<u16>, u16, Option<Damage>)> {
-    let done = usize::try_from(header.done).map_err(|_| invalid(path, "too large"))?;
-    let in_file = ((file_len - header.header_bytes as u64) / 2).min(header.done);
-    let mut values = Vec::with_capacity(done);
+    let in_file = (file_len.saturating_sub(header.header_bytes as u64) / 2).min(header.done);
+    // Reserved for the values the file holds, never for what its header claims: a forged
+    // `done` of 2^60 in a short checkpoint must not reserve 2^60 values.
+    let in_file_values = usize::try_from(in_file).map_err(|_| invalid(path, "too large"))?;
+    let mut values = Vec::with_capacity(in_file_values);
     let mut max = 0u16;
-    let mut buf = vec![0u8; 2 * CHUNK_VALUES.min(done.max(1))];
+    let mut buf = vec![0u8; 2 * CHUNK_VALUES.min(in_file_values.max(1))];
     let blocks = header.block_sums.len();
     for (k, &stored) in header.block_sums.iter().enumerate() {
         let (from, to) = header.block_span(k);
@@ -351,8 +374,25 @@ fn read_blocks(
 /// and other users call [`TableFile::check_usable`].
 pub fn read_complete(path: &Path, rules: &dyn Ruleset, flag: &str) -> Result<TableFile> {
     let named = |e: Error| Error::Invalid(format!("{flag}: {e}"));
-    let file = read(path).map_err(named)?;
-    file.check_matches(rules, path).map_err(named)?;
+    complete(read(path).map_err(named)?, rules, flag)
+}
+
+/// [`read_complete`] of a file's whole contents `bytes` (`path` only names it in messages).
+pub fn parse_complete(
+    bytes: &[u8],
+    path: &Path,
+    rules: &dyn Ruleset,
+    flag: &str,
+) -> Result<TableFile> {
+    let named = |e: Error| Error::Invalid(format!("{flag}: {e}"));
+    complete(parse(bytes, path).map_err(named)?, rules, flag)
+}
+
+/// The checks [`read_complete`] adds to [`read`]: the rules, and a finished table.
+fn complete(file: TableFile, rules: &dyn Ruleset, flag: &str) -> Result<TableFile> {
+    let named = |e: Error| Error::Invalid(format!("{flag}: {e}"));
+    let path = file.path.clone();
+    file.check_matches(rules, &path).map_err(named)?;
     if !file.is_complete() {
         return Err(Error::Invalid(format!(
             "{flag} {}: a checkpoint of {} of {} positions; finish it first (run the command that keeps it with --checkpoint again)",

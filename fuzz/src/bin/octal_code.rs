@@ -1,0 +1,2 @@
+//! Fuzz target `octal_code` (nimsquare::fuzzing::octal_code).
+nimsquare_fuzz::target!("octal_code");

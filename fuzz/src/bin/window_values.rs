@@ -1,0 +1,2 @@
+//! Fuzz target `window_values` (nimsquare::fuzzing::window_values).
+nimsquare_fuzz::target!("window_values");

@@ -1,0 +1,2 @@
+//! Fuzz target `wisdom` (nimsquare::fuzzing::wisdom).
+nimsquare_fuzz::target!("wisdom");
