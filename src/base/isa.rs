@@ -65,7 +65,8 @@ impl Isa {
             .find(|isa| isa.name() == name)
             .ok_or_else(|| {
                 Error::Invalid(format!(
-                    "--isa takes scalar, portable, avx2, avx512 or auto, got '{name}'"
+                    "--isa takes scalar, portable, avx2, avx512 or auto, got '{}'",
+                    name.escape_debug()
                 ))
             })
     }

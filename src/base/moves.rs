@@ -63,11 +63,13 @@ impl Moves {
             let value: u64 = part.parse().map_err(|e: std::num::ParseIntError| {
                 Error::BadMoves(match e.kind() {
                     std::num::IntErrorKind::PosOverflow => format!(
-                        "'{part}' is too large for a move (at most {}); a move larger than N never applies, so leave it out",
+                        "'{}' is too large for a move (at most {}); a move larger than N never applies, so leave it out",
+                        part.escape_debug(),
                         u64::MAX
                     ),
                     _ => format!(
-                        "'{part}' is not a positive integer; write the moves as a comma-separated list like 1,3,4"
+                        "'{}' is not a positive integer; write the moves as a comma-separated list like 1,3,4",
+                        part.escape_debug()
                     ),
                 })
             })?;

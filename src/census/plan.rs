@@ -169,7 +169,8 @@ impl Shard {
     pub fn parse(text: &str) -> Result<Shard> {
         let refuse = |why: &str| {
             Error::Invalid(format!(
-                "--shard {text}: {why}; write I/K with 0 <= I < K, e.g. 0/4 to 3/4 for four jobs"
+                "--shard {}: {why}; write I/K with 0 <= I < K, e.g. 0/4 to 3/4 for four jobs",
+                text.escape_debug()
             ))
         };
         let (i, k) = text

@@ -41,7 +41,8 @@ impl Rules {
         }
         let bad = |why: String| {
             Error::Invalid(format!(
-                "octal code '{text}': {why}; write it as 0.d1d2... or 4.d1d2... with octal digits 0-7 (for example 0.07, .6 or 4.07), or 'grundy'"
+                "octal code '{}': {why}; write it as 0.d1d2... or 4.d1d2... with octal digits 0-7 (for example 0.07, .6 or 4.07), or 'grundy'",
+                text.escape_debug()
             ))
         };
         let Some((before, after)) = t.split_once('.') else {
@@ -52,7 +53,8 @@ impl Rules {
             "4" => 4,
             other => {
                 return Err(bad(format!(
-                    "before the point only 0 or 4 may stand, not '{other}'"
+                    "before the point only 0 or 4 may stand, not '{}'",
+                    other.escape_debug()
                 )))
             }
         };

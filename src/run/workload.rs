@@ -31,7 +31,8 @@ pub fn kind(name: &str) -> Result<&'static dyn Kind> {
         .find(|k| k.name() == name)
         .ok_or_else(|| {
             Error::Invalid(format!(
-                "unknown workload '{name}'; valid names: {}",
+                "unknown workload '{}'; valid names: {}",
+                name.escape_debug(),
                 names().join(", ")
             ))
         })
