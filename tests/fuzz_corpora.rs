@@ -49,15 +49,16 @@ fn every_saved_input_is_answered_within_its_allocation_bound() {
     forged_lengths_reserve_nothing_huge();
 }
 
-/// A table checkpoint whose header claims 2^60 values (and N to match, the header checksum
-/// resealed), a window checkpoint whose prefix claims 2^60 values, and census shards of
+/// A table checkpoint whose header claims N = MAX_LIMIT and all its values (8 GiB; the header
+/// checksum resealed), or 2^60 values, a window checkpoint whose prefix claims 2^60 values, and census shards of
 /// 2^60: each refused or answered within the bound.
 fn forged_lengths_reserve_nothing_huge() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus");
     let table = std::fs::read(root.join("table_checkpoint/sq.ck")).unwrap();
     let mut forged = table.clone();
-    forged[16..24].copy_from_slice(&(1u64 << 32).to_le_bytes());
-    forged[24..32].copy_from_slice(&((1u64 << 32) + 1).to_le_bytes());
+    let n = nimsquare::base::limit::MAX_LIMIT;
+    forged[16..24].copy_from_slice(&n.to_le_bytes());
+    forged[24..32].copy_from_slice(&(n + 1).to_le_bytes());
     forged[40..44].copy_from_slice(&(1u32 << 31).to_le_bytes());
     let forged = fuzzing::reseal_table(&forged);
     alloc::run_bounded(fuzzing::table_checkpoint, &forged);
