@@ -626,12 +626,15 @@ pub fn create(path: &Path, format: Format, header: &Header) -> Result<RowsFile> 
 /// another shard of it, or is in the other format), or a file whose rows carry no check (a
 /// version before 3: its rows cannot be told from edited ones, so none is kept); and, naming
 /// the line and the code, a row edited since it was written or of a code outside the share
-/// (`in_share`). A last line cut by a kill is dropped (cut off the file). Returns the file,
-/// open for appending, and its rows.
+/// (`in_share`); and, naming the code and both builds, a row another build wrote when
+/// `build` is given (the build of this run: a row is a fact of the code that made it, so
+/// one build's rows are not silently finished by another's). A last line cut by a kill is
+/// dropped (cut off the file). Returns the file, open for appending, and its rows.
 pub fn resume(
     path: &Path,
     format: Format,
     header: &Header,
+    build: Option<&str>,
     in_share: &dyn Fn(&str) -> bool,
 ) -> Result<(RowsFile, Rows)> {
     // Locked first, so no other census appends between the reading and the appending.
@@ -668,6 +671,20 @@ pub fn resume(
         Ok(())
     };
     let contents = read_with(path, "--resume", &expect, in_share)?;
+    if let Some(here) = build {
+        let until = contents.header.max_limit.is_some();
+        for (code, line) in contents.rows.values() {
+            let there = fields(format, line, until)
+                .map_err(|why| refuse(format!("the row of code {code} is damaged ({why})")))?
+                .build;
+            if there != here {
+                return Err(Error::Invalid(format!(
+                    "--resume {}: the row of code {code} was written by build {there}, this is build {here}; finish the census with that build, or pass --mixed-builds to keep its rows",
+                    path.display()
+                )));
+            }
+        }
+    }
     if contents.cut {
         let f = file.file.lock().unwrap_or_else(|e| e.into_inner());
         f.set_len(contents.complete_len)
@@ -887,7 +904,7 @@ mod tests {
             ..header()
         };
         let f = temp("v1", &header_text(Format::Csv, &old));
-        let e = resume(&f.0, Format::Csv, &header(), &|_| true)
+        let e = resume(&f.0, Format::Csv, &header(), None, &|_| true)
             .err()
             .unwrap()
             .to_string();
@@ -939,7 +956,7 @@ mod tests {
             let f = temp(name, &format!("{head}{other}\n{edited}\n"));
             for e in [
                 read(&f.0, "census merge").unwrap_err().to_string(),
-                resume(&f.0, Format::Csv, &header(), &|_| true)
+                resume(&f.0, Format::Csv, &header(), None, &|_| true)
                     .err()
                     .unwrap()
                     .to_string(),
@@ -996,10 +1013,31 @@ mod tests {
     }
 
     #[test]
+    fn a_row_of_another_build_is_refused_by_resume_unless_mixed_builds_are_asked() {
+        // ROW was written by build "b".
+        let head = header_text(Format::Csv, &header());
+        let f = temp("build", &format!("{head}{}\n", seal(Format::Csv, ROW)));
+        let e = resume(&f.0, Format::Csv, &header(), Some("c"), &|_| true)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            e.starts_with("--resume")
+                && e.contains("code 0.7 was written by build b, this is build c")
+                && e.contains("--mixed-builds"),
+            "{e}"
+        );
+        for build in [Some("b"), None] {
+            let (_, rows) = resume(&f.0, Format::Csv, &header(), build, &|_| true).unwrap();
+            assert_eq!(rows.len(), 1, "{build:?}");
+        }
+    }
+
+    #[test]
     fn a_code_outside_the_share_is_refused_by_resume() {
         let head = header_text(Format::Csv, &header());
         let f = temp("share", &format!("{head}{}\n", seal(Format::Csv, ROW)));
-        let e = resume(&f.0, Format::Csv, &header(), &|code| code != "0.7")
+        let e = resume(&f.0, Format::Csv, &header(), None, &|code| code != "0.7")
             .err()
             .unwrap()
             .to_string();
@@ -1030,7 +1068,7 @@ mod tests {
         assert_eq!((c.header.version, c.rows.len()), (2, 1));
         // Written back as it was (what `census merge` of one whole file prints).
         assert_eq!(sorted_text(c.format, &c.header, &c.rows), text);
-        let e = resume(&f.0, Format::Csv, &header(), &|_| true)
+        let e = resume(&f.0, Format::Csv, &header(), None, &|_| true)
             .err()
             .unwrap()
             .to_string();
@@ -1106,7 +1144,7 @@ mod tests {
         let head = header_text(Format::Csv, &header());
         let row = seal(Format::Csv, ROW);
         let f = temp("cut", &format!("{head}{row}\n0.1,100,peri"));
-        let (file, rows) = resume(&f.0, Format::Csv, &header(), &|_| true).unwrap();
+        let (file, rows) = resume(&f.0, Format::Csv, &header(), None, &|_| true).unwrap();
         assert_eq!(rows.len(), 1);
         drop(file);
         assert_eq!(
@@ -1118,7 +1156,7 @@ mod tests {
             limit: 200,
             ..header()
         };
-        let e = resume(&f.0, Format::Csv, &other, &|_| true)
+        let e = resume(&f.0, Format::Csv, &other, None, &|_| true)
             .err()
             .unwrap()
             .to_string();

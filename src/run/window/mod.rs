@@ -41,6 +41,7 @@ use crate::octal::{OctalPlan, Rules};
 use crate::run::longrun::driver::{chunk_budget, next_chunk_end, rate_of};
 use crate::run::longrun::progress::Progress;
 use crate::run::longrun::signals::{self, Signal, SignalGuard};
+use crate::run::longrun::tablefile::Fnv1a64;
 use crate::run::plot::ValuePlot;
 use checkpoint::Checkpoint;
 use plan::WindowPlan;
@@ -149,6 +150,9 @@ pub fn run(
         _ => None,
     };
     let reopen = resumed.is_some() && opts.keep_file && opts.file.exists();
+    if let (true, Some((ck, _, stream))) = (reopen, &resumed) {
+        check_kept_file(&opts.file, ck.done, stream.digest())?;
+    }
     let mut spill = if reopen {
         Spill::open_at_least(&opts.file, end)?
     } else {
@@ -166,7 +170,9 @@ pub fn run(
             stream: Stream::new(),
         },
         Some((ck, kept, stream)) => {
-            place_window(&mut spill, &ck, reopen, &opts.file)?;
+            if !reopen {
+                place_window(&mut spill, &ck)?;
+            }
             Start {
                 done: ck.done,
                 kept,
@@ -204,22 +210,56 @@ struct Start {
     stream: Stream,
 }
 
-/// Puts a resumed run's window in its values file: in a reopened kept file, checks that the
-/// file holds the checkpoint's values; in a new one, writes them and makes the values it
-/// does not hold unreadable ([`Spill::forbid`]), so that no read can take the new file's
-/// zeros for values.
-fn place_window(spill: &mut Spill, ck: &Checkpoint, reopen: bool, file: &Path) -> Result<()> {
+/// Refuses, before the file is touched, a kept values file that does not hold the g(0..done)
+/// its checkpoint was written beside: fewer values (lengthening it would read zeros as
+/// values), or values whose FNV-1a 64 is not the checkpoint's `digest` of g(0..done) (changed
+/// on disk between sittings, they would end in the file and the picture). It reads the
+/// `done` values once, in pieces of 2^16.
+fn check_kept_file(file: &Path, done: usize, digest: u64) -> Result<()> {
+    use std::io::Read;
+    let refuse = |what: String| {
+        Err(Error::Invalid(format!(
+            "--window-file: {} {what}; restore the file the earlier sittings wrote, or name a new one",
+            file.display()
+        )))
+    };
+    let unreadable = |e: std::io::Error| {
+        Error::Invalid(format!(
+            "--window-file: cannot read {}: {e}",
+            file.display()
+        ))
+    };
+    let mut reader = std::fs::File::open(file).map_err(unreadable)?;
+    let size = reader.metadata().map_err(unreadable)?.len();
+    if size < 2 * done as u64 {
+        return refuse(format!(
+            "holds {} values, fewer than the {done} its checkpoint says were written",
+            size / 2
+        ));
+    }
+    let mut sum = Fnv1a64::default();
+    let mut bytes = vec![0u8; 2 << 16];
+    let mut left = 2 * done;
+    while left > 0 {
+        let take = left.min(bytes.len());
+        reader.read_exact(&mut bytes[..take]).map_err(unreadable)?;
+        sum.update(&bytes[..take]);
+        left -= take;
+    }
+    if sum.finish() != digest {
+        return refuse(format!(
+            "does not hold the checkpoint's values (g(0..{done}) does not hash to its digest)"
+        ));
+    }
+    Ok(())
+}
+
+/// Puts a resumed run's window in the new values file it was not written beside: writes the
+/// window and makes the values it does not hold unreadable ([`Spill::forbid`]), so that no
+/// read can take the new file's zeros for values.
+fn place_window(spill: &mut Spill, ck: &Checkpoint) -> Result<()> {
     let tail = ck.tail_from..ck.done;
     let g = spill.values_mut();
-    if reopen {
-        if g[..ck.prefix.len()] != ck.prefix[..] || g[tail] != ck.tail[..] {
-            return Err(Error::Invalid(format!(
-                "--window-file: {} does not hold the checkpoint's values; name a new file",
-                file.display()
-            )));
-        }
-        return Ok(());
-    }
     g[..ck.prefix.len()].copy_from_slice(&ck.prefix);
     g[tail].copy_from_slice(&ck.tail);
     if ck.tail_from > ck.window.prefix {
