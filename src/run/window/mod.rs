@@ -121,7 +121,10 @@ pub enum WindowOutcome {
 /// Builds g(0..=limit) of `rules` with `builder` (named `backend`) in window mode (see the
 /// module doc), handing each chunk's values to `each(from, values)` in order. Before any
 /// work: the checkpoint, if it exists, is read and checked, and the values file created
-/// (and unlinked at once unless it is to be kept) or, resuming, the kept one reopened. An
+/// (and unlinked at once unless it is to be kept) or, resuming, the kept one reopened. A
+/// fresh run with a checkpoint and a kept file writes its checkpoint of g(0..0) before it
+/// creates the file, so that from the file's first instant a kill leaves a checkpoint beside
+/// it and the same command resumes. An
 /// error (of the fill, of `each`) stops the run and removes a file it created; a stopped
 /// run keeps g(0..done) in its checkpoint and in a kept file.
 pub fn run(
@@ -153,10 +156,36 @@ pub fn run(
     if let (true, Some((ck, _, stream))) = (reopen, &resumed) {
         check_kept_file(&opts.file, ck.done, stream.digest())?;
     }
+    // A fresh run that keeps its values file writes its checkpoint of nothing (g(0..0))
+    // before it creates the file: a run killed before its first real checkpoint then leaves
+    // a checkpoint beside the file, and the same command resumes (reopening the file)
+    // instead of refusing the file as someone else's.
+    let started = match &opts.checkpoint {
+        Some(path) if resumed.is_none() && opts.keep_file => {
+            write_checkpoint(
+                path,
+                rules,
+                limit,
+                builder,
+                backend,
+                opts.window,
+                &[],
+                0,
+                &None,
+                &Stream::new(),
+            )?;
+            Some(path)
+        }
+        _ => None,
+    };
     let mut spill = if reopen {
         Spill::open_at_least(&opts.file, end)?
     } else {
-        Spill::create(&opts.file, end)?
+        Spill::create(&opts.file, end).inspect_err(|_| {
+            if let Some(path) = started {
+                remove_quietly(path);
+            }
+        })?
     };
     if !opts.keep_file {
         // Unlinked at once: the mapping keeps the file's pages, and the disk space comes back
