@@ -169,6 +169,7 @@ pub fn main() -> i32 {
             eprintln!("error: {e}");
             match e {
                 Error::Disagreement(_) => EXIT_CHECK_FAILED,
+                Error::Unwritten(_) => nimsquare::run::session::EXIT_UNSAVED,
                 _ => EXIT_USAGE,
             }
         }
