@@ -18,7 +18,6 @@ mod common;
 use nimsquare::base::fault::VARIABLE;
 use nimsquare::run::longrun::tablefile;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 /// A run's exit status and output.
 #[derive(Debug)]

@@ -549,25 +549,42 @@ pub fn fields(format: Format, line: &str, until: bool) -> std::result::Result<Fi
 pub struct RowsFile {
     path: PathBuf,
     file: Mutex<File>,
+    /// A failed append whose part-written line could not be cut off (see [`RowsFile::append`]).
+    torn: std::sync::atomic::AtomicBool,
 }
 
 impl RowsFile {
     /// Appends `line` and its newline, then syncs the file, so the row survives a kill or a
     /// power cut from the moment this returns. Rows from several threads never interleave.
+    /// A write that fails after writing part of the line (a disk that fills midway) is cut
+    /// off the file again, so a row appended after it by another thread never follows a
+    /// torn one on the same line; if even that fails, every later append is refused.
     pub fn append(&self, line: &str) -> Result<()> {
         let mut file = self.file.lock().unwrap_or_else(|e| e.into_inner());
+        let failed = |e: std::io::Error| {
+            Error::Unwritten(format!(
+                "--out {}: cannot append a row ({e})",
+                self.path.display()
+            ))
+        };
+        if self.torn.load(std::sync::atomic::Ordering::SeqCst) {
+            return Err(failed(std::io::Error::other(
+                "a row before it was torn and could not be cut off",
+            )));
+        }
+        let before = file.metadata().map(|m| m.len());
         let mut bytes = Vec::with_capacity(line.len() + 1);
         bytes.extend_from_slice(line.as_bytes());
         bytes.push(b'\n');
         // One write of the whole line, so a kill leaves the line whole or cut, never mixed.
-        fault::write_all(&mut *file, &bytes)
-            .and_then(|()| fault::sync_data(&file))
-            .map_err(|e| {
-                Error::Unwritten(format!(
-                    "--out {}: cannot append a row ({e})",
-                    self.path.display()
-                ))
-            })
+        let written = fault::write_all(&mut *file, &bytes).and_then(|()| fault::sync_data(&file));
+        if written.is_err() {
+            let cut = before.and_then(|len| file.set_len(len));
+            if cut.is_err() {
+                self.torn.store(true, std::sync::atomic::Ordering::SeqCst);
+            }
+        }
+        written.map_err(failed)
     }
 }
 
@@ -594,8 +611,10 @@ fn write_whole(path: &Path, text: &str) -> Result<()> {
 fn open_append(path: &Path) -> Result<RowsFile> {
     use std::os::unix::io::AsRawFd;
     let refuse = |why: String| Error::Invalid(format!("--out {}: {why}", path.display()));
-    let file = fault::open(OpenOptions::new().read(true).append(true), path)
-        .map_err(|e| refuse(format!("cannot be opened ({e})")))?;
+    // A file that cannot be opened to append is one not written (exit 4), not bad input.
+    let file = fault::open(OpenOptions::new().read(true).append(true), path).map_err(|e| {
+        Error::Unwritten(format!("--out {}: cannot be opened ({e})", path.display()))
+    })?;
     // SAFETY: flock on a file descriptor this `File` owns and keeps open across the call.
     if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
         return Err(refuse(
@@ -605,6 +624,7 @@ fn open_append(path: &Path) -> Result<RowsFile> {
     Ok(RowsFile {
         path: path.to_path_buf(),
         file: Mutex::new(file),
+        torn: std::sync::atomic::AtomicBool::new(false),
     })
 }
 

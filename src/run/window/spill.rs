@@ -62,9 +62,15 @@ impl Spill {
             }
         })?;
         let bytes = len.checked_mul(2).expect("a table's bytes fit in usize");
-        fault::set_len(&file, bytes as u64)
-            .map_err(|e| Error::Unwritten(format!("cannot size {}: {e}", path.display())))?;
-        Spill::map(file, path, len)
+        // The file is this call's: a failure from here on removes it again, so that the same
+        // command run again does not find it there and refuse it.
+        let made = fault::set_len(&file, bytes as u64)
+            .map_err(|e| Error::Unwritten(format!("cannot size {}: {e}", path.display())))
+            .and_then(|()| Spill::map(file, path, len));
+        if made.is_err() {
+            let _ = std::fs::remove_file(path);
+        }
+        made
     }
 
     /// The existing file at `path` of `len` values (exactly 2·len bytes), mapped.

@@ -39,14 +39,14 @@ pub fn write_atomic(
     let folder = folder_of(path);
     let mut prefix = path.file_name().unwrap_or_default().to_os_string();
     prefix.push(".");
-    fault::before_create().map_err(|e| io_error(folder, "create a temporary file in", e))?;
+    fault::before_create().map_err(|e| io_error(path, "create a temporary file beside", e))?;
     let mut tmp = tempfile::Builder::new()
         .prefix(&prefix)
         .suffix(".tmp")
         // As `File::create` would: 0666 less the umask (tempfile's default is 0600).
         .permissions(Permissions::from_mode(0o666))
         .tempfile_in(folder)
-        .map_err(|e| io_error(folder, "create a temporary file in", e))?;
+        .map_err(|e| io_error(path, "create a temporary file beside", e))?;
     // An error from here on drops `tmp`, which removes the temporary file.
     write_values(tmp.as_file_mut(), rules, limit, values_done, max)
         .and_then(|()| fault::sync_all(tmp.as_file()))
