@@ -224,7 +224,7 @@ fn solve_survives_every_failed_write() {
 fn octal_whole_table_survives_every_failed_write() {
     table_command(
         "octal",
-        &["octal", "0.6", "--limit", "300000"],
+        &["octal", "0.6", "--limit", "100000"],
         "table_digest",
     );
 }
