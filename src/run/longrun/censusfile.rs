@@ -19,13 +19,14 @@
 //! most a last line without its newline, which [`resume`] drops and [`read`] reports.
 
 use crate::base::error::{Error, Result};
+use crate::base::fault;
 use crate::census::plan::fingerprint_of;
 use crate::census::{order_key, Row};
 use crate::octal::method::period::Verdict;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -548,41 +549,58 @@ pub fn fields(format: Format, line: &str, until: bool) -> std::result::Result<Fi
 pub struct RowsFile {
     path: PathBuf,
     file: Mutex<File>,
+    /// A failed append whose part-written line could not be cut off (see [`RowsFile::append`]).
+    torn: std::sync::atomic::AtomicBool,
 }
 
 impl RowsFile {
     /// Appends `line` and its newline, then syncs the file, so the row survives a kill or a
     /// power cut from the moment this returns. Rows from several threads never interleave.
+    /// A write that fails after writing part of the line (a disk that fills midway) is cut
+    /// off the file again, so a row appended after it by another thread never follows a
+    /// torn one on the same line; if even that fails, every later append is refused.
     pub fn append(&self, line: &str) -> Result<()> {
         let mut file = self.file.lock().unwrap_or_else(|e| e.into_inner());
+        let failed = |e: std::io::Error| {
+            Error::Unwritten(format!(
+                "--out {}: cannot append a row ({e})",
+                self.path.display()
+            ))
+        };
+        if self.torn.load(std::sync::atomic::Ordering::SeqCst) {
+            return Err(failed(std::io::Error::other(
+                "a row before it was torn and could not be cut off",
+            )));
+        }
+        let before = file.metadata().map(|m| m.len());
         let mut bytes = Vec::with_capacity(line.len() + 1);
         bytes.extend_from_slice(line.as_bytes());
         bytes.push(b'\n');
         // One write of the whole line, so a kill leaves the line whole or cut, never mixed.
-        file.write_all(&bytes)
-            .and_then(|()| file.sync_data())
-            .map_err(|e| {
-                Error::Invalid(format!(
-                    "--out {}: cannot append a row ({e})",
-                    self.path.display()
-                ))
-            })
+        let written = fault::write_all(&mut *file, &bytes).and_then(|()| fault::sync_data(&file));
+        if written.is_err() {
+            let cut = before.and_then(|len| file.set_len(len));
+            if cut.is_err() {
+                self.torn.store(true, std::sync::atomic::Ordering::SeqCst);
+            }
+        }
+        written.map_err(failed)
     }
 }
 
 /// Writes `text` to `path` as a new file: `PATH.tmp` written and synced, renamed over `path`,
 /// and the folder synced, so a crash leaves the old file or the new one, never a mixture.
 fn write_whole(path: &Path, text: &str) -> Result<()> {
-    let failed = |e: std::io::Error| Error::Invalid(format!("--out {}: {e}", path.display()));
+    let failed = |e: std::io::Error| Error::Unwritten(format!("--out {}: {e}", path.display()));
     crate::base::paths::replace_atomically(path, |tmp| {
-        let mut f = File::create(tmp).map_err(failed)?;
-        f.write_all(text.as_bytes())
-            .and_then(|()| f.sync_all())
+        let mut f = fault::create(tmp).map_err(failed)?;
+        fault::write_all(&mut f, text.as_bytes())
+            .and_then(|()| fault::sync_all(&f))
             .map_err(failed)
     })?;
     if let Some(folder) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         // Makes the rename itself durable; nothing to do if the folder cannot be synced.
-        let _ = File::open(folder).and_then(|d| d.sync_all());
+        let _ = fault::sync_folder(folder);
     }
     Ok(())
 }
@@ -593,11 +611,10 @@ fn write_whole(path: &Path, text: &str) -> Result<()> {
 fn open_append(path: &Path) -> Result<RowsFile> {
     use std::os::unix::io::AsRawFd;
     let refuse = |why: String| Error::Invalid(format!("--out {}: {why}", path.display()));
-    let file = OpenOptions::new()
-        .read(true)
-        .append(true)
-        .open(path)
-        .map_err(|e| refuse(format!("cannot be opened ({e})")))?;
+    // A file that cannot be opened to append is one not written (exit 4), not bad input.
+    let file = fault::open(OpenOptions::new().read(true).append(true), path).map_err(|e| {
+        Error::Unwritten(format!("--out {}: cannot be opened ({e})", path.display()))
+    })?;
     // SAFETY: flock on a file descriptor this `File` owns and keeps open across the call.
     if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
         return Err(refuse(
@@ -607,6 +624,7 @@ fn open_append(path: &Path) -> Result<RowsFile> {
     Ok(RowsFile {
         path: path.to_path_buf(),
         file: Mutex::new(file),
+        torn: std::sync::atomic::AtomicBool::new(false),
     })
 }
 
@@ -687,9 +705,14 @@ pub fn resume(
     }
     if contents.cut {
         let f = file.file.lock().unwrap_or_else(|e| e.into_inner());
-        f.set_len(contents.complete_len)
-            .and_then(|()| f.sync_all())
-            .map_err(|e| refuse(format!("cannot drop its cut last line ({e})")))?;
+        fault::set_len(&f, contents.complete_len)
+            .and_then(|()| fault::sync_all(&f))
+            .map_err(|e| {
+                Error::Unwritten(format!(
+                    "--resume {}: cannot drop its cut last line ({e})",
+                    path.display()
+                ))
+            })?;
     }
     Ok((file, contents.rows))
 }

@@ -15,6 +15,7 @@
 
 use super::Window;
 use crate::base::error::{Error, Result};
+use crate::base::fault;
 use crate::base::wire::{Reader, Writer};
 use crate::run::longrun::tablefile::{fnv1a64, Fnv1a64};
 use std::io::Write;
@@ -118,16 +119,29 @@ pub struct Parts<'a> {
 const PIECE_VALUES: usize = 1 << 16;
 
 /// Writes the checkpoint `ck` at `path`: a temporary file beside it, synced, renamed over
-/// it. The layout is the module doc's, written in pieces with the sum kept as they go.
+/// it, the folder synced. The layout is the module doc's, written in pieces with the sum kept
+/// as they go. On any failure the temporary file is removed and `path` is as it was.
 pub fn write_atomic(path: &Path, ck: &Parts) -> Result<()> {
     let tmp = path.with_extension("tmp-window-checkpoint");
+    let written = write_to(path, &tmp, ck);
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    } else if let Some(folder) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        // Makes the rename durable; nothing to do where the folder cannot be synced.
+        let _ = fault::sync_folder(folder);
+    }
+    written
+}
+
+/// [`write_atomic`]'s file `tmp`, then its rename onto `path`.
+fn write_to(path: &Path, tmp: &Path, ck: &Parts) -> Result<()> {
     let io = |e: std::io::Error| {
-        Error::Invalid(format!(
+        Error::Unwritten(format!(
             "--checkpoint: cannot write {}: {e}",
             path.display()
         ))
     };
-    let mut f = std::io::BufWriter::new(std::fs::File::create(&tmp).map_err(io)?);
+    let mut f = std::io::BufWriter::new(fault::Writer(fault::create(tmp).map_err(io)?));
     let mut sum = Fnv1a64::default();
     let mut head = Writer::new();
     head.u8(VERSION)
@@ -162,10 +176,10 @@ pub fn write_atomic(path: &Path, ck: &Parts) -> Result<()> {
         values(&mut put, ck.tail).map_err(io)?;
     }
     f.write_all(&sum.finish().to_le_bytes()).map_err(io)?;
-    let f = f.into_inner().map_err(|e| io(e.into_error()))?;
-    f.sync_all().map_err(io)?;
+    let f = f.into_inner().map_err(|e| io(e.into_error()))?.into_inner();
+    fault::sync_all(&f).map_err(io)?;
     drop(f);
-    std::fs::rename(&tmp, path).map_err(io)
+    fault::rename(tmp, path).map_err(io)
 }
 
 /// The checkpoint at `path`, refused when it is not one, or damaged.

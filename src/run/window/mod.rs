@@ -112,6 +112,9 @@ pub enum WindowOutcome {
         streamed: Box<Streamed>,
         file: Option<PathBuf>,
         resumed_at: usize,
+        /// Why the final checkpoint could not be written (the values stand: the caller
+        /// reports them, then the file as not written, exit status 4).
+        unsaved: Option<Error>,
     },
     /// Stopped by a signal (or the test knob, `None`) after g(0..done); the checkpoint, if
     /// one was asked, holds it.
@@ -216,10 +219,13 @@ pub fn run(
     );
     drop(spill);
     match result {
-        Ok(WindowOutcome::Finished { streamed, .. }) => Ok(WindowOutcome::Finished {
+        Ok(WindowOutcome::Finished {
+            streamed, unsaved, ..
+        }) => Ok(WindowOutcome::Finished {
             streamed,
             file: opts.keep_file.then(|| opts.file.clone()),
             resumed_at,
+            unsaved,
         }),
         // a kept file holds g(0..done) of a stopped run
         Ok(stopped) => Ok(stopped),
@@ -496,18 +502,24 @@ fn in_chunks(
     let keep = |spill: &Spill, done: usize, kept: &Kept, stream: &Stream| -> Result<()> {
         match &opts.checkpoint {
             None => Ok(()),
-            Some(path) => write_checkpoint(
-                path,
-                rules,
-                limit,
-                builder,
-                backend,
-                opts.window,
-                spill.values(),
-                done,
-                kept,
-                stream,
-            ),
+            Some(path) => {
+                if opts.keep_file {
+                    // the checkpoint says the kept file holds g(0..done): make that so on disk
+                    spill.sync()?;
+                }
+                write_checkpoint(
+                    path,
+                    rules,
+                    limit,
+                    builder,
+                    backend,
+                    opts.window,
+                    spill.values(),
+                    done,
+                    kept,
+                    stream,
+                )
+            }
         }
     };
     let stopped = loop {
@@ -563,16 +575,21 @@ fn in_chunks(
         }
     };
     progress.finish();
-    // the last checkpoint: where a stop left the run, or the whole table's (a later run with
-    // a larger N goes on from it)
-    keep(spill, done, &kept, &stream)?;
+    // the last checkpoint: where a stop left the run (which fails without it: nothing would
+    // resume it), or the whole table's (a later run with a larger N goes on from it), whose
+    // failure leaves the values standing and is reported after them
+    let last = keep(spill, done, &kept, &stream);
     Ok(match stopped {
         None => WindowOutcome::Finished {
             streamed: Box::new(stream.finish(rules)),
             file: None,
             resumed_at: 0,
+            unsaved: last.err(),
         },
-        Some(signal) => WindowOutcome::Interrupted { signal, done },
+        Some(signal) => {
+            last?;
+            WindowOutcome::Interrupted { signal, done }
+        }
     })
 }
 

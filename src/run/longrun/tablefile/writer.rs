@@ -11,6 +11,7 @@ use super::{
     BLOCK_VALUES, CHUNK_VALUES,
 };
 use crate::base::error::Result;
+use crate::base::fault;
 use std::fs::{File, Permissions};
 use std::io::{Seek, SeekFrom, Write};
 use std::os::unix::fs::PermissionsExt;
@@ -42,6 +43,7 @@ pub fn write_atomic(
     let mut prefix = path.file_name().unwrap_or_default().to_os_string();
     prefix.push(".");
     remove_stale_temporaries(folder, &prefix);
+    fault::before_create().map_err(|e| io_error(path, "create a temporary file beside", e))?;
     let mut tmp = tempfile::Builder::new()
         .prefix(&prefix)
         .rand_bytes(RAND_CHARS)
@@ -49,18 +51,15 @@ pub fn write_atomic(
         // As `File::create` would: 0666 less the umask (tempfile's default is 0600).
         .permissions(Permissions::from_mode(0o666))
         .tempfile_in(folder)
-        .map_err(|e| io_error(folder, "create a temporary file in", e))?;
+        .map_err(|e| io_error(path, "create a temporary file beside", e))?;
     // An error from here on drops `tmp`, which removes the temporary file.
     write_values(tmp.as_file_mut(), rules, limit, values_done, max)
-        .and_then(|()| tmp.as_file().sync_all())
+        .and_then(|()| fault::sync_all(tmp.as_file()))
         .map_err(|e| io_error(tmp.path(), "write", e))?;
-    tmp.persist(path)
-        .map_err(|e| io_error(path, "rename the new table onto", e.error))?;
+    fault::persist(tmp, path).map_err(|e| io_error(path, "rename the new table onto", e.error))?;
     // The rename is durable only once the folder entry is: fsync the folder (best effort on
     // systems where a directory cannot be opened for syncing).
-    if let Ok(d) = File::open(folder) {
-        let _ = d.sync_all();
-    }
+    let _ = fault::sync_folder(folder);
     Ok(())
 }
 
@@ -116,11 +115,12 @@ fn write_values(
     let label = rules.label();
     let blocks = block_count(done, BLOCK_VALUES as u64);
     let placeholder = vec![0u8; header_len_for(label.len(), blocks)];
+    let mut file = fault::Writer(file);
     file.write_all(&placeholder)?;
     let mut sums = Vec::with_capacity(blocks);
     let mut buf = Vec::new();
     {
-        let mut out = std::io::BufWriter::with_capacity(1 << 20, &mut *file);
+        let mut out = std::io::BufWriter::with_capacity(1 << 20, &mut file);
         for block in values_done.chunks(BLOCK_VALUES) {
             let mut sum = Fnv1a64::default();
             for chunk in block.chunks(CHUNK_VALUES) {
@@ -133,7 +133,7 @@ fn write_values(
         out.flush()?;
     }
     let header = encode_header(limit, done, max, &label, &sums);
-    file.seek(SeekFrom::Start(0))?;
+    file.0.seek(SeekFrom::Start(0))?;
     file.write_all(&header)?;
     Ok(())
 }
