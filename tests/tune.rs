@@ -60,7 +60,7 @@ fn here() -> (String, String, String) {
             Some(
                 match (field("cpu family"), field("model"), field("stepping")) {
                     (Some(f), Some(m), Some(s)) => {
-                        format!("{name} (family {f}, model {m}, stepping {s})")
+                        format!("{name} (family {f} model {m} stepping {s})")
                     }
                     _ => name,
                 },
@@ -199,9 +199,9 @@ fn foreign_stale_and_damaged_files_are_ignored_with_one_note() {
             Box::new(|v| {
                 let cpu = v["cpu"].as_str().unwrap();
                 let name = cpu.split(" (family").next().unwrap();
-                v["cpu"] = format!("{name} (family 99, model 7, stepping 0)").into();
+                v["cpu"] = format!("{name} (family 99 model 7 stepping 0)").into();
             }),
-            "(family 99, model 7, stepping 0)",
+            "(family 99 model 7 stepping 0)",
         ),
         (
             "stale",

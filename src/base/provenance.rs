@@ -27,7 +27,7 @@ pub fn load_average() -> Option<f64> {
 }
 
 /// The CPU as /proc/cpuinfo names it: its "model name", then the family, model and stepping
-/// when the file gives them (`AMD EPYC (family 25, model 1, stepping 1)`), or "unknown".
+/// when the file gives them (`AMD EPYC (family 25 model 1 stepping 1)`), or "unknown".
 ///
 /// The name alone does not tell CPUs apart: virtual machines of three EPYC generations all
 /// report "AMD EPYC", and wisdom, a study or a census row must not be taken for another's.
@@ -54,9 +54,9 @@ pub fn cpu_model_of(cpuinfo: &str) -> Option<String> {
     Some(
         match (field("cpu family"), field("model"), field("stepping")) {
             (Some(family), Some(model), Some(stepping)) => {
-                format!("{name} (family {family}, model {model}, stepping {stepping})")
+                format!("{name} (family {family} model {model} stepping {stepping})")
             }
-            (Some(family), Some(model), None) => format!("{name} (family {family}, model {model})"),
+            (Some(family), Some(model), None) => format!("{name} (family {family} model {model})"),
             _ => name,
         },
     )
@@ -131,11 +131,11 @@ mod tests {
             .replace("model\t\t: 1", "model\t\t: 2");
         assert_eq!(
             cpu_model_of(zen3).as_deref(),
-            Some("AMD EPYC (family 25, model 1, stepping 1)")
+            Some("AMD EPYC (family 25 model 1 stepping 1)")
         );
         assert_eq!(
             cpu_model_of(&zen5).as_deref(),
-            Some("AMD EPYC (family 26, model 2, stepping 1)")
+            Some("AMD EPYC (family 26 model 2 stepping 1)")
         );
         // Without family and model (another architecture), the name alone; none, no name.
         assert_eq!(
