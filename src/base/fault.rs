@@ -3,13 +3,14 @@
 //! turn") and check what the run leaves behind.
 //!
 //! Each wrapper here ([`create`], [`open`], [`write_all`], [`Writer`], [`sync_all`],
-//! [`sync_data`], [`set_len`], [`rename`], [`persist`], [`write`]) is the plain operation
+//! [`sync_data`], [`set_len`], [`rename`], [`persist`], [`write()`]) is the plain operation
 //! preceded by one *point*. Without the `testing` feature a point is nothing: the wrappers are
 //! `#[inline(always)]` calls of the operation itself, no environment variable is read and no
-//! counter exists, so a release build carries no fault code (results/reliability/faults.md
-//! shows its binary holds neither a symbol of this module nor the variable's name).
+//! counter exists, so a release build carries no fault code (results/reliability/faults.md:
+//! its binary holds no trace of the variable's name; what `nm` still names of this module is
+//! [`Writer`], which there only passes its calls on).
 //!
-//! With `testing`, [`VARIABLE`] (`NIMSQUARE_FAULT`) decides, once per process:
+//! With `testing`, `VARIABLE` (`NIMSQUARE_FAULT`) decides, once per process:
 //! - unset: points are counted and nothing fails;
 //! - `count`: at exit the process prints `fault points reached: N (create a, write b, ...)`
 //!   on stderr, the number a test then walks n over;
@@ -156,7 +157,7 @@ fn point(kind: Kind) -> io::Result<()> {
     }
 }
 
-/// Reads [`VARIABLE`] now, so that `count` prints at exit even when no point is reached.
+/// Reads `VARIABLE` now, so that `count` prints at exit even when no point is reached.
 /// Without `testing`: nothing.
 #[inline(always)]
 pub fn arm() {
