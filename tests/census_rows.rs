@@ -620,3 +620,64 @@ fn a_census_file_of_version_2_is_still_merged_but_not_resumed() {
     );
     assert_eq!(text(&copy), t);
 }
+
+/// FNV-1a 64 of `bytes`, written here from its definition (offset basis 0xcbf29ce484222325,
+/// prime 0x100000001b3), apart from the library's.
+fn fnv1a64(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+#[test]
+fn a_row_another_build_wrote_is_refused_by_resume_unless_mixed_builds_are_asked() {
+    let dir = scratch("builds");
+    let base = ["--digits", "2", "--limit", "2000"];
+    let whole = dir.join("whole.csv");
+    census_to(&whole, &base);
+    let t = text(&whole);
+    let (number, row) = row_of(&t, "0.4");
+    // The row as another build would have sealed it: its build column (the 9th) changed,
+    // its check (the last column, FNV-1a 64 of the row before its comma) made good.
+    let f: Vec<&str> = row.split(',').collect();
+    let ours = f[8];
+    let body = [&f[..8], &["0123abc"], &f[9..f.len() - 1]]
+        .concat()
+        .join(",");
+    let other = format!("{body},{:016x}", fnv1a64(body.as_bytes()));
+    let half = dir.join("half.csv");
+    let kept: Vec<&str> = t.lines().take(number + 5).collect();
+    let before = (kept.join("\n") + "\n").replace(row, &other);
+    std::fs::write(&half, &before).unwrap();
+    let resume = |extra: &[&str]| {
+        let mut cmd = nimsquare();
+        cmd.args(["census", "--quiet", "--resume", "--out"])
+            .arg(&half)
+            .args(base)
+            .args(extra);
+        cmd.output().unwrap()
+    };
+    let out = resume(&[]);
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{e}");
+    assert_eq!(e.trim_end().lines().count(), 1, "{e}");
+    assert!(
+        e.contains("--resume")
+            && e.contains(&format!(
+                "code 0.4 was written by build 0123abc, this is build {ours}"
+            ))
+            && e.contains("--mixed-builds"),
+        "{e}"
+    );
+    assert_eq!(text(&half), before, "refused before any work");
+    // Asked for, the row is kept and the census finished: every row but 0.4's as one run
+    // writes it, and 0.4's naming the build that wrote it.
+    let out = resume(&["--mixed-builds"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(facts(&half), common::census_facts(&t.replace(row, &other)));
+    assert!(text(&half).contains(&other));
+}

@@ -603,3 +603,66 @@ fn a_smaller_tail_keeps_the_same_table_and_a_bad_one_is_refused() {
         );
     }
 }
+
+#[test]
+fn a_values_file_cut_or_changed_between_sittings_is_refused_and_the_whole_one_resumes() {
+    // A window of 4096 + 8192 values: after a first sitting to 10^5, g(4096..~90 000) are
+    // in the values file only, where a resume reads them back as they are.
+    let dir = scratch("values-file");
+    let ck = dir.join("ck");
+    let file = dir.join("g.u16");
+    let run = |limit: &str| {
+        nimsquare()
+            .env(nimsquare::run::window::plan::WINDOW_VARIABLE, "4096,8192")
+            .args([
+                "octal", "0.6", "--limit", limit, "--window", "--quiet", "--json",
+            ])
+            .args(["--checkpoint", ck.to_str().unwrap()])
+            .args(["--window-file", file.to_str().unwrap()])
+            .output()
+            .unwrap()
+    };
+    let first = run("100000");
+    assert!(
+        first.status.success(),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    let (saved_ck, saved_values) = (std::fs::read(&ck).unwrap(), std::fs::read(&file).unwrap());
+    assert_eq!(saved_values.len(), 2 * 100_001);
+    let mut changed = saved_values.clone();
+    changed[2 * 50_000] ^= 1;
+    for (what, bytes, says) in [
+        (
+            "cut",
+            saved_values[..2 * 60_000].to_vec(),
+            "fewer than the 100001",
+        ),
+        ("changed in the middle", changed, "does not hash"),
+    ] {
+        std::fs::write(&file, &bytes).unwrap();
+        let out = run("200000");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{what}: {stderr}");
+        assert!(out.stdout.is_empty(), "{what}");
+        assert_eq!(stderr.lines().count(), 1, "{what}: {stderr}");
+        assert!(
+            stderr.contains("--window-file") && stderr.contains(says),
+            "{what}: {stderr}"
+        );
+        // refused before any work: both files as they were
+        assert_eq!(std::fs::read(&ck).unwrap(), saved_ck, "{what}");
+        assert_eq!(std::fs::read(&file).unwrap(), bytes, "{what}");
+    }
+    std::fs::write(&file, &saved_values).unwrap();
+    let here = run("200000");
+    assert!(
+        here.status.success(),
+        "{}",
+        String::from_utf8_lossy(&here.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&here.stdout).unwrap();
+    let whole = json_of(["octal", "0.6", "--limit", "200000", "--json", "--quiet"]);
+    assert_eq!(report["table_digest"], whole["table_digest"]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

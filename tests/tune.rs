@@ -50,10 +50,21 @@ fn here() -> (String, String, String) {
     let cpu = std::fs::read_to_string("/proc/cpuinfo")
         .ok()
         .and_then(|t| {
-            t.lines()
-                .find(|l| l.starts_with("model name"))
-                .and_then(|l| l.split_once(':'))
-                .map(|(_, v)| v.trim().to_string())
+            let field = |key: &str| {
+                t.lines()
+                    .find(|l| l.split(':').next().map(str::trim) == Some(key))
+                    .and_then(|l| l.split_once(':'))
+                    .map(|(_, v)| v.trim().to_string())
+            };
+            let name = field("model name")?;
+            Some(
+                match (field("cpu family"), field("model"), field("stepping")) {
+                    (Some(f), Some(m), Some(s)) => {
+                        format!("{name} (family {f} model {m} stepping {s})")
+                    }
+                    _ => name,
+                },
+            )
         })
         .unwrap_or_else(|| "unknown".into());
     let build = format!(
@@ -176,11 +187,21 @@ type Spoil = Box<dyn Fn(&mut Value)>;
 
 #[test]
 fn foreign_stale_and_damaged_files_are_ignored_with_one_note() {
-    let cases: [(&str, Spoil, &str); 5] = [
+    let cases: [(&str, Spoil, &str); 6] = [
         (
             "foreign",
             Box::new(|v| v["cpu"] = "Some Other CPU 9000".into()),
             "Some Other CPU 9000",
+        ),
+        (
+            // Another generation that reports the same model name ("AMD EPYC" on three).
+            "same name",
+            Box::new(|v| {
+                let cpu = v["cpu"].as_str().unwrap();
+                let name = cpu.split(" (family").next().unwrap();
+                v["cpu"] = format!("{name} (family 99 model 7 stepping 0)").into();
+            }),
+            "(family 99 model 7 stepping 0)",
         ),
         (
             "stale",

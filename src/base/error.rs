@@ -24,6 +24,10 @@ pub enum Error {
     Disagreement(String),
     /// Any other invalid argument.
     Invalid(String),
+    /// A file the run was writing could not be written (a full disk, an I/O error) after
+    /// work began: one line naming the file; the binary exits 4, as for an answer printed
+    /// whose file was not saved.
+    Unwritten(String),
 }
 
 impl fmt::Display for Error {
@@ -44,7 +48,7 @@ impl fmt::Display for Error {
             }
             Error::Overflow(msg) => write!(f, "{msg}"),
             Error::Disagreement(msg) => write!(f, "disagreement: {msg}"),
-            Error::Invalid(msg) => write!(f, "{msg}"),
+            Error::Invalid(msg) | Error::Unwritten(msg) => write!(f, "{msg}"),
         }
     }
 }

@@ -5,6 +5,8 @@
 //! - [`moves`]: a subtraction set; [`limit`]: the limit N, validated once.
 //! - [`isa`]: the instruction-set paths and which one this run's kernels take.
 //! - [`memory`], [`paths`]: what a run may allocate and write, checked before any work.
+//! - [`fault`]: the point every file write of the run layer goes through, which a test build
+//!   (`testing`) can make fail (`NIMSQUARE_FAULT`); nothing without the feature.
 //! - [`rng`]: a small seeded generator for repeatable random cases.
 //! - [`stats`]: the median of repeats; [`units`]: seconds as a person reads them;
 //!   [`numbers`]: counts (`1e6`) and seconds as a person types them.
@@ -13,6 +15,7 @@
 //! - [`valgrind`]: the stage a run under Callgrind counts, marked by client requests.
 
 pub mod error;
+pub mod fault;
 pub mod isa;
 pub mod limit;
 pub mod memory;

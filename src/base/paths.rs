@@ -1,6 +1,7 @@
 //! Output paths checked before any work, so that a long run never ends in a failed write.
 
 use crate::base::error::{Error, Result};
+use crate::base::fault;
 use std::fs::{self, OpenOptions};
 use std::io;
 use std::path::{Path, PathBuf};
@@ -66,9 +67,9 @@ pub fn replace_atomically(path: &Path, write: impl FnOnce(&Path) -> Result<()>) 
         let _ = fs::remove_file(&tmp);
         return Err(e);
     }
-    fs::rename(&tmp, path).map_err(|e| {
+    fault::rename(&tmp, path).map_err(|e| {
         let _ = fs::remove_file(&tmp);
-        Error::Invalid(format!(
+        Error::Unwritten(format!(
             "cannot move {} to {}: {e}",
             tmp.display(),
             path.display()
@@ -244,7 +245,7 @@ pub fn write_output(
 ) -> Result<()> {
     use std::io::Write;
     let failed =
-        |path: &Path, e: io::Error| Error::Invalid(format!("{flag} {}: {e}", path.display()));
+        |path: &Path, e: io::Error| Error::Unwritten(format!("{flag} {}: {e}", path.display()));
     match output {
         Output::Stdout => {
             let stdout = io::stdout();
@@ -254,18 +255,16 @@ pub fn write_output(
                 .map_err(|e| Error::Invalid(format!("writing to stdout: {e}")))
         }
         Output::Stream(path) => {
-            let file = OpenOptions::new()
-                .write(true)
-                .open(path)
-                .map_err(|e| failed(path, e))?;
-            let mut w = io::BufWriter::new(file);
+            let file =
+                fault::open(OpenOptions::new().write(true), path).map_err(|e| failed(path, e))?;
+            let mut w = io::BufWriter::new(fault::Writer(file));
             write(&mut w)
                 .and_then(|()| w.flush())
                 .map_err(|e| failed(path, e))
         }
         Output::File(path) => replace_atomically(path, |tmp| {
-            let file = fs::File::create(tmp).map_err(|e| failed(path, e))?;
-            let mut w = io::BufWriter::new(file);
+            let file = fault::create(tmp).map_err(|e| failed(path, e))?;
+            let mut w = io::BufWriter::new(fault::Writer(file));
             write(&mut w)
                 .and_then(|()| w.flush())
                 .map_err(|e| failed(path, e))

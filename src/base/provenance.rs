@@ -26,18 +26,40 @@ pub fn load_average() -> Option<f64> {
         .ok()
 }
 
-/// The CPU's "model name" from /proc/cpuinfo, or "unknown".
+/// The CPU as /proc/cpuinfo names it: its "model name", then the family, model and stepping
+/// when the file gives them (`AMD EPYC (family 25 model 1 stepping 1)`), or "unknown".
+///
+/// The name alone does not tell CPUs apart: virtual machines of three EPYC generations all
+/// report "AMD EPYC", and wisdom, a study or a census row must not be taken for another's.
 pub fn cpu_model() -> String {
     std::fs::read_to_string("/proc/cpuinfo")
         .ok()
-        .and_then(|text| {
-            text.lines()
-                .find(|l| l.starts_with("model name"))
-                .and_then(|l| l.split_once(':'))
-                .map(|(_, v)| v.trim().to_string())
-        })
-        .filter(|s| !s.is_empty())
+        .and_then(|text| cpu_model_of(&text))
         .unwrap_or_else(|| "unknown".into())
+}
+
+/// [`cpu_model`] read off the text of /proc/cpuinfo (its first processor), or None without a
+/// model name.
+pub fn cpu_model_of(cpuinfo: &str) -> Option<String> {
+    let first = cpuinfo.split("\n\n").next().unwrap_or("");
+    let field = |key: &str| {
+        first
+            .lines()
+            .filter_map(|l| l.split_once(':'))
+            .find(|(k, _)| k.trim() == key)
+            .map(|(_, v)| v.trim().to_string())
+            .filter(|v| !v.is_empty())
+    };
+    let name = field("model name")?;
+    Some(
+        match (field("cpu family"), field("model"), field("stepping")) {
+            (Some(family), Some(model), Some(stepping)) => {
+                format!("{name} (family {family} model {model} stepping {stepping})")
+            }
+            (Some(family), Some(model), None) => format!("{name} (family {family} model {model})"),
+            _ => name,
+        },
+    )
 }
 
 /// The columns every study row shares, in this order: `threads`, `moves`, `git_rev`, `cpu`.
@@ -99,7 +121,29 @@ pub fn civil_from_days(days: i64) -> (i64, u32, u32) {
 
 #[cfg(test)]
 mod tests {
-    use super::civil_from_days;
+    use super::{civil_from_days, cpu_model_of};
+
+    #[test]
+    fn cpus_of_one_name_are_told_apart_by_family_model_and_stepping() {
+        let zen3 = "processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 25\nmodel\t\t: 1\nmodel name\t: AMD EPYC\nstepping\t: 1\n\nprocessor\t: 1\nmodel name\t: other\n";
+        let zen5 = zen3
+            .replace("25", "26")
+            .replace("model\t\t: 1", "model\t\t: 2");
+        assert_eq!(
+            cpu_model_of(zen3).as_deref(),
+            Some("AMD EPYC (family 25 model 1 stepping 1)")
+        );
+        assert_eq!(
+            cpu_model_of(&zen5).as_deref(),
+            Some("AMD EPYC (family 26 model 2 stepping 1)")
+        );
+        // Without family and model (another architecture), the name alone; none, no name.
+        assert_eq!(
+            cpu_model_of("model name\t: Some CPU\n").as_deref(),
+            Some("Some CPU")
+        );
+        assert_eq!(cpu_model_of("processor\t: 0\n"), None);
+    }
 
     #[test]
     fn days_become_dates() {

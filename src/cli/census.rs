@@ -52,7 +52,8 @@ pub const LONG_ABOUT: &str = "Builds every octal game 0.d1..dk and 4.d1..dk for 
     with the tables kept, finish the rest; refused if FILE is of another census: limit, \
     max limit, budget, digits, codes, back-end, shard or format, or of format version 2, \
     whose rows carry no check, or holds a row whose check fails or of a code outside the \
-    census, named by its line and code). When the census is complete \
+    census, named by its line and code, or a row another build wrote, unless --mixed-builds). \
+    When the census is complete \
     FILE is rewritten with its rows in code order: the file one uninterrupted run writes. \
     Ctrl-C or SIGTERM stops it after the codes in flight (until proved, at once, their tables \
     kept). --out - (stdout), a FIFO or a device gets the text, CSV or JSON at the end instead.\n\n\
@@ -134,6 +135,10 @@ pub struct Args {
     /// Finish the census in --out FILE: skip the codes it holds, append the rest.
     #[arg(long, requires = "out")]
     resume: bool,
+    /// With --resume: keep the rows another build of nimsquare wrote (refused otherwise;
+    /// each row names its build).
+    #[arg(long, requires = "resume")]
+    mixed_builds: bool,
     /// No progress line on stderr.
     #[arg(long)]
     quiet: bool,
@@ -235,6 +240,7 @@ pub fn run(args: Args) -> CliResult {
         out: args.out.as_deref(),
         force: args.force,
         resume: args.resume,
+        mixed_builds: args.mixed_builds,
         json: args.json,
     };
     let outcome = run::census::run(

@@ -110,6 +110,8 @@ enum Command {
 
 /// Parses the arguments, runs the subcommand, and returns the exit code.
 pub fn main() -> i32 {
+    // A test build's fault point reads its variable now (nothing without `testing`).
+    nimsquare::base::fault::arm();
     // Before parsing: `--isa auto` is the widest path the cap leaves.
     if let Err(e) = nimsquare::base::isa::cap_from_env() {
         eprintln!("error: {e}");
@@ -169,6 +171,7 @@ pub fn main() -> i32 {
             eprintln!("error: {e}");
             match e {
                 Error::Disagreement(_) => EXIT_CHECK_FAILED,
+                Error::Unwritten(_) => nimsquare::run::session::EXIT_UNSAVED,
                 _ => EXIT_USAGE,
             }
         }

@@ -292,12 +292,13 @@ fn run_window(
     })?;
     out.flush().map_err(values_unwritten)?;
     drop(out);
-    let (streamed, file, resumed_at) = match built.outcome {
+    let (streamed, file, resumed_at, checkpoint_unsaved) = match built.outcome {
         WindowOutcome::Finished {
             streamed,
             file,
             resumed_at,
-        } => (streamed, file, resumed_at),
+            unsaved,
+        } => (streamed, file, resumed_at, unsaved),
         WindowOutcome::Interrupted { signal, done } => {
             let how = match checkpoint {
                 Some(ck) => format!(
@@ -318,6 +319,13 @@ fn run_window(
         summary.histogram = None;
     }
     let mut unsaved = Vec::new();
+    if let (Some(error), Some(ck)) = (checkpoint_unsaved, checkpoint) {
+        unsaved.push(Unsaved {
+            flag: "--checkpoint",
+            file: ck.to_path_buf(),
+            error,
+        });
+    }
     if let (Some((out, log_x)), Some(picture)) = (&plot, &picture) {
         let drawing = Drawing::octal(plan.subject.label(), plan.limit, &summary, *log_x);
         if let Err(error) = picture.write(&drawing, out, "--plot") {

@@ -287,19 +287,32 @@ fn small_census_codes(digits: usize) -> Result<Vec<String>> {
 }
 
 /// `censusfile::parse` (`census --out`, `census report`), then every row's `fields`, and
-/// `parse_resume` of the same text against its own header (what `--resume` checks).
+/// `parse_resume` of the same text against its own header and its first row's build (what
+/// `--resume` checks).
 pub fn census_file(bytes: &[u8]) {
     for b in [bytes.to_vec(), reseal_census(bytes)] {
         let r = censusfile::parse(&b, &path(), "--resume");
         one_line(&r);
         let Ok(c) = r else { continue };
         let until = c.header.max_limit.is_some();
+        let mut first_build = None;
         for (_, line) in c.rows.values() {
             let f = censusfile::fields(c.format, line, until);
             one_line_str(&f);
+            if let (None, Ok(f)) = (&first_build, f) {
+                first_build = Some(f.build);
+            }
         }
         let text = std::str::from_utf8(&b).expect("parsed as UTF-8");
-        let again = censusfile::parse_resume(text, &path(), c.format, &c.header, &|_| true);
+        // Against the build of its first row: rows of another build are refused in one line.
+        let again = censusfile::parse_resume(
+            text,
+            &path(),
+            c.format,
+            &c.header,
+            first_build.as_deref(),
+            &|_| true,
+        );
         one_line(&again);
         let merged = censusfile::merge_contents(&[(path(), c)], &small_census_codes);
         one_line(&merged);

@@ -20,6 +20,7 @@
 //! takes seconds.
 
 use crate::base::error::{Error, Result};
+use crate::base::fault;
 use crate::base::isa::{self, Isa};
 use crate::base::valgrind::{self, Stage};
 use crate::cost::Primitive;
@@ -260,15 +261,16 @@ impl Baseline {
         std::fs::create_dir_all(dir)
             .map_err(|e| Error::Invalid(format!("{}: {e}", dir.display())))?;
         let text = serde_json::to_string_pretty(self).expect("a baseline serializes") + "\n";
+        fault::before_create().map_err(|e| Error::Invalid(format!("{}: {e}", dir.display())))?;
         let tmp = tempfile::NamedTempFile::new_in(dir)
             .map_err(|e| Error::Invalid(format!("{}: {e}", dir.display())))?;
-        std::fs::write(tmp.path(), text)
+        fault::write(tmp.path(), text)
             .map_err(|e| Error::Invalid(format!("{}: {e}", path.display())))?;
         // Readable by all, as a file written by hand would be (the temporary file is 0600).
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o644))
             .map_err(|e| Error::Invalid(format!("{}: {e}", path.display())))?;
-        tmp.persist(path)
+        fault::persist(tmp, path)
             .map_err(|e| Error::Invalid(format!("{}: {e}", path.display())))?;
         Ok(())
     }

@@ -8,12 +8,13 @@
 
 use super::row::{describe, Row, CSV_HEADER};
 use crate::base::error::{Error, Result};
+use crate::base::fault;
 use crate::base::paths::Output;
 use serde::{de::DeserializeOwned, Serialize};
 use std::collections::HashSet;
-use std::fs::{File, OpenOptions};
+use std::fs::OpenOptions;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The settings every row of one study shares; `--resume` refuses a run whose settings
 /// differ from the rows already in the file. The back-end list may differ: each
@@ -82,7 +83,9 @@ impl Settings {
 pub struct CsvLog<R: StudyRow = Row> {
     /// A file, a FIFO or a device, or stdout: boxed, since [`CsvLog::start`] writes to
     /// whichever the study's `--out` was decided to be.
-    writer: csv::Writer<Box<dyn Write>>,
+    sink: Box<dyn Write>,
+    /// The path named in errors (`-` for stdout).
+    path: PathBuf,
     rows: Vec<R>,
 }
 
@@ -90,8 +93,8 @@ impl<R: StudyRow> CsvLog<R> {
     /// Starts a fresh CSV at `path` (replacing any file there, or writing through a symlink
     /// to its target) with the header line.
     pub fn create(path: &Path) -> Result<CsvLog<R>> {
-        let file = File::create(path).map_err(|e| io_error(path, e))?;
-        CsvLog::with_header(Box::new(file), path)
+        let file = fault::create(path).map_err(|e| io_error(path, e))?;
+        CsvLog::with_header(Box::new(fault::Writer(file)), path)
     }
 
     /// Starts a fresh CSV on the output decided before any work ([`decide_output`]): a
@@ -104,11 +107,9 @@ impl<R: StudyRow> CsvLog<R> {
         match out {
             Output::File(path) => CsvLog::create(path),
             Output::Stream(path) => {
-                let file = OpenOptions::new()
-                    .write(true)
-                    .open(path)
+                let file = fault::open(OpenOptions::new().write(true), path)
                     .map_err(|e| io_error(path, e))?;
-                CsvLog::with_header(Box::new(file), path)
+                CsvLog::with_header(Box::new(fault::Writer(file)), path)
             }
             Output::Stdout => CsvLog::with_header(Box::new(std::io::stdout()), Path::new("-")),
         }
@@ -117,17 +118,29 @@ impl<R: StudyRow> CsvLog<R> {
     /// A log writing to `sink` (named `path` in errors), its header line written and flushed.
     fn with_header(sink: Box<dyn Write>, path: &Path) -> Result<CsvLog<R>> {
         // The header is written here, not by serde, so that it is there before any row.
-        let mut writer = csv::WriterBuilder::new()
+        let mut line = csv::WriterBuilder::new()
             .has_headers(false)
-            .from_writer(sink);
-        writer
-            .write_record(R::HEADER.split(','))
-            .and_then(|_| writer.flush().map_err(csv::Error::from))
-            .map_err(|e| Error::Invalid(format!("{}: {e}", path.display())))?;
-        Ok(CsvLog {
-            writer,
+            .from_writer(Vec::new());
+        line.write_record(R::HEADER.split(','))
+            .expect("a record is written into memory");
+        let bytes = line.into_inner().expect("a flush into memory");
+        let mut log = CsvLog {
+            sink,
+            path: path.to_path_buf(),
             rows: Vec::new(),
-        })
+        };
+        log.put(&bytes)?;
+        Ok(log)
+    }
+
+    /// Writes `bytes` (whole lines) to the sink in one write and flushes them. They are
+    /// never kept in a buffer past a failure, so a failed write cannot be written again
+    /// later after its first part (the file ends in a cut line, which a resume drops).
+    fn put(&mut self, bytes: &[u8]) -> Result<()> {
+        self.sink
+            .write_all(bytes)
+            .and_then(|()| self.sink.flush())
+            .map_err(|e| io_error(&self.path, e))
     }
 
     /// Reopens the CSV at `path` to append, keeping its rows; a missing or empty file starts
@@ -139,7 +152,7 @@ impl<R: StudyRow> CsvLog<R> {
         let text = match std::fs::read_to_string(path) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return CsvLog::create(path),
-            Err(e) => return Err(io_error(path, e)),
+            Err(e) => return Err(read_error(path, e)),
         };
         let complete = match text.rfind('\n') {
             Some(i) => &text[..=i],
@@ -160,27 +173,29 @@ impl<R: StudyRow> CsvLog<R> {
             // Through a sibling file and a rename: a crash or a full disk mid-rewrite leaves
             // the study as it was, never a file cut at an arbitrary byte.
             crate::base::paths::replace_atomically(path, |tmp| {
-                std::fs::write(tmp, complete).map_err(|e| io_error(tmp, e))
+                fault::write(tmp, complete).map_err(|e| io_error(tmp, e))
             })?;
         }
-        let file = OpenOptions::new()
-            .append(true)
-            .open(path)
-            .map_err(|e| io_error(path, e))?;
+        let file =
+            fault::open(OpenOptions::new().append(true), path).map_err(|e| io_error(path, e))?;
         Ok(CsvLog {
-            writer: csv::WriterBuilder::new()
-                .has_headers(false)
-                .from_writer(Box::new(file) as Box<dyn Write>),
+            sink: Box::new(fault::Writer(file)),
+            path: path.to_path_buf(),
             rows,
         })
     }
 
-    /// Appends one row and flushes it to the file.
+    /// Appends one row and flushes it to the file: one line, written whole or, on a
+    /// failure, cut (never a line made of two attempts); the error names the file.
     pub fn append(&mut self, row: R) -> Result<()> {
-        self.writer
-            .serialize(&row)
-            .and_then(|_| self.writer.flush().map_err(csv::Error::from))
-            .map_err(|e| Error::Invalid(format!("cannot write the CSV: {e}")))?;
+        let mut line = csv::WriterBuilder::new()
+            .has_headers(false)
+            .from_writer(Vec::new());
+        line.serialize(&row).map_err(|e| {
+            Error::Invalid(format!("{}: cannot write a row: {e}", self.path.display()))
+        })?;
+        let bytes = line.into_inner().expect("a flush into memory");
+        self.put(&bytes)?;
         self.rows.push(row);
         Ok(())
     }
@@ -203,7 +218,7 @@ pub fn read_rows(path: &Path) -> Result<Vec<Row>> {
 
 /// Reads every row of a study CSV of row type `R`.
 pub fn read_study_rows<R: StudyRow>(path: &Path) -> Result<Vec<R>> {
-    let text = std::fs::read_to_string(path).map_err(|e| io_error(path, e))?;
+    let text = std::fs::read_to_string(path).map_err(|e| read_error(path, e))?;
     parse_study_rows::<R>(&text, path)
 }
 
@@ -260,7 +275,13 @@ fn header_refusal<R: StudyRow>(found: &[String], path: &Path) -> String {
     )
 }
 
+/// A failed write of the study file `path`: one line naming it (exit status 4).
 fn io_error(path: &Path, e: std::io::Error) -> Error {
+    Error::Unwritten(format!("{}: {e}", path.display()))
+}
+
+/// A failed read of the study file `path`: one line naming it.
+fn read_error(path: &Path, e: std::io::Error) -> Error {
     Error::Invalid(format!("{}: {e}", path.display()))
 }
 

@@ -30,6 +30,7 @@ pub mod page;
 pub mod published;
 
 use crate::base::error::{Error, Result};
+use crate::base::fault;
 use crate::octal::Rules;
 use crate::run::longrun::censusfile::{self, Fields};
 use published::{Agreement, Published, Readings};
@@ -228,7 +229,7 @@ pub fn report(rows: &Path, dir: &Path, force: bool) -> Result<Made> {
         |f| f.to_string_lossy().into_owned(),
     );
     let index_path = dir.join("index.html");
-    std::fs::write(&index_path, index::html(&header, &entries, &source))
+    fault::write(&index_path, index::html(&header, &entries, &source))
         .map_err(|e| failed(&index_path, e))?;
     let pages: Vec<&Entry> = entries.iter().filter(|e| e.page.is_some()).collect();
     let with_pages: BTreeSet<&str> = pages.iter().map(|e| e.fields.code.as_str()).collect();
@@ -247,7 +248,7 @@ pub fn report(rows: &Path, dir: &Path, force: bool) -> Result<Made> {
             let plot = figure::svg(&rules, &values, entry.proved())?;
             let html = page::html(entry, &plot, values.len(), &with_pages, &published, &source);
             let path = code_dir.join(entry.page.as_deref().expect("a page"));
-            std::fs::write(&path, html).map_err(|e| failed(&path, e))?;
+            fault::write(&path, html).map_err(|e| failed(&path, e))?;
         }
         Ok(())
     };

@@ -19,6 +19,7 @@
 //! most, never the values.
 
 use crate::base::error::{Error, Result};
+use crate::base::fault;
 use crate::census::until::Carried;
 use crate::octal::Rules;
 use crate::run::longrun::tablefile;
@@ -123,7 +124,7 @@ impl Carry {
         };
         std::fs::create_dir_all(&self.folder).map_err(failed)?;
         let (table, secs) = self.files(rules.label());
-        std::fs::write(secs, format!("{seconds}\n")).map_err(failed)?;
+        fault::write(&secs, format!("{seconds}\n")).map_err(failed)?;
         let max = values.iter().copied().max().unwrap_or(0);
         let limit = values.len().saturating_sub(1) as u64;
         tablefile::write_atomic(&table, rules, limit, values, max)

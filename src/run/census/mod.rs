@@ -36,6 +36,8 @@ pub struct Keep<'a> {
     pub out: Option<&'a Path>,
     pub force: bool,
     pub resume: bool,
+    /// Keep, on `resume`, rows that another build of nimsquare wrote (else refused).
+    pub mixed_builds: bool,
     pub json: bool,
 }
 
@@ -138,7 +140,9 @@ pub fn run(
         .iter()
         .map(|&i| selection.codes[i].label())
         .collect();
-    let (sink, done) = decide_sink(keep, format, &header, &|code| share.contains(code))?;
+    let (sink, done) = decide_sink(keep, format, &header, &made.build, &|code| {
+        share.contains(code)
+    })?;
     let (list, todo_costs) = plan.todo(done.values().map(|(code, _)| code.as_str()))?;
     let total = plan.share.len();
     if let Sink::File { rows, .. } = &sink {
@@ -235,11 +239,13 @@ pub fn run(
 }
 
 /// Decides where the rows go, before any work, and returns the rows already done (those of
-/// the file `--resume` names, each a code `in_share`).
+/// the file `--resume` names, each a code `in_share` and, unless `keep.mixed_builds`, written
+/// by this `build`).
 fn decide_sink(
     keep: Keep,
     format: Format,
     header: &Header,
+    build: &str,
     in_share: &dyn Fn(&str) -> bool,
 ) -> Result<(Sink, Rows)> {
     let memory = |out| (Sink::Memory(out, Mutex::new(Vec::new())), Rows::new());
@@ -264,7 +270,13 @@ fn decide_sink(
         }
         let target = decide_replaced_file(path, "--out", "census rows")?;
         if target.exists() {
-            let (rows_file, done) = censusfile::resume(&target, format, header, in_share)?;
+            let (rows_file, done) = censusfile::resume(
+                &target,
+                format,
+                header,
+                (!keep.mixed_builds).then_some(build),
+                in_share,
+            )?;
             return Ok(file(target, rows_file, done));
         }
         // Nothing to resume yet (the first run of a job that always passes --resume).

@@ -19,13 +19,14 @@
 //! most a last line without its newline, which [`resume`] drops and [`read`] reports.
 
 use crate::base::error::{Error, Result};
+use crate::base::fault;
 use crate::census::plan::fingerprint_of;
 use crate::census::{order_key, Row};
 use crate::octal::method::period::Verdict;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -568,41 +569,58 @@ pub fn fields(format: Format, line: &str, until: bool) -> std::result::Result<Fi
 pub struct RowsFile {
     path: PathBuf,
     file: Mutex<File>,
+    /// A failed append whose part-written line could not be cut off (see [`RowsFile::append`]).
+    torn: std::sync::atomic::AtomicBool,
 }
 
 impl RowsFile {
     /// Appends `line` and its newline, then syncs the file, so the row survives a kill or a
     /// power cut from the moment this returns. Rows from several threads never interleave.
+    /// A write that fails after writing part of the line (a disk that fills midway) is cut
+    /// off the file again, so a row appended after it by another thread never follows a
+    /// torn one on the same line; if even that fails, every later append is refused.
     pub fn append(&self, line: &str) -> Result<()> {
         let mut file = self.file.lock().unwrap_or_else(|e| e.into_inner());
+        let failed = |e: std::io::Error| {
+            Error::Unwritten(format!(
+                "--out {}: cannot append a row ({e})",
+                self.path.display()
+            ))
+        };
+        if self.torn.load(std::sync::atomic::Ordering::SeqCst) {
+            return Err(failed(std::io::Error::other(
+                "a row before it was torn and could not be cut off",
+            )));
+        }
+        let before = file.metadata().map(|m| m.len());
         let mut bytes = Vec::with_capacity(line.len() + 1);
         bytes.extend_from_slice(line.as_bytes());
         bytes.push(b'\n');
         // One write of the whole line, so a kill leaves the line whole or cut, never mixed.
-        file.write_all(&bytes)
-            .and_then(|()| file.sync_data())
-            .map_err(|e| {
-                Error::Invalid(format!(
-                    "--out {}: cannot append a row ({e})",
-                    self.path.display()
-                ))
-            })
+        let written = fault::write_all(&mut *file, &bytes).and_then(|()| fault::sync_data(&file));
+        if written.is_err() {
+            let cut = before.and_then(|len| file.set_len(len));
+            if cut.is_err() {
+                self.torn.store(true, std::sync::atomic::Ordering::SeqCst);
+            }
+        }
+        written.map_err(failed)
     }
 }
 
 /// Writes `text` to `path` as a new file: `PATH.tmp` written and synced, renamed over `path`,
 /// and the folder synced, so a crash leaves the old file or the new one, never a mixture.
 fn write_whole(path: &Path, text: &str) -> Result<()> {
-    let failed = |e: std::io::Error| Error::Invalid(format!("--out {}: {e}", path.display()));
+    let failed = |e: std::io::Error| Error::Unwritten(format!("--out {}: {e}", path.display()));
     crate::base::paths::replace_atomically(path, |tmp| {
-        let mut f = File::create(tmp).map_err(failed)?;
-        f.write_all(text.as_bytes())
-            .and_then(|()| f.sync_all())
+        let mut f = fault::create(tmp).map_err(failed)?;
+        fault::write_all(&mut f, text.as_bytes())
+            .and_then(|()| fault::sync_all(&f))
             .map_err(failed)
     })?;
     if let Some(folder) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         // Makes the rename itself durable; nothing to do if the folder cannot be synced.
-        let _ = File::open(folder).and_then(|d| d.sync_all());
+        let _ = fault::sync_folder(folder);
     }
     Ok(())
 }
@@ -613,11 +631,10 @@ fn write_whole(path: &Path, text: &str) -> Result<()> {
 fn open_append(path: &Path) -> Result<RowsFile> {
     use std::os::unix::io::AsRawFd;
     let refuse = |why: String| Error::Invalid(format!("--out {}: {why}", path.display()));
-    let file = OpenOptions::new()
-        .read(true)
-        .append(true)
-        .open(path)
-        .map_err(|e| refuse(format!("cannot be opened ({e})")))?;
+    // A file that cannot be opened to append is one not written (exit 4), not bad input.
+    let file = fault::open(OpenOptions::new().read(true).append(true), path).map_err(|e| {
+        Error::Unwritten(format!("--out {}: cannot be opened ({e})", path.display()))
+    })?;
     // SAFETY: flock on a file descriptor this `File` owns and keeps open across the call.
     if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
         return Err(refuse(
@@ -627,6 +644,7 @@ fn open_append(path: &Path) -> Result<RowsFile> {
     Ok(RowsFile {
         path: path.to_path_buf(),
         file: Mutex::new(file),
+        torn: std::sync::atomic::AtomicBool::new(false),
     })
 }
 
@@ -646,12 +664,15 @@ pub fn create(path: &Path, format: Format, header: &Header) -> Result<RowsFile> 
 /// another shard of it, or is in the other format), or a file whose rows carry no check (a
 /// version before 3: its rows cannot be told from edited ones, so none is kept); and, naming
 /// the line and the code, a row edited since it was written or of a code outside the share
-/// (`in_share`). A last line cut by a kill is dropped (cut off the file). Returns the file,
-/// open for appending, and its rows.
+/// (`in_share`); and, naming the code and both builds, a row another build wrote when
+/// `build` is given (the build of this run: a row is a fact of the code that made it, so
+/// one build's rows are not silently finished by another's). A last line cut by a kill is
+/// dropped (cut off the file). Returns the file, open for appending, and its rows.
 pub fn resume(
     path: &Path,
     format: Format,
     header: &Header,
+    build: Option<&str>,
     in_share: &dyn Fn(&str) -> bool,
 ) -> Result<(RowsFile, Rows)> {
     // Locked first, so no other census appends between the reading and the appending.
@@ -662,14 +683,14 @@ pub fn resume(
         .map_err(|e| {
             Error::Invalid(format!("--resume {}: cannot be read ({e})", path.display()))
         })?;
-    let contents = parse_resume(&text, path, format, header, in_share)?;
+    let contents = parse_resume(&text, path, format, header, build, in_share)?;
     if contents.cut {
         let f = file.file.lock().unwrap_or_else(|e| e.into_inner());
-        f.set_len(contents.complete_len)
-            .and_then(|()| f.sync_all())
+        fault::set_len(&f, contents.complete_len)
+            .and_then(|()| fault::sync_all(&f))
             .map_err(|e| {
-                Error::Invalid(format!(
-                    "--resume {}: cannot drop its cut last line ({e}); rerun with the file's parameters, or name another --out",
+                Error::Unwritten(format!(
+                    "--resume {}: cannot drop its cut last line ({e})",
                     path.display()
                 ))
             })?;
@@ -679,12 +700,13 @@ pub fn resume(
 
 /// What [`resume`] reads of the rows file text `text` (at `path`) before it touches the file:
 /// its rows, every check of a resume passed (the census `header` and `format` of this run,
-/// every row's code in the share `in_share`).
+/// every row's code in the share `in_share`, every row of build `build` when given).
 pub fn parse_resume(
     text: &str,
     path: &Path,
     format: Format,
     header: &Header,
+    build: Option<&str>,
     in_share: &dyn Fn(&str) -> bool,
 ) -> Result<Contents> {
     let refuse = |why: String| {
@@ -718,7 +740,22 @@ pub fn parse_resume(
         }
         Ok(())
     };
-    parse_with(text, path, "--resume", &expect, in_share)
+    let contents = parse_with(text, path, "--resume", &expect, in_share)?;
+    if let Some(here) = build {
+        let until = contents.header.max_limit.is_some();
+        for (code, line) in contents.rows.values() {
+            let there = fields(format, line, until)
+                .map_err(|why| refuse(format!("the row of code {code} is damaged ({why})")))?
+                .build;
+            if there != here {
+                return Err(Error::Invalid(format!(
+                    "--resume {}: the row of code {code} was written by build {there}, this is build {here}; finish the census with that build, or pass --mixed-builds to keep its rows",
+                    path.display()
+                )));
+            }
+        }
+    }
+    Ok(contents)
 }
 
 /// The text of a whole rows file: `header` and `rows` in code order.
@@ -948,7 +985,7 @@ mod tests {
             ..header()
         };
         let f = temp("v1", &header_text(Format::Csv, &old));
-        let e = resume(&f.0, Format::Csv, &header(), &|_| true)
+        let e = resume(&f.0, Format::Csv, &header(), None, &|_| true)
             .err()
             .unwrap()
             .to_string();
@@ -1000,7 +1037,7 @@ mod tests {
             let f = temp(name, &format!("{head}{other}\n{edited}\n"));
             for e in [
                 read(&f.0, "census merge").unwrap_err().to_string(),
-                resume(&f.0, Format::Csv, &header(), &|_| true)
+                resume(&f.0, Format::Csv, &header(), None, &|_| true)
                     .err()
                     .unwrap()
                     .to_string(),
@@ -1057,10 +1094,31 @@ mod tests {
     }
 
     #[test]
+    fn a_row_of_another_build_is_refused_by_resume_unless_mixed_builds_are_asked() {
+        // ROW was written by build "b".
+        let head = header_text(Format::Csv, &header());
+        let f = temp("build", &format!("{head}{}\n", seal(Format::Csv, ROW)));
+        let e = resume(&f.0, Format::Csv, &header(), Some("c"), &|_| true)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            e.starts_with("--resume")
+                && e.contains("code 0.7 was written by build b, this is build c")
+                && e.contains("--mixed-builds"),
+            "{e}"
+        );
+        for build in [Some("b"), None] {
+            let (_, rows) = resume(&f.0, Format::Csv, &header(), build, &|_| true).unwrap();
+            assert_eq!(rows.len(), 1, "{build:?}");
+        }
+    }
+
+    #[test]
     fn a_code_outside_the_share_is_refused_by_resume() {
         let head = header_text(Format::Csv, &header());
         let f = temp("share", &format!("{head}{}\n", seal(Format::Csv, ROW)));
-        let e = resume(&f.0, Format::Csv, &header(), &|code| code != "0.7")
+        let e = resume(&f.0, Format::Csv, &header(), None, &|code| code != "0.7")
             .err()
             .unwrap()
             .to_string();
@@ -1091,7 +1149,7 @@ mod tests {
         assert_eq!((c.header.version, c.rows.len()), (2, 1));
         // Written back as it was (what `census merge` of one whole file prints).
         assert_eq!(sorted_text(c.format, &c.header, &c.rows), text);
-        let e = resume(&f.0, Format::Csv, &header(), &|_| true)
+        let e = resume(&f.0, Format::Csv, &header(), None, &|_| true)
             .err()
             .unwrap()
             .to_string();
@@ -1167,7 +1225,7 @@ mod tests {
         let head = header_text(Format::Csv, &header());
         let row = seal(Format::Csv, ROW);
         let f = temp("cut", &format!("{head}{row}\n0.1,100,peri"));
-        let (file, rows) = resume(&f.0, Format::Csv, &header(), &|_| true).unwrap();
+        let (file, rows) = resume(&f.0, Format::Csv, &header(), None, &|_| true).unwrap();
         assert_eq!(rows.len(), 1);
         drop(file);
         assert_eq!(
@@ -1179,7 +1237,7 @@ mod tests {
             limit: 200,
             ..header()
         };
-        let e = resume(&f.0, Format::Csv, &other, &|_| true)
+        let e = resume(&f.0, Format::Csv, &other, None, &|_| true)
             .err()
             .unwrap()
             .to_string();

@@ -15,6 +15,7 @@
 
 use super::Window;
 use crate::base::error::{Error, Result};
+use crate::base::fault;
 use crate::base::wire::{Reader, Writer};
 use crate::run::longrun::tablefile::{fnv1a64, Fnv1a64};
 use std::io::Write;
@@ -118,16 +119,29 @@ pub struct Parts<'a> {
 const PIECE_VALUES: usize = 1 << 16;
 
 /// Writes the checkpoint `ck` at `path`: a temporary file beside it, synced, renamed over
-/// it. The layout is the module doc's, written in pieces with the sum kept as they go.
+/// it, the folder synced. The layout is the module doc's, written in pieces with the sum kept
+/// as they go. On any failure the temporary file is removed and `path` is as it was.
 pub fn write_atomic(path: &Path, ck: &Parts) -> Result<()> {
     let tmp = path.with_extension("tmp-window-checkpoint");
+    let written = write_to(path, &tmp, ck);
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    } else if let Some(folder) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        // Makes the rename durable; nothing to do where the folder cannot be synced.
+        let _ = fault::sync_folder(folder);
+    }
+    written
+}
+
+/// [`write_atomic`]'s file `tmp`, then its rename onto `path`.
+fn write_to(path: &Path, tmp: &Path, ck: &Parts) -> Result<()> {
     let io = |e: std::io::Error| {
-        Error::Invalid(format!(
+        Error::Unwritten(format!(
             "--checkpoint: cannot write {}: {e}",
             path.display()
         ))
     };
-    let mut f = std::io::BufWriter::new(std::fs::File::create(&tmp).map_err(io)?);
+    let mut f = std::io::BufWriter::new(fault::Writer(fault::create(tmp).map_err(io)?));
     let mut sum = Fnv1a64::default();
     let mut head = Writer::new();
     head.u8(VERSION)
@@ -162,10 +176,10 @@ pub fn write_atomic(path: &Path, ck: &Parts) -> Result<()> {
         values(&mut put, ck.tail).map_err(io)?;
     }
     f.write_all(&sum.finish().to_le_bytes()).map_err(io)?;
-    let f = f.into_inner().map_err(|e| io(e.into_error()))?;
-    f.sync_all().map_err(io)?;
+    let f = f.into_inner().map_err(|e| io(e.into_error()))?.into_inner();
+    fault::sync_all(&f).map_err(io)?;
     drop(f);
-    std::fs::rename(&tmp, path).map_err(io)
+    fault::rename(tmp, path).map_err(io)
 }
 
 /// The checkpoint at `path`, refused when it is not one, or damaged.
@@ -184,8 +198,19 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Checkpoint> {
             path.display()
         ))
     };
-    if !bytes.starts_with(MAGIC) || bytes.len() < MAGIC.len() + 8 {
+    if !bytes.starts_with(MAGIC) || bytes.len() < MAGIC.len() + 9 {
         return Err(not());
+    }
+    // The version first: a newer layout may place its check elsewhere.
+    match bytes[MAGIC.len()] {
+        VERSION => {}
+        newer if newer > VERSION => {
+            return Err(Error::Invalid(format!(
+                "--checkpoint: {} was written by a newer nimsquare (window checkpoint version {newer}, this build reads {VERSION}); resume it with that build, or name another file",
+                path.display()
+            )))
+        }
+        _ => return Err(not()),
     }
     let (body, sum) = bytes.split_at(bytes.len() - 8);
     if fnv1a64(body).to_le_bytes() != sum {
@@ -284,6 +309,20 @@ mod tests {
             std::fs::write(&path, &bad).unwrap();
             let e = read(&path).unwrap_err().to_string();
             assert!(e.contains("not a window-mode checkpoint"), "{e}");
+        }
+        // Another layout version, its check made good: a newer one is named as such, one
+        // before the first is damage.
+        for (version, says) in [
+            (2u8, "newer nimsquare"),
+            (0, "not a window-mode checkpoint"),
+        ] {
+            let mut other = bytes[..bytes.len() - 8].to_vec();
+            other[MAGIC.len()] = version;
+            let sum = fnv1a64(&other);
+            other.extend_from_slice(&sum.to_le_bytes());
+            std::fs::write(&path, &other).unwrap();
+            let e = read(&path).unwrap_err().to_string();
+            assert!(e.contains(says) && e.starts_with("--checkpoint"), "{e}");
         }
         std::fs::write(&path, b"a table file, say").unwrap();
         assert!(read(&path).is_err());

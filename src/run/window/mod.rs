@@ -41,6 +41,7 @@ use crate::octal::{OctalPlan, Rules};
 use crate::run::longrun::driver::{chunk_budget, next_chunk_end, rate_of};
 use crate::run::longrun::progress::Progress;
 use crate::run::longrun::signals::{self, Signal, SignalGuard};
+use crate::run::longrun::tablefile::Fnv1a64;
 use crate::run::plot::ValuePlot;
 use checkpoint::Checkpoint;
 use plan::WindowPlan;
@@ -111,6 +112,9 @@ pub enum WindowOutcome {
         streamed: Box<Streamed>,
         file: Option<PathBuf>,
         resumed_at: usize,
+        /// Why the final checkpoint could not be written (the values stand: the caller
+        /// reports them, then the file as not written, exit status 4).
+        unsaved: Option<Error>,
     },
     /// Stopped by a signal (or the test knob, `None`) after g(0..done); the checkpoint, if
     /// one was asked, holds it.
@@ -120,7 +124,10 @@ pub enum WindowOutcome {
 /// Builds g(0..=limit) of `rules` with `builder` (named `backend`) in window mode (see the
 /// module doc), handing each chunk's values to `each(from, values)` in order. Before any
 /// work: the checkpoint, if it exists, is read and checked, and the values file created
-/// (and unlinked at once unless it is to be kept) or, resuming, the kept one reopened. An
+/// (and unlinked at once unless it is to be kept) or, resuming, the kept one reopened. A
+/// fresh run with a checkpoint and a kept file writes its checkpoint of g(0..0) before it
+/// creates the file, so that from the file's first instant a kill leaves a checkpoint beside
+/// it and the same command resumes. An
 /// error (of the fill, of `each`) stops the run and removes a file it created; a stopped
 /// run keeps g(0..done) in its checkpoint and in a kept file.
 pub fn run(
@@ -149,10 +156,39 @@ pub fn run(
         _ => None,
     };
     let reopen = resumed.is_some() && opts.keep_file && opts.file.exists();
+    if let (true, Some((ck, _, stream))) = (reopen, &resumed) {
+        check_kept_file(&opts.file, ck.done, stream.digest())?;
+    }
+    // A fresh run that keeps its values file writes its checkpoint of nothing (g(0..0))
+    // before it creates the file: a run killed before its first real checkpoint then leaves
+    // a checkpoint beside the file, and the same command resumes (reopening the file)
+    // instead of refusing the file as someone else's.
+    let started = match &opts.checkpoint {
+        Some(path) if resumed.is_none() && opts.keep_file => {
+            write_checkpoint(
+                path,
+                rules,
+                limit,
+                builder,
+                backend,
+                opts.window,
+                &[],
+                0,
+                &None,
+                &Stream::new(),
+            )?;
+            Some(path)
+        }
+        _ => None,
+    };
     let mut spill = if reopen {
         Spill::open_at_least(&opts.file, end)?
     } else {
-        Spill::create(&opts.file, end)?
+        Spill::create(&opts.file, end).inspect_err(|_| {
+            if let Some(path) = started {
+                remove_quietly(path);
+            }
+        })?
     };
     if !opts.keep_file {
         // Unlinked at once: the mapping keeps the file's pages, and the disk space comes back
@@ -166,7 +202,9 @@ pub fn run(
             stream: Stream::new(),
         },
         Some((ck, kept, stream)) => {
-            place_window(&mut spill, &ck, reopen, &opts.file)?;
+            if !reopen {
+                place_window(&mut spill, &ck)?;
+            }
             Start {
                 done: ck.done,
                 kept,
@@ -181,10 +219,13 @@ pub fn run(
     );
     drop(spill);
     match result {
-        Ok(WindowOutcome::Finished { streamed, .. }) => Ok(WindowOutcome::Finished {
+        Ok(WindowOutcome::Finished {
+            streamed, unsaved, ..
+        }) => Ok(WindowOutcome::Finished {
             streamed,
             file: opts.keep_file.then(|| opts.file.clone()),
             resumed_at,
+            unsaved,
         }),
         // a kept file holds g(0..done) of a stopped run
         Ok(stopped) => Ok(stopped),
@@ -204,22 +245,56 @@ struct Start {
     stream: Stream,
 }
 
-/// Puts a resumed run's window in its values file: in a reopened kept file, checks that the
-/// file holds the checkpoint's values; in a new one, writes them and makes the values it
-/// does not hold unreadable ([`Spill::forbid`]), so that no read can take the new file's
-/// zeros for values.
-fn place_window(spill: &mut Spill, ck: &Checkpoint, reopen: bool, file: &Path) -> Result<()> {
+/// Refuses, before the file is touched, a kept values file that does not hold the g(0..done)
+/// its checkpoint was written beside: fewer values (lengthening it would read zeros as
+/// values), or values whose FNV-1a 64 is not the checkpoint's `digest` of g(0..done) (changed
+/// on disk between sittings, they would end in the file and the picture). It reads the
+/// `done` values once, in pieces of 2^16.
+fn check_kept_file(file: &Path, done: usize, digest: u64) -> Result<()> {
+    use std::io::Read;
+    let refuse = |what: String| {
+        Err(Error::Invalid(format!(
+            "--window-file: {} {what}; restore the file the earlier sittings wrote, or name a new one",
+            file.display()
+        )))
+    };
+    let unreadable = |e: std::io::Error| {
+        Error::Invalid(format!(
+            "--window-file: cannot read {}: {e}",
+            file.display()
+        ))
+    };
+    let mut reader = std::fs::File::open(file).map_err(unreadable)?;
+    let size = reader.metadata().map_err(unreadable)?.len();
+    if size < 2 * done as u64 {
+        return refuse(format!(
+            "holds {} values, fewer than the {done} its checkpoint says were written",
+            size / 2
+        ));
+    }
+    let mut sum = Fnv1a64::default();
+    let mut bytes = vec![0u8; 2 << 16];
+    let mut left = 2 * done;
+    while left > 0 {
+        let take = left.min(bytes.len());
+        reader.read_exact(&mut bytes[..take]).map_err(unreadable)?;
+        sum.update(&bytes[..take]);
+        left -= take;
+    }
+    if sum.finish() != digest {
+        return refuse(format!(
+            "does not hold the checkpoint's values (g(0..{done}) does not hash to its digest)"
+        ));
+    }
+    Ok(())
+}
+
+/// Puts a resumed run's window in the new values file it was not written beside: writes the
+/// window and makes the values it does not hold unreadable ([`Spill::forbid`]), so that no
+/// read can take the new file's zeros for values.
+fn place_window(spill: &mut Spill, ck: &Checkpoint) -> Result<()> {
     let tail = ck.tail_from..ck.done;
     let g = spill.values_mut();
-    if reopen {
-        if g[..ck.prefix.len()] != ck.prefix[..] || g[tail] != ck.tail[..] {
-            return Err(Error::Invalid(format!(
-                "--window-file: {} does not hold the checkpoint's values; name a new file",
-                file.display()
-            )));
-        }
-        return Ok(());
-    }
     g[..ck.prefix.len()].copy_from_slice(&ck.prefix);
     g[tail].copy_from_slice(&ck.tail);
     if ck.tail_from > ck.window.prefix {
@@ -436,18 +511,24 @@ fn in_chunks(
     let keep = |spill: &Spill, done: usize, kept: &Kept, stream: &Stream| -> Result<()> {
         match &opts.checkpoint {
             None => Ok(()),
-            Some(path) => write_checkpoint(
-                path,
-                rules,
-                limit,
-                builder,
-                backend,
-                opts.window,
-                spill.values(),
-                done,
-                kept,
-                stream,
-            ),
+            Some(path) => {
+                if opts.keep_file {
+                    // the checkpoint says the kept file holds g(0..done): make that so on disk
+                    spill.sync()?;
+                }
+                write_checkpoint(
+                    path,
+                    rules,
+                    limit,
+                    builder,
+                    backend,
+                    opts.window,
+                    spill.values(),
+                    done,
+                    kept,
+                    stream,
+                )
+            }
         }
     };
     let stopped = loop {
@@ -503,16 +584,21 @@ fn in_chunks(
         }
     };
     progress.finish();
-    // the last checkpoint: where a stop left the run, or the whole table's (a later run with
-    // a larger N goes on from it)
-    keep(spill, done, &kept, &stream)?;
+    // the last checkpoint: where a stop left the run (which fails without it: nothing would
+    // resume it), or the whole table's (a later run with a larger N goes on from it), whose
+    // failure leaves the values standing and is reported after them
+    let last = keep(spill, done, &kept, &stream);
     Ok(match stopped {
         None => WindowOutcome::Finished {
             streamed: Box::new(stream.finish(rules)),
             file: None,
             resumed_at: 0,
+            unsaved: last.err(),
         },
-        Some(signal) => WindowOutcome::Interrupted { signal, done },
+        Some(signal) => {
+            last?;
+            WindowOutcome::Interrupted { signal, done }
+        }
     })
 }
 

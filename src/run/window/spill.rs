@@ -18,6 +18,7 @@
 //! across a release).
 
 use crate::base::error::{Error, Result};
+use crate::base::fault;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -45,16 +46,31 @@ unsafe impl Sync for Spill {}
 impl Spill {
     /// A new file at `path` (refused if one exists there) of `len` zero values, mapped.
     pub fn create(path: &Path, len: usize) -> Result<Spill> {
-        let file = std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create_new(true)
-            .open(path)
-            .map_err(|e| Error::Invalid(format!("cannot create {}: {e}", path.display())))?;
+        let file = fault::open(
+            std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create_new(true),
+            path,
+        )
+        .map_err(|e| {
+            let line = format!("cannot create {}: {e}", path.display());
+            if e.kind() == std::io::ErrorKind::AlreadyExists {
+                Error::Invalid(line)
+            } else {
+                Error::Unwritten(line)
+            }
+        })?;
         let bytes = len.checked_mul(2).expect("a table's bytes fit in usize");
-        file.set_len(bytes as u64)
-            .map_err(|e| Error::Invalid(format!("cannot size {}: {e}", path.display())))?;
-        Spill::map(file, path, len)
+        // The file is this call's: a failure from here on removes it again, so that the same
+        // command run again does not find it there and refuse it.
+        let made = fault::set_len(&file, bytes as u64)
+            .map_err(|e| Error::Unwritten(format!("cannot size {}: {e}", path.display())))
+            .and_then(|()| Spill::map(file, path, len));
+        if made.is_err() {
+            let _ = std::fs::remove_file(path);
+        }
+        made
     }
 
     /// The existing file at `path` of `len` values (exactly 2·len bytes), mapped.
@@ -99,13 +115,10 @@ impl Spill {
                 size / 2 - 1
             )));
         }
-        let file = std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .open(path)
+        let file = fault::open(std::fs::OpenOptions::new().read(true).write(true), path)
             .map_err(|e| Error::Invalid(format!("cannot open {}: {e}", path.display())))?;
-        file.set_len(2 * len as u64)
-            .map_err(|e| Error::Invalid(format!("cannot size {}: {e}", path.display())))?;
+        fault::set_len(&file, 2 * len as u64)
+            .map_err(|e| Error::Unwritten(format!("cannot size {}: {e}", path.display())))?;
         Spill::map(file, path, len)
     }
 
@@ -144,6 +157,28 @@ impl Spill {
             file,
             path: path.to_path_buf(),
         })
+    }
+
+    /// Writes every value stored through the mapping to the file and syncs it (msync(2),
+    /// then fsync(2)), so a checkpoint that names this file as holding g(0..done) is true
+    /// on the disk, not only in the page cache. A store into the mapping cannot fail through
+    /// a call; this sync can, and is a fault point ([`fault::before_sync`]).
+    pub fn sync(&self) -> Result<()> {
+        let failed = |e: std::io::Error| {
+            Error::Unwritten(format!(
+                "--window-file: cannot sync {}: {e}",
+                self.path.display()
+            ))
+        };
+        fault::before_sync().map_err(failed)?;
+        if self.len > 0 {
+            // SAFETY: the whole mapping made in `map` (2·len bytes from `ptr`), still mapped.
+            let r = unsafe { libc::msync(self.ptr.cast(), 2 * self.len, libc::MS_SYNC) };
+            if r != 0 {
+                return Err(failed(std::io::Error::last_os_error()));
+            }
+        }
+        self.file.sync_all().map_err(failed)
     }
 
     /// The file's path.

@@ -99,6 +99,12 @@ impl Stream {
         self.len == 0
     }
 
+    /// FNV-1a 64 of the values pushed so far, g(0..len) as little-endian u16: what a
+    /// resumed run checks its values file against.
+    pub fn digest(&self) -> u64 {
+        self.digest.finish()
+    }
+
     /// Takes in the next values, g(len..len + values.len()).
     pub fn push(&mut self, values: &[u16]) {
         for &v in values {
