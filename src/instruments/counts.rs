@@ -244,7 +244,7 @@ impl Baseline {
 
     /// [`Baseline::read`] of a file's text `text` (`path` only names it in messages).
     pub fn parse(text: &str, path: &Path) -> Result<Baseline> {
-        serde_json::from_str(&text).map_err(|e| {
+        serde_json::from_str(text).map_err(|e| {
             Error::Invalid(format!(
                 "{}: not a counts baseline ({e}); write one with --save-gate",
                 path.display()

@@ -302,7 +302,7 @@ pub fn load(path: &Path) -> Source {
 
 /// [`load`] of a file's text `text` (`path` only names it in the note).
 pub fn parse(text: &str, path: &Path) -> Source {
-    let wisdom: Wisdom = match serde_json::from_str(&text) {
+    let wisdom: Wisdom = match serde_json::from_str(text) {
         Ok(w) => w,
         Err(e) => return ignored(path, &format!("is damaged ({e})")),
     };

@@ -378,7 +378,7 @@ fn parse_with(
     let complete = match text.rfind('\n') {
         Some(end) if cut => &text[..=end],
         _ if cut => "",
-        _ => &text[..],
+        _ => text,
     };
     let mut rows = Rows::new();
     let until = header.max_limit.is_some();
