@@ -98,7 +98,8 @@ impl OctalBlock {
         let max_known = r.usize()?;
         let next_choice = r.usize()?;
         r.end()?;
-        if histogram.total() != recorded.saturating_sub(1) {
+        // Counts that overflow when summed are damage too, not a panic.
+        if histogram.checked_total() != Some(recorded.saturating_sub(1)) {
             return Err(r.damaged());
         }
         let mut split = Split::new();

@@ -256,6 +256,15 @@ impl Histogram {
         self.by_parity.iter().flatten().sum()
     }
 
+    /// [`Histogram::total`], or None when it would overflow a `usize` (counts read back from a
+    /// file, which may claim anything).
+    pub fn checked_total(&self) -> Option<usize> {
+        self.by_parity
+            .iter()
+            .flatten()
+            .try_fold(0usize, |sum, &c| sum.checked_add(c))
+    }
+
     /// The positions counted that are rare under `mask`.
     pub fn rare_count(&self, mask: Mask) -> usize {
         (0..2)

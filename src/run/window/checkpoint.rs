@@ -88,7 +88,7 @@ impl Checkpoint {
                 self.window.prefix, self.window.tail, window.prefix, window.tail
             ));
         }
-        if self.done > limit + 1 {
+        if self.done > limit.saturating_add(1) {
             return refuse(format!(
                 "past N = {limit} (it holds g(0..{})); ask for N >= {}",
                 self.done,

@@ -220,8 +220,9 @@ impl Stream {
             .collect::<Result<Vec<_>>>()?;
         let digest = Fnv1a64::resume(r.u64()?);
         r.end()?;
-        let total: u64 = counts.iter().sum();
-        if total != len as u64 || by_parity.total() != len.saturating_sub(1) {
+        // Sums of counts read back may overflow: that is damage, not a panic.
+        let total = counts.iter().try_fold(0u64, |sum, &c| sum.checked_add(c));
+        if total != Some(len as u64) || by_parity.checked_total() != Some(len.saturating_sub(1)) {
             return Err(r.damaged());
         }
         Ok(Stream {
