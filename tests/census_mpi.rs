@@ -483,3 +483,97 @@ fn seconds_of(rows: &str, code: &str) -> f64 {
         .unwrap();
     line.rsplit(',').nth(2).unwrap().parse().unwrap()
 }
+
+/// Every write of an MPI census failed in turn (issue 58; the `testing` feature's fault
+/// point, so only in the CI step that builds `testing,mpi`): `mpirun -n P census --out`
+/// with `NIMSQUARE_FAULT=N:enospc` or `N:eio`, which every rank inherits. Rank 0 writes the
+/// rows file; a worker of this census writes nothing, so the N-th point is rank 0's. For
+/// every N a run reaches (with two ranks and three in turn): no panic, no hang, status 0 or 4 (with 4, one `error:` line naming
+/// the file), no temporary file left, a file on disk whole for `--resume`'s reader; and the
+/// same command run again (with `--resume` when a file is there) ends 0 with the rows of the
+/// unfaulted run. The counts go to stderr for results/reliability/faults.md.
+#[cfg(feature = "testing")]
+#[test]
+fn mpi_census_survives_every_failed_write() {
+    use nimsquare::base::fault::VARIABLE;
+    let dir = scratch("faults");
+    let rows = dir.join("rows.csv");
+    let census = |p: usize, fault: Option<String>, resume: bool| -> Output {
+        let mut cmd = mpirun(p);
+        cmd.args([
+            "census", "--digits", "1", "--limit", "600", "--quiet", "--out",
+        ])
+        .arg(&rows)
+        .env_remove(VARIABLE);
+        if resume {
+            cmd.arg("--resume");
+        }
+        if let Some(f) = fault {
+            cmd.env(VARIABLE, f);
+        }
+        output(&mut cmd)
+    };
+    {
+        let _ = std::fs::remove_file(&rows);
+        let counted = census(2, Some("count".into()), false);
+        assert!(counted.status.success(), "{counted:?}");
+        let expected = common::census_facts(&text(&rows));
+        // Rank 0's count is the largest: the workers reach no point.
+        let reached = String::from_utf8_lossy(&counted.stderr)
+            .lines()
+            .filter_map(|l| l.strip_prefix("fault points reached: "))
+            .map(|l| {
+                l.split_whitespace()
+                    .next()
+                    .unwrap()
+                    .parse::<usize>()
+                    .unwrap()
+            })
+            .max()
+            .expect("a count of fault points");
+        assert!(reached > 2, "{counted:?}");
+        let mut failed = 0;
+        for n in 1..=reached {
+            let _ = std::fs::remove_file(&rows);
+            // Two ranks or three in turn: the points are rank 0's either way.
+            let p = 2 + n % 2;
+            let fault = format!("{n}:{}", if n % 2 == 1 { "enospc" } else { "eio" });
+            let label = format!("-n {p}, fault {fault}");
+            let ran = census(p, Some(fault), false);
+            let stderr = String::from_utf8_lossy(&ran.stderr).into_owned();
+            assert!(!stderr.contains("panicked"), "{label}: {stderr}");
+            let errors: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error:")).collect();
+            match ran.status.code() {
+                Some(0) => assert!(errors.is_empty(), "{label}: {stderr}"),
+                Some(4) => {
+                    failed += 1;
+                    assert_eq!(errors.len(), 1, "{label}: {stderr}");
+                    assert!(errors[0].contains("rows.csv"), "{label}: {stderr}");
+                }
+                other => panic!("{label}: status {other:?}: {stderr}"),
+            }
+            let left: Vec<_> = std::fs::read_dir(&*dir)
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .filter(|n| n.contains("tmp"))
+                .collect();
+            assert!(left.is_empty(), "{label}: temporary files left: {left:?}");
+            let there = rows.exists();
+            if there {
+                let read = nimsquare::run::longrun::censusfile::read(&rows, "--resume")
+                    .unwrap_or_else(|e| panic!("{label}: {e}"));
+                assert!(read.rows.len() + 2 <= expected.len(), "{label}");
+            }
+            let again = census(p, None, there);
+            assert!(again.status.success(), "{label}, run again: {again:?}");
+            assert_eq!(
+                common::census_facts(&text(&rows)),
+                expected,
+                "{label}: the rows"
+            );
+        }
+        eprintln!(
+            "write faults: mpirun -n 2 and -n 3 census --out: {reached} points reached, {reached} tried, {reached} passed ({failed} ended with status 4)"
+        );
+    }
+}

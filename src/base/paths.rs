@@ -6,6 +6,15 @@ use std::fs::{self, OpenOptions};
 use std::io;
 use std::path::{Path, PathBuf};
 
+/// The folder a file `path` is written in (`.` for a bare name, whose `parent()` is empty):
+/// the folder to sync after a rename into it.
+pub fn folder_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    }
+}
+
 /// Checks, before any work, that `path` can be written as the output file of `flag`, so a long
 /// run never ends in a failed write: it must not be a folder, its folder must exist, and a
 /// file must be creatable (or, if one is there, openable for writing) there. An existing file
@@ -26,10 +35,7 @@ pub fn check_output_path_via(path: &Path, probe: &Path, flag: &str) -> Result<()
     if path.is_dir() {
         return Err(refuse("is a folder; give a file path inside it".into()));
     }
-    let folder = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
+    let folder = folder_of(path);
     if !folder.is_dir() {
         let what = if folder.exists() {
             "is not a folder"
@@ -59,8 +65,10 @@ pub fn check_output_path_via(path: &Path, probe: &Path, flag: &str) -> Result<()
 }
 
 /// Writes `path` through `write(tmp)` on a sibling `PATH.tmp`, then renames that over `path`,
-/// so neither a reader nor a crash mid-write ever sees a half-written file under the name. A
-/// failed write removes the temporary file and leaves `path` as it was.
+/// so neither a reader nor a crash mid-write ever sees a half-written file under the name,
+/// then syncs the folder so the rename itself is durable (best effort: a folder that cannot
+/// be synced is no error). A failed write removes the temporary file and leaves `path` as it
+/// was.
 pub fn replace_atomically(path: &Path, write: impl FnOnce(&Path) -> Result<()>) -> Result<()> {
     let tmp = tmp_sibling(path);
     if let Err(e) = write(&tmp) {
@@ -74,7 +82,9 @@ pub fn replace_atomically(path: &Path, write: impl FnOnce(&Path) -> Result<()>) 
             tmp.display(),
             path.display()
         ))
-    })
+    })?;
+    let _ = fault::sync_folder(folder_of(path));
+    Ok(())
 }
 
 /// Where an output file named on the command line (`--out`, `--folded`) is written, decided
@@ -265,8 +275,10 @@ pub fn write_output(
         Output::File(path) => replace_atomically(path, |tmp| {
             let file = fault::create(tmp).map_err(|e| failed(path, e))?;
             let mut w = io::BufWriter::new(fault::Writer(file));
+            // Synced before the rename, so a crash never leaves an empty file under the name.
             write(&mut w)
                 .and_then(|()| w.flush())
+                .and_then(|()| fault::sync_all(w.get_ref().get_ref()))
                 .map_err(|e| failed(path, e))
         }),
     }

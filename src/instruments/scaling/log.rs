@@ -173,7 +173,12 @@ impl<R: StudyRow> CsvLog<R> {
             // Through a sibling file and a rename: a crash or a full disk mid-rewrite leaves
             // the study as it was, never a file cut at an arbitrary byte.
             crate::base::paths::replace_atomically(path, |tmp| {
-                fault::write(tmp, complete).map_err(|e| io_error(tmp, e))
+                fault::create(tmp)
+                    .and_then(|mut f| {
+                        fault::write_all(&mut f, complete.as_bytes())
+                            .and_then(|()| fault::sync_all(&f))
+                    })
+                    .map_err(|e| io_error(tmp, e))
             })?;
         }
         let file =

@@ -617,12 +617,7 @@ fn write_whole(path: &Path, text: &str) -> Result<()> {
         fault::write_all(&mut f, text.as_bytes())
             .and_then(|()| fault::sync_all(&f))
             .map_err(failed)
-    })?;
-    if let Some(folder) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        // Makes the rename itself durable; nothing to do if the folder cannot be synced.
-        let _ = fault::sync_folder(folder);
-    }
-    Ok(())
+    })
 }
 
 /// Opens `path` to append and takes an exclusive lock on it (flock(2), released when the

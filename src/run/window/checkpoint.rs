@@ -126,9 +126,10 @@ pub fn write_atomic(path: &Path, ck: &Parts) -> Result<()> {
     let written = write_to(path, &tmp, ck);
     if written.is_err() {
         let _ = std::fs::remove_file(&tmp);
-    } else if let Some(folder) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        // Makes the rename durable; nothing to do where the folder cannot be synced.
-        let _ = fault::sync_folder(folder);
+    } else {
+        // Makes the rename durable (`.` for a bare name too); nothing to do where the folder
+        // cannot be synced.
+        let _ = fault::sync_folder(crate::base::paths::folder_of(path));
     }
     written
 }

@@ -70,13 +70,7 @@ pub fn free_bytes(folder: &Path) -> Option<u64> {
     Some((stat.f_bavail as u64).saturating_mul(stat.f_frsize as u64))
 }
 
-/// The folder a file `path` is written in (`.` for a bare name).
-pub fn folder_of(path: &Path) -> &Path {
-    match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    }
-}
+pub use crate::base::paths::folder_of;
 
 /// Refuses, before any work, files that will not fit: `files` are (path, bytes, flag), and
 /// the files whose folders share a file system (one `st_dev`) must fit in its free space
