@@ -73,7 +73,8 @@ impl Rules {
                 Some(d) => digits.push(d as u8),
                 None => {
                     return Err(bad(format!(
-                        "'{c}' (digit {} after the point) is not an octal digit",
+                        "'{}' (digit {} after the point) is not an octal digit",
+                        c.escape_debug(),
                         i + 1
                     )))
                 }

@@ -164,7 +164,11 @@ impl Wisdom {
     /// back-end.
     pub fn validate(&self) -> std::result::Result<(), String> {
         if self.format != FORMAT {
-            return Err(format!("format is '{}', not '{FORMAT}'", self.format));
+            // Text from the file, escaped: the message stays one line.
+            return Err(format!(
+                "format is '{}', not '{FORMAT}'",
+                self.format.escape_debug()
+            ));
         }
         if self.plans.is_empty() {
             return Err("it holds no plan".into());
@@ -191,7 +195,7 @@ impl Wisdom {
                     _ => {
                         return Err(format!(
                             "'{}' is not a fast table back-end of this build",
-                            s.table
+                            s.table.escape_debug()
                         ))
                     }
                 }
@@ -205,14 +209,18 @@ impl Wisdom {
     pub fn mismatch_with_here(&self) -> Option<String> {
         let cpu = crate::base::provenance::cpu_model();
         if self.cpu != cpu {
-            return Some(format!("tuned on '{}', this CPU is '{cpu}'", self.cpu));
+            return Some(format!(
+                "tuned on '{}', this CPU is '{cpu}'",
+                self.cpu.escape_debug()
+            ));
         }
         let build = crate::base::provenance::BUILD_REV;
         let version = env!("CARGO_PKG_VERSION");
         if self.build != build || self.version != version {
             return Some(format!(
                 "tuned by build {} {}, this is {version} {build}; run `nimsquare tune` again",
-                self.version, self.build
+                self.version.escape_debug(),
+                self.build.escape_debug()
             ));
         }
         None
