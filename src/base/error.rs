@@ -40,7 +40,9 @@ impl fmt::Display for Error {
             ),
             Error::UnknownBackend { stage, name, valid } => write!(
                 f,
-                "unknown {stage} back-end '{name}'; valid names: {}",
+                "unknown {stage} back-end '{}'; valid names: {}",
+                // A name from the command line or a file, escaped: the message stays one line.
+                name.escape_debug(),
                 valid.join(", ")
             ),
             Error::Unsupported { backend, what } => {
