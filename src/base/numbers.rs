@@ -1,7 +1,7 @@
 //! Numbers as a person types them on the command line: a count (`20`, `1_000_000`, `1e6`,
 //! `1.5e3`) checked against its range, and seconds (`60`, `0.5`). The CLI's parsers call
-//! these (src/cli/ only parses and prints), and the fuzz targets ([`crate::fuzzing`]) feed
-//! them any text: every refusal is one line, the text shown escaped.
+//! these (src/cli/ only parses and prints), and the fuzz targets (`nimsquare::fuzzing`,
+//! feature `testing`) feed them any text: every refusal is one line, the text shown escaped.
 
 /// `text` as the value of `flag`, a count in `min..=max`, or the one-line refusal naming the
 /// flag; `why_max`, when given, says why the maximum is what it is. Accepted: a non-negative
@@ -55,7 +55,7 @@ pub enum Unreadable {
     TooLarge,
 }
 
-/// Reads a count in the forms [`Count`] accepts, without its range.
+/// Reads a count in the forms the CLI's `Count` accepts, without its range.
 pub fn read_count(text: &str) -> std::result::Result<u64, Unreadable> {
     let clean: String = text.trim().chars().filter(|&c| c != '_').collect();
     if let Some((mantissa, exponent)) = clean.split_once(['e', 'E']) {

@@ -239,7 +239,7 @@ pub fn read(path: &Path) -> Result<TableFile> {
 }
 
 /// [`read`] of a file's whole contents `bytes` (`path` only names it in messages): the same
-/// checks, for a caller that holds the bytes (the fuzz targets, [`crate::fuzzing`]).
+/// checks, for a caller that holds the bytes (the fuzz targets, `nimsquare::fuzzing`).
 pub fn parse(bytes: &[u8], path: &Path) -> Result<TableFile> {
     read_from(&mut &bytes[..], bytes.len() as u64, path)
 }
