@@ -319,23 +319,9 @@ pub struct Contents {
 /// sealed by its [`CHECK`] in a file of version 3 on. Refused in one line naming the line and, where it can be read, the code: a file that is
 /// not a census rows file, a damaged line, an edited row, a code twice.
 pub fn read(path: &Path, flag: &str) -> Result<Contents> {
-    read_with(path, flag, &|_, _| Ok(()), &|_| true)
-}
-
-/// [`read`], with the file's format and header first checked by `expect`, and every row's code
-/// by `wanted` (the share a resume finishes): a row of a code not wanted is refused, naming it.
-fn read_with(
-    path: &Path,
-    flag: &str,
-    expect: &dyn Fn(Format, &Header) -> Result<()>,
-    wanted: &dyn Fn(&str) -> bool,
-) -> Result<Contents> {
-    let refuse = |why: String| Error::Invalid(format!("{flag} {}: {why}", path.display()));
-    let mut text = String::new();
-    File::open(path)
-        .and_then(|mut f| f.read_to_string(&mut text))
-        .map_err(|e| refuse(format!("cannot be read ({e})")))?;
-    parse_with(&text, path, flag, expect, wanted)
+    let bytes = std::fs::read(path)
+        .map_err(|e| Error::Invalid(format!("{flag} {}: cannot be read ({e})", path.display())))?;
+    parse(&bytes, path, flag)
 }
 
 /// [`read`] of a file's whole contents `bytes` (`path` only names it in messages; bytes that
@@ -346,7 +332,9 @@ pub fn parse(bytes: &[u8], path: &Path, flag: &str) -> Result<Contents> {
     parse_with(text, path, flag, &|_, _| Ok(()), &|_| true)
 }
 
-/// [`read_with`] of the file's text `text`.
+/// [`parse`] of the file's text `text`, with its format and header first checked by `expect`,
+/// and every row's code by `wanted` (the share a resume finishes): a row of a code not wanted
+/// is refused, naming it.
 fn parse_with(
     text: &str,
     path: &Path,
