@@ -11,9 +11,11 @@
 //! - [`stats`]: the median of repeats; [`units`]: seconds as a person reads them;
 //!   [`numbers`]: counts (`1e6`) and seconds as a person types them.
 //! - [`provenance`]: where a measurement was made (build revision, CPU).
+//! - [`csvrecords`]: the records of a CSV text, without building a parser for each.
 //! - [`wire`]: a back-end's state as bytes, for a checkpoint, read back checked.
 //! - [`valgrind`]: the stage a run under Callgrind counts, marked by client requests.
 
+pub mod csvrecords;
 pub mod error;
 pub mod fault;
 pub mod isa;

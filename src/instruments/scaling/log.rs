@@ -6,7 +6,7 @@
 //! `threads`, `repeats`), so `pandas.read_csv(path)` or Python's `csv.DictReader` read it as
 //! is, and a study can be filtered by setting.
 
-use super::row::{describe, Row, CSV_HEADER};
+use super::row::{Row, CSV_HEADER};
 use crate::base::error::{Error, Result};
 use crate::base::fault;
 use crate::base::paths::Output;
@@ -232,24 +232,26 @@ pub fn read_study_rows<R: StudyRow>(path: &Path) -> Result<Vec<R>> {
 /// (its [`crate::base::provenance::Provenance`]) take their columns in place, which reading
 /// by name cannot do.
 pub fn parse_study_rows<R: StudyRow>(text: &str, path: &Path) -> Result<Vec<R>> {
-    let mut reader = csv::ReaderBuilder::new()
-        .has_headers(false)
-        .from_reader(text.as_bytes());
-    let mut header = csv::StringRecord::new();
-    let found: Vec<String> = match reader.read_record(&mut header) {
-        Ok(true) => header.iter().map(str::to_string).collect(),
-        _ => Vec::new(),
+    let mut records = crate::base::csvrecords::records(text);
+    let found: Vec<String> = match records.next() {
+        Some((_, header)) => header.iter().map(str::to_string).collect(),
+        None => Vec::new(),
     };
     if !found.iter().map(String::as_str).eq(R::HEADER.split(',')) {
         return Err(Error::Invalid(header_refusal::<R>(&found, path)));
     }
-    reader
-        .deserialize()
-        .map(|row| {
-            row.map_err(|e| {
-                let line = e.position().map_or(0, |p| p.line());
-                Error::Invalid(format!("{} line {line}: {}", path.display(), describe(&e)))
-            })
+    records
+        .map(|(line, record)| {
+            let refused =
+                |why: String| Error::Invalid(format!("{} line {line}: {why}", path.display()));
+            if record.len() != found.len() {
+                return Err(refused(format!(
+                    "expected {} CSV fields, found {}",
+                    found.len(),
+                    record.len()
+                )));
+            }
+            record.deserialize(None).map_err(|e| refused(e.to_string()))
         })
         .collect()
 }

@@ -58,23 +58,18 @@ impl Row {
 
     /// Parses one line written by [`Row::to_csv`].
     pub fn parse(line: &str) -> Result<Row> {
-        let mut r = csv::ReaderBuilder::new()
-            .has_headers(false)
-            .from_reader(line.as_bytes());
-        match r.deserialize().next() {
-            Some(row) => row.map_err(|e| Error::Invalid(describe(&e))),
-            None => Err(Error::Invalid("an empty CSV line".into())),
+        let record = crate::base::csvrecords::first(line)
+            .ok_or_else(|| Error::Invalid("an empty CSV line".into()))?;
+        let columns = CSV_HEADER.split(',').count();
+        if record.len() != columns {
+            return Err(Error::Invalid(format!(
+                "expected {columns} CSV fields, found {}",
+                record.len()
+            )));
         }
-    }
-}
-
-/// A csv error as a short phrase (the crate's message, which names the field).
-pub(super) fn describe(e: &csv::Error) -> String {
-    match e.kind() {
-        csv::ErrorKind::UnequalLengths {
-            expected_len, len, ..
-        } => format!("expected {expected_len} CSV fields, found {len}"),
-        _ => e.to_string(),
+        record
+            .deserialize(None)
+            .map_err(|e| Error::Invalid(e.to_string()))
     }
 }
 

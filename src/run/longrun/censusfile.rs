@@ -495,13 +495,7 @@ pub fn fields(format: Format, line: &str, until: bool) -> std::result::Result<Fi
     };
     match format {
         Format::Csv => {
-            let record = csv::ReaderBuilder::new()
-                .has_headers(false)
-                .from_reader(line.as_bytes())
-                .records()
-                .next()
-                .ok_or("an empty line")?
-                .map_err(|e| format!("not CSV: {e}"))?;
+            let record = crate::base::csvrecords::first(line).ok_or("an empty line")?;
             let f: Vec<&str> = record.iter().collect();
             let names: Vec<&str> = csv_columns(until).split(',').collect();
             // a row of version 3 on ends in its check, which `read` has held to the row
