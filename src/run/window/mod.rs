@@ -138,6 +138,13 @@ pub fn run(
     opts: &WindowRun,
     each: &mut dyn FnMut(usize, &[u16]) -> Result<()>,
 ) -> Result<WindowOutcome> {
+    let job = Job {
+        rules,
+        limit,
+        builder,
+        backend,
+        opts,
+    };
     let end = limit + 1;
     let resumed = match &opts.checkpoint {
         Some(path) if path.exists() => {
@@ -165,18 +172,7 @@ pub fn run(
     // instead of refusing the file as someone else's.
     let started = match &opts.checkpoint {
         Some(path) if resumed.is_none() && opts.keep_file => {
-            write_checkpoint(
-                path,
-                rules,
-                limit,
-                builder,
-                backend,
-                opts.window,
-                &[],
-                0,
-                &None,
-                &Stream::new(),
-            )?;
+            job.write_checkpoint(path, &[], 0, &None, &Stream::new())?;
             Some(path)
         }
         _ => None,
@@ -214,9 +210,7 @@ pub fn run(
     };
     let _guard = SignalGuard::install()?;
     let resumed_at = start.done;
-    let result = in_chunks(
-        rules, limit, builder, backend, opts, &mut spill, start, each,
-    );
+    let result = in_chunks(&job, &mut spill, start, each);
     drop(spill);
     match result {
         Ok(WindowOutcome::Finished {
@@ -303,45 +297,62 @@ fn place_window(spill: &mut Spill, ck: &Checkpoint) -> Result<()> {
     Ok(())
 }
 
-/// Writes the checkpoint of a run that has decided g(0..done) at `path` (see
-/// [`checkpoint`]): the window's values straight from the table `g`.
-#[allow(clippy::too_many_arguments)]
-fn write_checkpoint(
-    path: &Path,
-    rules: &Rules,
+/// What a window-mode run builds and how: [`run`]'s arguments, which every checkpoint of
+/// the run names.
+#[derive(Clone, Copy)]
+struct Job<'a> {
+    rules: &'a Rules,
     limit: usize,
-    builder: &dyn Builder<Rules>,
-    backend: &str,
-    window: Window,
-    g: &[u16],
-    done: usize,
-    kept: &Kept,
-    stream: &Stream,
-) -> Result<()> {
-    let kept = builder.save_kept(kept).ok_or_else(|| {
-        Error::Invalid(format!(
-            "--checkpoint: the back-end {backend} cannot save its state for a window-mode checkpoint"
-        ))
-    })?;
-    let prefix_len = done.min(window.prefix);
-    let tail_from = (done.saturating_sub(window.tail) / spill::PAGE_VALUES * spill::PAGE_VALUES)
-        .max(prefix_len);
-    let stream = stream.save();
-    checkpoint::write_atomic(
-        path,
-        &checkpoint::Parts {
-            code: rules.label(),
-            backend,
+    builder: &'a dyn Builder<Rules>,
+    backend: &'a str,
+    opts: &'a WindowRun,
+}
+
+impl Job<'_> {
+    /// Writes the checkpoint of a run that has decided g(0..done) at `path` (see
+    /// [`checkpoint`]): the window's values straight from the table `g`.
+    fn write_checkpoint(
+        &self,
+        path: &Path,
+        g: &[u16],
+        done: usize,
+        kept: &Kept,
+        stream: &Stream,
+    ) -> Result<()> {
+        let Job {
+            rules,
             limit,
-            done,
-            window,
-            stream: &stream,
-            kept: &kept,
-            prefix: &g[..prefix_len],
-            tail_from,
-            tail: &g[tail_from..done],
-        },
-    )
+            builder,
+            backend,
+            opts,
+        } = *self;
+        let window = opts.window;
+        let kept = builder.save_kept(kept).ok_or_else(|| {
+            Error::Invalid(format!(
+                "--checkpoint: the back-end {backend} cannot save its state for a window-mode checkpoint"
+            ))
+        })?;
+        let prefix_len = done.min(window.prefix);
+        let tail_from = (done.saturating_sub(window.tail) / spill::PAGE_VALUES
+            * spill::PAGE_VALUES)
+            .max(prefix_len);
+        let stream = stream.save();
+        checkpoint::write_atomic(
+            path,
+            &checkpoint::Parts {
+                code: rules.label(),
+                backend,
+                limit,
+                done,
+                window,
+                stream: &stream,
+                kept: &kept,
+                prefix: &g[..prefix_len],
+                tail_from,
+                tail: &g[tail_from..done],
+            },
+        )
+    }
 }
 
 /// The aimed-at duration of a chunk of an octal build in window mode: a window is released
@@ -482,17 +493,19 @@ fn remove_quietly(path: &Path) {
 }
 
 /// The chunks of [`run`].
-#[allow(clippy::too_many_arguments)]
 fn in_chunks(
-    rules: &Rules,
-    limit: usize,
-    builder: &dyn Builder<Rules>,
-    backend: &str,
-    opts: &WindowRun,
+    job: &Job,
     spill: &mut Spill,
     start: Start,
     each: &mut dyn FnMut(usize, &[u16]) -> Result<()>,
 ) -> Result<WindowOutcome> {
+    let Job {
+        rules,
+        limit,
+        builder,
+        opts,
+        ..
+    } = *job;
     let end = limit + 1;
     let Start {
         mut done,
@@ -516,18 +529,7 @@ fn in_chunks(
                     // the checkpoint says the kept file holds g(0..done): make that so on disk
                     spill.sync()?;
                 }
-                write_checkpoint(
-                    path,
-                    rules,
-                    limit,
-                    builder,
-                    backend,
-                    opts.window,
-                    spill.values(),
-                    done,
-                    kept,
-                    stream,
-                )
+                job.write_checkpoint(path, spill.values(), done, kept, stream)
             }
         }
     };
