@@ -30,6 +30,26 @@ fn census_to(file: &Path, args: &[&str]) {
         .success();
 }
 
+/// Runs `census --quiet --resume --out FILE` with `args`.
+fn resume(file: &Path, args: &[&str]) -> std::process::Output {
+    nimsquare()
+        .args(["census", "--quiet", "--resume", "--out"])
+        .arg(file)
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// Runs `census --quiet --resume --out FILE` with `args`, asserting success.
+fn resumed_to(file: &Path, args: &[&str]) {
+    let out = resume(file, args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// The rows of a CSV rows file (after its census line and column names), without the
 /// columns two runs differ in (the date and the cost).
 fn rows(file: &Path) -> Vec<String> {
@@ -135,17 +155,7 @@ fn a_killed_and_resumed_census_equals_an_uninterrupted_one() {
     let _ = child.kill();
     let _ = child.wait();
     let kept = rows(&killed).len();
-    nimsquare()
-        .args([
-            "census",
-            "--quiet",
-            "--resume",
-            "--out",
-            killed.to_str().unwrap(),
-        ])
-        .args(base)
-        .assert()
-        .success();
+    resumed_to(&killed, &base);
     assert_eq!(
         facts(&killed),
         facts(&whole),
@@ -200,17 +210,7 @@ fn a_killed_and_resumed_census_equals_an_uninterrupted_one() {
         // It had finished before the signal: nothing to resume, nothing to check here.
         assert!(out.status.success(), "{stderr}");
     }
-    nimsquare()
-        .args([
-            "census",
-            "--quiet",
-            "--resume",
-            "--out",
-            termed.to_str().unwrap(),
-        ])
-        .args(base)
-        .assert()
-        .success();
+    resumed_to(&termed, &base);
     assert_eq!(facts(&termed), facts(&whole));
 
     // What a kill can leave, made exactly: rows in completion order and a last line cut in
@@ -225,17 +225,7 @@ fn a_killed_and_resumed_census_equals_an_uninterrupted_one() {
     }
     partial += &lines[2][..5];
     std::fs::write(&cut, partial).unwrap();
-    nimsquare()
-        .args([
-            "census",
-            "--quiet",
-            "--resume",
-            "--out",
-            cut.to_str().unwrap(),
-        ])
-        .args(base)
-        .assert()
-        .success();
+    resumed_to(&cut, &base);
     assert_eq!(census_facts(&text(&cut)), census_facts(&whole_text));
 }
 
@@ -260,17 +250,7 @@ fn json_lines_resume_and_merge_as_csv_does() {
     let half = dir.join("half.jsonl");
     let keep: Vec<&str> = t.lines().take(8).collect();
     std::fs::write(&half, keep.join("\n") + "\n").unwrap();
-    nimsquare()
-        .args([
-            "census",
-            "--quiet",
-            "--resume",
-            "--out",
-            half.to_str().unwrap(),
-        ])
-        .args(base)
-        .assert()
-        .success();
+    resumed_to(&half, &base);
     assert_eq!(facts(&half), census_facts(&t));
     // Two JSON Lines shards merged: the whole file again.
     let parts: Vec<PathBuf> = (0..2).map(|i| dir.join(format!("p{i}.jsonl"))).collect();
@@ -497,12 +477,7 @@ fn an_edited_row_or_a_row_of_another_shard_is_refused_before_any_work() {
     let kept: Vec<&str> = edited.lines().take(number + 10).collect();
     let before = kept.join("\n") + "\n";
     std::fs::write(&half, &before).unwrap();
-    let out = nimsquare()
-        .args(["census", "--quiet", "--resume", "--out"])
-        .arg(&half)
-        .args(base)
-        .output()
-        .unwrap();
+    let out = resume(&half, &base);
     let e = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{e}");
     assert_eq!(e.trim_end().lines().count(), 1, "{e}");
@@ -649,15 +624,8 @@ fn a_row_another_build_wrote_is_refused_by_resume_unless_mixed_builds_are_asked(
     let kept: Vec<&str> = t.lines().take(number + 5).collect();
     let before = (kept.join("\n") + "\n").replace(row, &other);
     std::fs::write(&half, &before).unwrap();
-    let resume = |extra: &[&str]| {
-        let mut cmd = nimsquare();
-        cmd.args(["census", "--quiet", "--resume", "--out"])
-            .arg(&half)
-            .args(base)
-            .args(extra);
-        cmd.output().unwrap()
-    };
-    let out = resume(&[]);
+    let resume_with = |extra: &[&str]| resume(&half, &[&base[..], extra].concat());
+    let out = resume_with(&[]);
     let e = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{e}");
     assert_eq!(e.trim_end().lines().count(), 1, "{e}");
@@ -672,7 +640,7 @@ fn a_row_another_build_wrote_is_refused_by_resume_unless_mixed_builds_are_asked(
     assert_eq!(text(&half), before, "refused before any work");
     // Asked for, the row is kept and the census finished: every row but 0.4's as one run
     // writes it, and 0.4's naming the build that wrote it.
-    let out = resume(&["--mixed-builds"]);
+    let out = resume_with(&["--mixed-builds"]);
     assert!(
         out.status.success(),
         "{}",
