@@ -154,8 +154,31 @@ fn assert_table(label: &str, path: &Path, reference: &[u16], complete: bool) {
     }
 }
 
-/// Totals of one command, printed for results/reliability/faults.md.
-fn report(command: &str, reached: usize, failed: usize, warned: usize) {
+/// Runs `cmd` in `dir` once for each of its `reached` fault points failing, each time in an
+/// emptied `dir`: checks the run is clean ([`assert_clean`]) and hands it to `check(label,
+/// ran, four)` (`four`: it ended with status 4), then prints the command's totals for
+/// results/reliability/faults.md.
+fn every_fault(
+    command: &str,
+    dir: &Path,
+    cmd: &[String],
+    reached: usize,
+    files: &[&str],
+    mut check: impl FnMut(&str, &Ran, bool),
+) {
+    let (mut failed, mut warned) = (0, 0);
+    for n in 1..=reached {
+        clear(dir);
+        let label = format!("{command} fault {}", fault_at(n));
+        let ran = run(dir, cmd, Some(&fault_at(n)));
+        let four = assert_clean(&label, &ran, dir, files);
+        if four {
+            failed += 1;
+        } else {
+            warned += 1;
+        }
+        check(&label, &ran, four);
+    }
     eprintln!(
         "write faults: {command}: {reached} points reached, {reached} tried, {reached} passed ({failed} ended with status 4, {warned} went on with a warning or past a best-effort sync)"
     );
@@ -182,36 +205,33 @@ fn table_command(name: &str, base: &[&str], answer_key: &str) {
     let reference = tablefile::read(&saved).unwrap().values;
     assert_eq!(tablefile::read(&ck).unwrap().values, reference);
     assert!(reached >= 8, "{name}: only {reached} points");
-    let (mut failed, mut warned) = (0, 0);
-    for n in 1..=reached {
-        clear(&dir);
-        let label = format!("{name} fault {}", fault_at(n));
-        let ran = run(&dir, &cmd, Some(&fault_at(n)));
-        if assert_clean(&label, &ran, &dir, &["ck.table", "saved.table"]) {
-            failed += 1;
-        } else {
-            warned += 1;
-        }
-        // The answer is printed in full either way.
-        assert_eq!(answer(&ran, answer_key), expected, "{label}");
-        assert_table(&label, &ck, &reference, false);
-        assert_table(&label, &saved, &reference, true);
-        // Again without the fault: it resumes from the checkpoint (or starts afresh). A
-        // table already saved whole is never replaced (--save-table refuses an existing
-        // file, as documented), so that run checks it and goes on without the flag.
-        let mut again = cmd.clone();
-        if saved.exists() {
-            let at = again.iter().position(|a| a == "--save-table").unwrap();
-            again.drain(at..at + 2);
-        }
-        let rerun = run(&dir, &again, None);
-        assert_eq!(rerun.code, Some(0), "{label}, run again: {rerun:?}");
-        assert_eq!(answer(&rerun, answer_key), expected, "{label}, run again");
-        assert_table(&label, &ck, &reference, true);
-        assert_table(&label, &saved, &reference, true);
-        assert!(saved.exists() && ck.exists(), "{label}");
-    }
-    report(name, reached, failed, warned);
+    every_fault(
+        name,
+        &dir,
+        &cmd,
+        reached,
+        &["ck.table", "saved.table"],
+        |label, ran, _four| {
+            // The answer is printed in full either way.
+            assert_eq!(answer(ran, answer_key), expected, "{label}");
+            assert_table(label, &ck, &reference, false);
+            assert_table(label, &saved, &reference, true);
+            // Again without the fault: it resumes from the checkpoint (or starts afresh). A
+            // table already saved whole is never replaced (--save-table refuses an existing
+            // file, as documented), so that run checks it and goes on without the flag.
+            let mut again = cmd.clone();
+            if saved.exists() {
+                let at = again.iter().position(|a| a == "--save-table").unwrap();
+                again.drain(at..at + 2);
+            }
+            let rerun = run(&dir, &again, None);
+            assert_eq!(rerun.code, Some(0), "{label}, run again: {rerun:?}");
+            assert_eq!(answer(&rerun, answer_key), expected, "{label}, run again");
+            assert_table(label, &ck, &reference, true);
+            assert_table(label, &saved, &reference, true);
+            assert!(saved.exists() && ck.exists(), "{label}");
+        },
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -252,49 +272,45 @@ fn octal_window_mode_survives_every_failed_write() {
     let expected = answer(&clean, "table_digest");
     let values = std::fs::read(dir.join("wf")).unwrap();
     assert_eq!(values.len(), 2 * (limit + 1));
-    let (mut failed, mut warned) = (0, 0);
-    for n in 1..=reached {
-        clear(&dir);
-        let label = format!("window fault {}", fault_at(n));
-        let ran = run(&dir, &cmd, Some(&fault_at(n)));
-        let four = assert_clean(&label, &ran, &dir, &["ck", "wf"]);
-        if four {
-            failed += 1;
-        } else {
-            warned += 1;
-        }
-        if four && ran.stdout.is_empty() {
-            // stopped before the answer (the values file could not be made): nothing kept
-            assert!(!dir.join("wf").exists(), "{label}: {ran:?}");
-        } else {
-            assert_eq!(answer(&ran, "table_digest"), expected, "{label}");
-        }
-        let ck = dir.join("ck");
-        if ck.exists() {
-            let read = nimsquare::run::window::checkpoint::read(&ck)
-                .unwrap_or_else(|e| panic!("{label}: torn checkpoint: {e}"));
-            assert!(read.done <= limit + 1, "{label}");
-        }
-        if dir.join("wf").exists() {
-            let kept = std::fs::read(dir.join("wf")).unwrap();
-            assert_eq!(kept.len(), values.len(), "{label}");
-            if !ck.exists() {
-                // The values file is complete but no checkpoint names it: a new run would
-                // refuse it (an existing --window-file is never replaced, as documented).
-                assert_eq!(kept, values, "{label}");
-                std::fs::remove_file(dir.join("wf")).unwrap();
+    every_fault(
+        "octal --window",
+        &dir,
+        &cmd,
+        reached,
+        &["ck", "wf"],
+        |label, ran, four| {
+            if four && ran.stdout.is_empty() {
+                // stopped before the answer (the values file could not be made): nothing kept
+                assert!(!dir.join("wf").exists(), "{label}: {ran:?}");
+            } else {
+                assert_eq!(answer(ran, "table_digest"), expected, "{label}");
             }
-        }
-        let rerun = run(&dir, &cmd, None);
-        assert_eq!(rerun.code, Some(0), "{label}, run again: {rerun:?}");
-        assert_eq!(
-            answer(&rerun, "table_digest"),
-            expected,
-            "{label}, run again"
-        );
-        assert_eq!(std::fs::read(dir.join("wf")).unwrap(), values, "{label}");
-    }
-    report("octal --window", reached, failed, warned);
+            let ck = dir.join("ck");
+            if ck.exists() {
+                let read = nimsquare::run::window::checkpoint::read(&ck)
+                    .unwrap_or_else(|e| panic!("{label}: torn checkpoint: {e}"));
+                assert!(read.done <= limit + 1, "{label}");
+            }
+            if dir.join("wf").exists() {
+                let kept = std::fs::read(dir.join("wf")).unwrap();
+                assert_eq!(kept.len(), values.len(), "{label}");
+                if !ck.exists() {
+                    // The values file is complete but no checkpoint names it: a new run would
+                    // refuse it (an existing --window-file is never replaced, as documented).
+                    assert_eq!(kept, values, "{label}");
+                    std::fs::remove_file(dir.join("wf")).unwrap();
+                }
+            }
+            let rerun = run(&dir, &cmd, None);
+            assert_eq!(rerun.code, Some(0), "{label}, run again: {rerun:?}");
+            assert_eq!(
+                answer(&rerun, "table_digest"),
+                expected,
+                "{label}, run again"
+            );
+            assert_eq!(std::fs::read(dir.join("wf")).unwrap(), values, "{label}");
+        },
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -313,36 +329,33 @@ fn census_survives_every_failed_write() {
     ]);
     let (reached, _) = points(&dir, &cmd);
     let expected = census_file_facts(&dir.join("rows.csv")).unwrap();
-    let (mut failed, mut warned) = (0, 0);
-    for n in 1..=reached {
-        clear(&dir);
-        let label = format!("census fault {}", fault_at(n));
-        let ran = run(&dir, &cmd, Some(&fault_at(n)));
-        if assert_clean(&label, &ran, &dir, &["rows.csv"]) {
-            failed += 1;
-        } else {
-            warned += 1;
-        }
-        let rows = dir.join("rows.csv");
-        if rows.exists() {
-            // whole for the reader a resume uses (a cut last line is dropped by it)
-            let read = nimsquare::run::longrun::censusfile::read(&rows, "--resume")
-                .unwrap_or_else(|e| panic!("{label}: {e}"));
-            assert!(read.rows.len() <= expected.len(), "{label}");
-        }
-        let mut again = cmd.clone();
-        if rows.exists() {
-            again.push("--resume".into());
-        }
-        let rerun = run(&dir, &again, None);
-        assert_eq!(rerun.code, Some(0), "{label}, run again: {rerun:?}");
-        assert_eq!(
-            census_file_facts(&rows).as_ref(),
-            Some(&expected),
-            "{label}: the rows"
-        );
-    }
-    report("census --out", reached, failed, warned);
+    every_fault(
+        "census --out",
+        &dir,
+        &cmd,
+        reached,
+        &["rows.csv"],
+        |label, _ran, _four| {
+            let rows = dir.join("rows.csv");
+            if rows.exists() {
+                // whole for the reader a resume uses (a cut last line is dropped by it)
+                let read = nimsquare::run::longrun::censusfile::read(&rows, "--resume")
+                    .unwrap_or_else(|e| panic!("{label}: {e}"));
+                assert!(read.rows.len() <= expected.len(), "{label}");
+            }
+            let mut again = cmd.clone();
+            if rows.exists() {
+                again.push("--resume".into());
+            }
+            let rerun = run(&dir, &again, None);
+            assert_eq!(rerun.code, Some(0), "{label}, run again: {rerun:?}");
+            assert_eq!(
+                census_file_facts(&rows).as_ref(),
+                Some(&expected),
+                "{label}: the rows"
+            );
+        },
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -369,27 +382,27 @@ fn tune_survives_every_failed_write() {
         );
     };
     good("unfaulted", &dir.join("w.json"));
-    let (mut failed, mut warned) = (0, 0);
-    for n in 1..=reached {
-        clear(&dir);
-        let label = format!("tune fault {}", fault_at(n));
-        let ran = run(&dir, &cmd, Some(&fault_at(n)));
-        if assert_clean(&label, &ran, &dir, &["w.json"]) {
-            failed += 1;
-            assert!(
-                !dir.join("w.json").exists(),
-                "{label}: a file after a failure"
-            );
-        } else {
-            warned += 1;
-            good(&label, &dir.join("w.json"));
-            continue;
-        }
-        let rerun = run(&dir, &cmd, None);
-        assert_eq!(rerun.code, Some(0), "{label}, run again: {rerun:?}");
-        good(&label, &dir.join("w.json"));
-    }
-    report("tune", reached, failed, warned);
+    every_fault(
+        "tune",
+        &dir,
+        &cmd,
+        reached,
+        &["w.json"],
+        |label, _ran, four| {
+            if four {
+                assert!(
+                    !dir.join("w.json").exists(),
+                    "{label}: a file after a failure"
+                );
+            } else {
+                good(label, &dir.join("w.json"));
+                return;
+            }
+            let rerun = run(&dir, &cmd, None);
+            assert_eq!(rerun.code, Some(0), "{label}, run again: {rerun:?}");
+            good(label, &dir.join("w.json"));
+        },
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -422,28 +435,25 @@ fn scale_survives_every_failed_write() {
     let (reached, _) = points(&dir, &cmd);
     let expected = study_points(&dir.join("s.csv"));
     assert!(!expected.is_empty());
-    let (mut failed, mut warned) = (0, 0);
-    for n in 1..=reached {
-        clear(&dir);
-        let label = format!("scale fault {}", fault_at(n));
-        let ran = run(&dir, &cmd, Some(&fault_at(n)));
-        if assert_clean(&label, &ran, &dir, &["s.csv"]) {
-            failed += 1;
-        } else {
-            warned += 1;
-        }
-        let csv = dir.join("s.csv");
-        let mut again = cmd.clone();
-        if csv.exists() {
-            let kept = study_points(&csv);
-            assert!(kept.iter().all(|k| expected.contains(k)), "{label}");
-            again.push("--resume".into());
-        }
-        let rerun = run(&dir, &again, None);
-        assert_eq!(rerun.code, Some(0), "{label}, run again: {rerun:?}");
-        assert_eq!(study_points(&csv), expected, "{label}: the study's points");
-    }
-    report("scale", reached, failed, warned);
+    every_fault(
+        "scale",
+        &dir,
+        &cmd,
+        reached,
+        &["s.csv"],
+        |label, _ran, _four| {
+            let csv = dir.join("s.csv");
+            let mut again = cmd.clone();
+            if csv.exists() {
+                let kept = study_points(&csv);
+                assert!(kept.iter().all(|k| expected.contains(k)), "{label}");
+                again.push("--resume".into());
+            }
+            let rerun = run(&dir, &again, None);
+            assert_eq!(rerun.code, Some(0), "{label}, run again: {rerun:?}");
+            assert_eq!(study_points(&csv), expected, "{label}: the study's points");
+        },
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
