@@ -57,5 +57,30 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
+/// `text` with its control characters escaped (a newline as `\n`), the rest as it is: a
+/// message that quotes a file's or a parser's text stays one line.
+pub fn one_line(text: &str) -> String {
+    let mut shown = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() {
+            shown.extend(c.escape_debug());
+        } else {
+            shown.push(c);
+        }
+    }
+    shown
+}
+
 /// Result alias used across the crate.
 pub type Result<T> = std::result::Result<T, Error>;
+
+#[cfg(test)]
+mod tests {
+    use super::one_line;
+
+    #[test]
+    fn one_line_escapes_control_characters_only() {
+        assert_eq!(one_line("a \"b\"\n\tc\u{c}é\\"), "a \"b\"\\n\\tc\\u{c}é\\");
+        assert_eq!(one_line(""), "");
+    }
+}

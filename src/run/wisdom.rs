@@ -18,7 +18,7 @@
 //! of the planner decide. A missing file is normal and silent; a damaged, foreign (another
 //! CPU) or stale (another build) one is ignored with a one-line note, never a crash.
 
-use crate::base::error::{Error, Result};
+use crate::base::error::{one_line, Error, Result};
 use crate::base::isa::Isa;
 use crate::base::moves::Moves;
 use crate::base::paths::{write_output, Output};
@@ -329,12 +329,15 @@ pub fn parse(text: &str, path: &Path) -> Source {
     }
 }
 
+/// No wisdom, and the note saying why. The file's text can reach `why` as it is (the JSON
+/// parser quotes an unknown name), so both are shown escaped: the note stays one line.
 fn ignored(path: &Path, why: &str) -> Source {
     Source {
         loaded: None,
         note: Some(format!(
-            "note: wisdom {} {why}; auto uses its built-in choices",
-            path.display()
+            "note: wisdom {} {}; auto uses its built-in choices",
+            one_line(&path.display().to_string()),
+            one_line(why)
         )),
     }
 }
