@@ -17,7 +17,7 @@
 //! - span: 64-byte loads from a table of N + 1 `u16` (2·(N+1) bytes, written first so its
 //!   pages are real, on huge pages when big as the back-ends' tables are), at n0 - s for every far move 32 <= s <= n0, n0 advancing by 32 through
 //!   the upper half of the table (where the option steps concentrate), each move's span
-//!   prefetched 16 moves ahead as the lane kernels do: the throughput of the level the table
+//!   prefetched `PREFETCH_AHEAD` moves ahead as the lane kernels do: the throughput of the level the table
 //!   lives in, not its latency;
 //! - stream: sequential `u64` reads over [`STREAM_BYTES`], each copy from its own offset;
 //! - or-scan: one block of `bitset` per repetition, through its own far-move OR and

@@ -199,8 +199,11 @@ impl<const G: usize, K: LaneKernel> SeenLanes<G, K> {
 
 /// How many moves ahead [`SeenLanes::stamp_moves`] prefetches the span it will read: the
 /// table leaves L2 past N ~ 10^6, and each move's span of LANES values is a separate stream
-/// that no hardware prefetcher follows.
-pub const PREFETCH_AHEAD: usize = 16;
+/// that no hardware prefetcher follows. Once the table leaves the L3 (N ~ 2·10^7) each span
+/// is a trip to memory, and the prefetch must be issued a memory latency ahead: 16 moves
+/// (some 500 option steps) were too few for that; 48 were the best of 16 to 96 at 6·10^7
+/// (tuned on the EPYC family 26, results/scaling/in-cache.md).
+pub const PREFETCH_AHEAD: usize = 48;
 
 /// The span move `i` of `moves` prefetches for a block starting at `n0`: that of the move
 /// [`PREFETCH_AHEAD`] places later, `g[n0 - s ..][..LANES]`, when it lies wholly below the
@@ -486,18 +489,18 @@ mod tests {
     }
 
     #[test]
-    fn each_move_prefetches_the_span_of_the_move_sixteen_later_when_it_is_below_the_block() {
-        let moves: Vec<usize> = (1..=40).map(|k| k * k).collect();
-        // The block at 500: moves[3] = 16 prefetches for moves[19] = 400 <= 500, g[100..].
-        assert_eq!(prefetch_target(&moves, 3, 500), Some(500 - 400));
-        assert_eq!(prefetch_target(&moves, 0, 500), Some(500 - 17 * 17));
-        // moves[20] = 441 and moves[21] = 484 lie below the block, moves[22] = 529 does not.
-        assert_eq!(prefetch_target(&moves, 4, 500), Some(500 - 441));
-        assert_eq!(prefetch_target(&moves, 5, 484), Some(0));
-        assert_eq!(prefetch_target(&moves, 6, 500), None);
-        // No move 16 places on past the last.
-        assert_eq!(prefetch_target(&moves, 24, 1 << 20), None);
-        assert_eq!(prefetch_target(&moves, 23, 1 << 20), Some((1 << 20) - 1600));
+    fn each_move_prefetches_the_span_of_the_move_forty_eight_later_when_it_is_below_the_block() {
+        let moves: Vec<usize> = (1..=80).map(|k| k * k).collect();
+        // The block at 3000: moves[3] = 16 prefetches for moves[51] = 2704 <= 3000.
+        assert_eq!(prefetch_target(&moves, 3, 3000), Some(3000 - 2704));
+        assert_eq!(prefetch_target(&moves, 0, 3000), Some(3000 - 49 * 49));
+        // moves[52] = 2809 and moves[53] = 2916 lie below the block, moves[54] = 3025 does not.
+        assert_eq!(prefetch_target(&moves, 4, 3000), Some(3000 - 2809));
+        assert_eq!(prefetch_target(&moves, 5, 2916), Some(0));
+        assert_eq!(prefetch_target(&moves, 6, 3000), None);
+        // No move 48 places on past the last.
+        assert_eq!(prefetch_target(&moves, 32, 1 << 20), None);
+        assert_eq!(prefetch_target(&moves, 31, 1 << 20), Some((1 << 20) - 6400));
     }
 
     /// A new block costs one stamp increment; the G · LANES bytes are cleared only when the
