@@ -15,7 +15,12 @@
 //!    position by position; g(n) is the lowest zero bit of n's mask.
 //!
 //! Each step is `rayon::join(phase 2 of super-block k, phase 1a of super-block k + 1)`: the
-//! thread done first steals phase-1a chunks, so no thread waits for the ordered part.
+//! other threads claim phase 1a's lane blocks one at a time, and the thread of phase 2
+//! joins them when it is done, so no thread waits for the ordered part. Claimed one at a
+//! time, the lane blocks the threads work on at once are neighbours: the line two blocks'
+//! spans share is read from memory once for both (in halves, each thread its own half,
+//! every thread read a line its neighbour block had left in the L3 a thousand moves
+//! before).
 //!
 //! Cost: phase 2 does about sqrt(2B) - sqrt(L) + #{s < L} option steps per position in
 //! order; every other step runs in phase 1a, split over the threads and overlapping phase 2.
@@ -31,6 +36,8 @@
 
 use super::masks::{set_bit, MaskKernel};
 use rayon::prelude::*;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 
 /// Smallest super-block size in positions (a multiple of both lane-block lengths). Phase 2,
 /// the ordered part, costs about sqrt(2B) steps per position; smaller blocks make phase 2
@@ -93,23 +100,90 @@ pub trait FarPhase: Sync {
     /// Fills `out`, the masks of the lane block at `n` (lane j's `words` words at
     /// `j * words`, every word written), with its options under the moves `far`, each of
     /// whose reads lies in `done` (n + LANES - 1 - s < `done.len()` for every s in `far`).
-    fn block(&self, done: &[u16], n: usize, far: &[usize], out: &mut [u64], words: usize);
+    /// `slot` (below the run's [`Run::threads`]) is the calling thread's own while the
+    /// phase runs: no two threads doing blocks at the same time share one, so a back-end
+    /// can keep a scratch per slot.
+    fn block(
+        &self,
+        slot: usize,
+        done: &[u16],
+        n: usize,
+        far: &[usize],
+        out: &mut [u64],
+        words: usize,
+    );
+}
 
-    /// Fills `masks` (lane block b at `b * LANES * words`, lane j's words at `j * words`
-    /// inside it, every word written) with the options of the super-block at `n0` under the
-    /// moves s >= `d` + j0 + LANES, reading only `done` = g[..n0 - d]: every lane block
-    /// in parallel, each one [`FarPhase::block`].
-    fn run(&self, done: &[u16], n0: usize, d: usize, masks: &mut [u64], words: usize) {
+/// Phase 1a of one super-block as work that threads claim lane block by lane block: `masks`
+/// (lane block b at `b * LANES * words`, lane j's words at `j * words` inside it, every word
+/// written) receive the options of the super-block at `n0` under the moves s >= `d` + j0 +
+/// LANES, reading only `done` = g[..n0 - d]. Every thread that calls [`FarWork::work`] takes
+/// the next unclaimed block until none is left, so a thread done with its own part (phase 2)
+/// takes blocks as soon as it is free.
+struct FarWork<'a, F> {
+    far: &'a F,
+    done: &'a [u16],
+    n0: usize,
+    d: usize,
+    words: usize,
+    /// Each lane block's masks, locked only by the thread that claimed it.
+    blocks: Vec<Mutex<&'a mut [u64]>>,
+    next: AtomicUsize,
+}
+
+impl<'a, F: FarPhase> FarWork<'a, F> {
+    fn new(
+        far: &'a F,
+        done: &'a [u16],
+        n0: usize,
+        d: usize,
+        masks: &'a mut [u64],
+        words: usize,
+    ) -> Self {
         debug_assert_eq!(done.len(), n0 - d);
-        let moves = self.moves();
-        masks
-            .par_chunks_mut(Self::LANES * words)
-            .enumerate()
-            .for_each(|(b, out)| {
-                let j0 = b * Self::LANES;
-                let first = moves.partition_point(|&s| s < d + j0 + Self::LANES);
-                self.block(done, n0 + j0, &moves[first..], out, words);
-            });
+        FarWork {
+            far,
+            done,
+            n0,
+            d,
+            words,
+            blocks: masks.chunks_mut(F::LANES * words).map(Mutex::new).collect(),
+            next: AtomicUsize::new(0),
+        }
+    }
+
+    /// Claims and does lane blocks until none is left, with the scratch slot `slot`: no
+    /// two threads claim with the same slot at the same time, and every slot is below
+    /// [`Run::threads`] (the thread of phase 2 claims with slot 0, the others with 1 and up).
+    fn work(&self, slot: usize) {
+        let moves = self.far.moves();
+        loop {
+            let b = self.next.fetch_add(1, Ordering::Relaxed);
+            let Some(block) = self.blocks.get(b) else {
+                return;
+            };
+            let mut out = block.lock().unwrap_or_else(|e| e.into_inner());
+            let j0 = b * F::LANES;
+            let first = moves.partition_point(|&s| s < self.d + j0 + F::LANES);
+            let (done, n) = (self.done, self.n0 + j0);
+            self.far
+                .block(slot, done, n, &moves[first..], &mut out, self.words);
+        }
+    }
+
+    /// The work done by `threads - 1` claimers on the rayon pool, slots 1 and up (the
+    /// thread of phase 2 claims with slot 0 once it is done).
+    fn on_others(&self, threads: usize) {
+        (1..threads)
+            .into_par_iter()
+            .for_each(|slot| self.work(slot));
+    }
+
+    /// The work done by `threads` claimers on the rayon pool, slots 0 and up.
+    fn on_all(&self, threads: usize) {
+        (0..threads)
+            .into_par_iter()
+            .for_each(|slot| self.work(slot));
     }
 }
 
@@ -133,9 +207,16 @@ pub struct Run<'a> {
     from: usize,
     max_before: usize,
     pending: Option<Pending>,
+    threads: usize,
 }
 
 impl Run<'_> {
+    /// The threads that do phase 1a (the rayon pool's): the slots a back-end's
+    /// [`FarPhase::block`] is handed are below this.
+    pub fn threads(&self) -> usize {
+        self.threads
+    }
+
     /// The largest value before the pending super-block (before `from` until the first
     /// step): what a back-end sizes its phase 1a by.
     pub fn max(&self) -> usize {
@@ -158,11 +239,11 @@ impl Run<'_> {
         far: &F,
         stay: impl Fn(usize) -> bool,
     ) {
-        let (from, max, sched) = (self.from, self.max_before, self.sched);
+        let (from, max, sched, threads) = (self.from, self.max_before, self.sched, self.threads);
         let p = self
             .pending
-            .get_or_insert_with(|| first_pending(g, from, max, sched, far));
-        run::<F, K>(g, p, self.moves, sched, far, stay);
+            .get_or_insert_with(|| first_pending(g, from, max, sched, far, threads));
+        run::<F, K>(g, p, self.moves, sched, far, threads, stay);
     }
 }
 
@@ -222,6 +303,7 @@ pub fn fill(job: Job<'_>, mut step: impl FnMut(&mut Run<'_>, &mut [u16]) + Send)
             from,
             max_before,
             pending: None,
+            threads: rayon::current_num_threads(),
         };
         while !run.finished(g) {
             let before = run.pending.as_ref().map(|p| p.n0);
@@ -268,6 +350,7 @@ fn first_pending<F: FarPhase>(
     max: usize,
     sched: &Schedule,
     far: &F,
+    threads: usize,
 ) -> Pending {
     assert!(
         sched.base > 0 && sched.base.is_multiple_of(F::LANES),
@@ -281,7 +364,7 @@ fn first_pending<F: FarPhase>(
     cur.resize((end - from).div_ceil(F::LANES) * F::LANES * words, 0);
     // At `from` = 0 every option lies inside the first super-block: the masks start empty.
     if from > 0 {
-        far.run(&g[..from], from, 0, &mut cur, words);
+        FarWork::new(far, &g[..from], from, 0, &mut cur, words).on_all(threads);
     }
     Pending {
         n0: from,
@@ -303,6 +386,7 @@ fn run<F: FarPhase, K: MaskKernel>(
     moves: &[usize],
     sched: &Schedule,
     far: &F,
+    threads: usize,
     stay: impl Fn(usize) -> bool,
 ) {
     let Some(limit) = g.len().checked_sub(1) else {
@@ -335,10 +419,17 @@ fn run<F: FarPhase, K: MaskKernel>(
             0,
         );
         let (cur, next) = (&mut p.cur, &mut p.next[..]);
+        let work = FarWork::new(far, done, end, end - n0, next, next_words);
+        // This thread finishes super-block k, then joins the others on phase 1a of k + 1.
         let (new_max, ()) = rayon::join(
-            || finish::<F, K>(done, block, moves, cur, words, d, max, far),
-            || far.run(done, end, end - n0, next, next_words),
+            || {
+                let new_max = finish::<F, K>(done, block, moves, cur, words, d, max, far);
+                work.work(0);
+                new_max
+            },
+            || work.on_others(threads),
         );
+        drop(work);
         std::mem::swap(&mut p.cur, &mut p.next);
         (p.n0, p.d, p.max, p.words) = (end, end - n0, new_max, next_words);
     }
@@ -377,7 +468,9 @@ fn finish<F: FarPhase, K: MaskKernel>(
         );
         words += 1;
         masks.resize(block.len().div_ceil(F::LANES) * F::LANES * words, 0);
-        far.run(&done[..n0 - d], n0, d, masks, words);
+        // On this thread alone (slot 0, its own): the others are on the next super-block's
+        // phase 1a.
+        FarWork::new(far, &done[..n0 - d], n0, d, masks, words).work(0);
     }
 }
 
@@ -479,7 +572,15 @@ mod tests {
             self.moves
         }
 
-        fn block(&self, done: &[u16], n: usize, far: &[usize], out: &mut [u64], words: usize) {
+        fn block(
+            &self,
+            _slot: usize,
+            done: &[u16],
+            n: usize,
+            far: &[usize],
+            out: &mut [u64],
+            words: usize,
+        ) {
             out.fill(0);
             for j in 0..L {
                 for &s in far.iter().filter(|&&s| s <= n + j) {
@@ -577,7 +678,7 @@ mod tests {
             &[]
         }
 
-        fn block(&self, _done: &[u16], _n: usize, _far: &[usize], out: &mut [u64], _: usize) {
+        fn block(&self, _: usize, _: &[u16], _: usize, _: &[usize], out: &mut [u64], _: usize) {
             out.fill(u64::MAX);
         }
     }
@@ -598,6 +699,71 @@ mod tests {
         fill(Job::new(&sched, &moves, &mut g, 64, 63), |run, g| {
             run.blocks::<_, Portable>(g, &FullFar, |_| true)
         });
+    }
+
+    /// `PlainFar`, which also checks that the slot it is handed is below the run's threads
+    /// and held by no other thread at the same time (a back-end keeps one scratch a slot).
+    struct SlotCheck<'a> {
+        plain: PlainFar<'a, 32>,
+        busy: Vec<std::sync::atomic::AtomicBool>,
+    }
+
+    impl FarPhase for SlotCheck<'_> {
+        const LANES: usize = 32;
+
+        fn words(&self, max: usize, reach: usize) -> usize {
+            self.plain.words(max, reach)
+        }
+
+        fn moves(&self) -> &[usize] {
+            self.plain.moves
+        }
+
+        fn block(
+            &self,
+            slot: usize,
+            done: &[u16],
+            n: usize,
+            far: &[usize],
+            out: &mut [u64],
+            words: usize,
+        ) {
+            let busy = &self.busy[slot];
+            assert!(
+                !busy.swap(true, Ordering::AcqRel),
+                "slot {slot} taken twice"
+            );
+            self.plain.block(slot, done, n, far, out, words);
+            busy.store(false, Ordering::Release);
+        }
+    }
+
+    #[test]
+    fn every_thread_claims_lane_blocks_with_a_slot_of_its_own() {
+        let moves: Vec<usize> = (1..=60).map(|k| k * k).collect();
+        let want = naive(&moves, 3000);
+        let sched = Schedule {
+            base: 64,
+            grow_at: [500, 1000, 2000],
+        };
+        for threads in [1, 2, 3, 5] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            let far = SlotCheck {
+                plain: PlainFar::<32> { moves: &moves },
+                busy: (0..threads).map(|_| Default::default()).collect(),
+            };
+            let mut g = vec![0u16; want.len()];
+            pool.install(|| {
+                fill(Job::new(&sched, &moves, &mut g, 0, 0), |run, g| {
+                    assert_eq!(run.threads(), threads);
+                    run.blocks::<_, Portable>(g, &far, |_| true)
+                })
+            });
+            assert_eq!(g, want, "{threads} threads");
+        }
     }
 
     #[test]

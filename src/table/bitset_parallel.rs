@@ -45,7 +45,7 @@ use std::marker::PhantomData;
 /// The registry entry of `bitset-parallel`.
 pub const ENTRY: Entry<dyn Builder<Moves>> = Entry {
     name: "bitset-parallel",
-    description: "bitset's far-move OR in stamped-parallel's pipelined super-blocks: options before the previous super-block ORed into the masks in parallel (rayon), the rest in order",
+    description: "bitset's far-move OR in stamped-parallel's pipelined super-blocks: options before the previous super-block ORed into the masks on all threads, the rest in order",
     cost: "O(S(N) * ceil(G/64) / threads + N * sqrt(B)) word ops, B = super-block",
     role: Role::Fast,
     model: Model {
@@ -124,7 +124,15 @@ impl<K: MaskKernel> FarPhase for FarOr<'_, K> {
     }
 
     #[inline(always)]
-    fn block(&self, done: &[u16], n: usize, far: &[usize], out: &mut [u64], words: usize) {
+    fn block(
+        &self,
+        _slot: usize,
+        done: &[u16],
+        n: usize,
+        far: &[usize],
+        out: &mut [u64],
+        words: usize,
+    ) {
         out.fill(0);
         // Every lane, also past the table's end: each read n + j - s (j < 64) is below
         // n0 - d = done.len(), and the lanes past the end are scratch.

@@ -1,5 +1,5 @@
 //! `stamped-parallel`: the lane-blocked stamped mex of `stamped-lanes`, with the dominant
-//! part of every super-block split across the rayon pool (`--threads T`) and pipelined with
+//! part of every super-block split across `--threads T` threads and pipelined with
 //! the ordered part of the super-block before it.
 //!
 //! Algorithm: positions are processed in super-blocks [n0, n0 + B) of B positions
@@ -19,10 +19,10 @@
 //!    moves s < L position by
 //!    position, and each g(n) is the lowest zero bit of n's mask.
 //!
-//! Pipeline: each step is `rayon::join(phase 2 of super-block k, phase 1a of super-block
-//! k + 1)`; the thread done first steals phase-1a chunks, so no thread waits for the ordered
-//! part and none falls asleep between super-blocks (a barrier after each phase instead
-//! keeps threads idle in the scheduler). The masks are double-buffered. The schedule, the
+//! Pipeline: each step joins phase 2 of super-block k (on the calling thread) and phase 1a
+//! of super-block k + 1 (on spinning workers, which claim its lane blocks one at a time;
+//! the caller joins them once phase 2 is done), so no thread waits for the ordered part and
+//! none falls asleep between super-blocks. The masks are double-buffered. The schedule, the
 //! pipeline's frame and phase 2 are shared with `bitset-parallel`
 //! ([`crate::kernels::pipeline`]); this file supplies phase 1a.
 //!
@@ -62,7 +62,7 @@ use std::sync::Mutex;
 /// The registry entry of `stamped-parallel`.
 pub const ENTRY: Entry<dyn Builder<Moves>> = Entry {
     name: "stamped-parallel",
-    description: "stamped-lanes in pipelined super-blocks: options before the previous super-block in parallel (rayon), the rest in order",
+    description: "stamped-lanes in pipelined super-blocks: options before the previous super-block on all threads, the rest in order",
     cost: "O(S(N) / threads + N * sqrt(B)), B = super-block",
     role: Role::Fast,
     model: Model {
@@ -122,9 +122,9 @@ impl WithLanes for Fill<'_> {
         let moves = self.0.moves;
         let step = |run: &mut pipeline::Run<'_>, g: &mut [u16]| {
             with_stride!(stride_for(run.max()), G => {
-                // Each rayon thread keeps one scratch of stamps for the whole run
-                // (allocating it per task cost more than the task's work at N = 10^6).
-                let scratch: Vec<Mutex<SeenLanes<G, K>>> = (0..rayon::current_num_threads())
+                // Each thread keeps one scratch of stamps for the whole run (allocating it
+                // per task cost more than the task's work at N = 10^6).
+                let scratch: Vec<Mutex<SeenLanes<G, K>>> = (0..run.threads())
                     .map(|_| Mutex::new(SeenLanes::new()))
                     .collect();
                 let far = Stamps { moves, scratch: &scratch };
@@ -138,7 +138,7 @@ impl WithLanes for Fill<'_> {
 }
 
 /// Phase 1a with stamps of stride `G` (every value read is below `G`) on the lane kernels
-/// `K`: one scratch of stamps per rayon thread.
+/// `K`: one scratch of stamps per thread of the run.
 struct Stamps<'a, const G: usize, K> {
     moves: &'a [usize],
     scratch: &'a [Mutex<SeenLanes<G, K>>],
@@ -160,35 +160,28 @@ impl<const G: usize, K: LaneKernel> FarPhase for Stamps<'_, G, K> {
     /// Records the lane block's options in stamps and writes them as bit masks of `words`
     /// words.
     #[inline(always)]
-    fn block(&self, done: &[u16], n: usize, far: &[usize], out: &mut [u64], words: usize) {
-        let slot = slot_of(rayon::current_thread_index(), self.scratch.len());
-        let mut seen = self.scratch[slot].lock().unwrap_or_else(|e| e.into_inner());
+    fn block(
+        &self,
+        slot: usize,
+        done: &[u16],
+        n: usize,
+        far: &[usize],
+        out: &mut [u64],
+        words: usize,
+    ) {
+        // A slot past the scratches would share one: the same values, only slower.
+        let mut seen = self.scratch[slot % self.scratch.len()]
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
         seen.next_block();
         seen.stamp_moves(done, n, far);
         seen.to_bitmasks(out, words);
     }
 }
 
-/// The scratch slot of the pool thread `thread` (a thread outside the pool takes slot 0):
-/// each thread its own while there are as many slots as threads, so the lock is never
-/// contended; any slot gives the same values, only a shared one makes threads wait.
-fn slot_of(thread: Option<usize>, slots: usize) -> usize {
-    thread.unwrap_or(0) % slots
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Each of the pool's threads its own slot; more threads than slots wrap around.
-    #[test]
-    fn each_thread_takes_a_scratch_slot_of_its_own() {
-        assert_eq!(slot_of(None, 2), 0);
-        assert_eq!(slot_of(Some(0), 2), 0);
-        assert_eq!(slot_of(Some(1), 2), 1);
-        assert_eq!(slot_of(Some(3), 2), 1);
-        assert_eq!(slot_of(Some(5), 8), 5);
-    }
 
     /// The masks hold every value a super-block can reach (max + reach, and one word more
     /// for the bit of that value itself), and at least the G / 64 words the stamps are
