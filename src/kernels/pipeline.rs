@@ -94,7 +94,7 @@ pub trait FarPhase: Sync {
     /// up to its end are at most `max + reach`.
     fn words(&self, max: usize, reach: usize) -> usize;
 
-    /// The moves up to N, ascending: what [`FarPhase::run`] hands [`FarPhase::block`] from.
+    /// The moves up to N, ascending: what phase 1a hands [`FarPhase::block`] from.
     fn moves(&self) -> &[usize];
 
     /// Fills `out`, the masks of the lane block at `n` (lane j's `words` words at
