@@ -18,9 +18,9 @@
 //! other threads claim phase 1a's lane blocks one at a time, and the thread of phase 2
 //! joins them when it is done, so no thread waits for the ordered part. Claimed one at a
 //! time, the lane blocks the threads work on at once are neighbours: the line two blocks'
-//! spans share is read from memory once for both (in halves, each thread its own half,
-//! every thread read a line its neighbour block had left in the L3 a thousand moves
-//! before).
+//! spans share is read from memory once for both (cut in halves, one a thread, each
+//! thread met that line a whole block after its own previous block had read it, by then
+//! out of the L2).
 //!
 //! Cost: phase 2 does about sqrt(2B) - sqrt(L) + #{s < L} option steps per position in
 //! order; every other step runs in phase 1a, split over the threads and overlapping phase 2.
